@@ -1,0 +1,268 @@
+package jsapi
+
+// The DTOs of reference §1.3 and §1.4, with TauriTavern's JSON names. The
+// backend decodes inputs strictly (unknown fields are a BadRequest); optional
+// inputs are pointers so "absent" and "empty" stay distinguishable.
+
+// Protocol preferences a registration may hold.
+const (
+	ProtocolAuto     = "auto"
+	Protocol20260728 = "2026-07-28"
+	Protocol20251125 = "2025-11-25"
+	Protocol20250618 = "2025-06-18"
+	Protocol20250326 = "2025-03-26"
+)
+
+// Registration states.
+const (
+	StateActive = "active"
+	StatePaused = "paused"
+)
+
+// Tool permissions. Off is never stored: it is the absence of an entry.
+const (
+	PermissionOff   = "off"
+	PermissionAsk   = "ask"
+	PermissionAllow = "allow"
+)
+
+// McpServer is one registration as the page sees it.
+type McpServer struct {
+	ID                       string                             `json:"id"`
+	DisplayName              string                             `json:"displayName"`
+	Endpoint                 string                             `json:"endpoint"`
+	Headers                  map[string]string                  `json:"headers"`
+	ProtocolVersion          string                             `json:"protocolVersion"`
+	State                    string                             `json:"state"`
+	ToolPermissions          map[string]string                  `json:"toolPermissions"`
+	ToolDescriptionOverrides map[string]ToolDescriptionOverride `json:"toolDescriptionOverrides"`
+}
+
+// ToolDescriptionOverride replaces the description the model sees for a tool
+// and, per property, for its input schema. Description is absent when only
+// properties are overridden; Properties is always present.
+type ToolDescriptionOverride struct {
+	Description *string           `json:"description,omitempty"`
+	Properties  map[string]string `json:"properties"`
+}
+
+// McpServerList is the result of list_mcp_servers: the healthy
+// registrations and one issue per file that could not be loaded.
+type McpServerList struct {
+	Servers       []McpServer    `json:"servers"`
+	StorageIssues []StorageIssue `json:"storageIssues"`
+}
+
+// StorageIssue names a registration file that could not be loaded.
+type StorageIssue struct {
+	FileName string `json:"fileName"`
+	Message  string `json:"message"`
+}
+
+// CreateMcpServerDto: headers default to {}, protocolVersion to "auto".
+type CreateMcpServerDto struct {
+	DisplayName     string             `json:"displayName"`
+	Endpoint        string             `json:"endpoint"`
+	Headers         *map[string]string `json:"headers,omitempty"`
+	ProtocolVersion *string            `json:"protocolVersion,omitempty"`
+}
+
+// UpdateMcpServerDto replaces the connection settings and name; all members
+// are required.
+type UpdateMcpServerDto struct {
+	RegistrationID  string            `json:"registrationId"`
+	DisplayName     string            `json:"displayName"`
+	Endpoint        string            `json:"endpoint"`
+	Headers         map[string]string `json:"headers"`
+	ProtocolVersion string            `json:"protocolVersion"`
+}
+
+// SetMcpServerStateDto activates or pauses a registration.
+type SetMcpServerStateDto struct {
+	RegistrationID string `json:"registrationId"`
+	State          string `json:"state"`
+}
+
+// McpRegistrationIdDto names a registration (remove, discover, refresh).
+type McpRegistrationIdDto struct {
+	RegistrationID string `json:"registrationId"`
+}
+
+// SetMcpToolPermissionDto sets off/ask/allow for one native tool name.
+type SetMcpToolPermissionDto struct {
+	RegistrationID string `json:"registrationId"`
+	NativeName     string `json:"nativeName"`
+	Permission     string `json:"permission"`
+}
+
+// SetMcpToolDescriptionOverrideDto sets or (with a null or absent override)
+// deletes a tool's description override.
+type SetMcpToolDescriptionOverrideDto struct {
+	RegistrationID string                   `json:"registrationId"`
+	NativeName     string                   `json:"nativeName"`
+	Override       *ToolDescriptionOverride `json:"override"`
+}
+
+// McpDiscoveryResult is a catalog projected for the Manager (reference §3.7).
+type McpDiscoveryResult struct {
+	RegistrationID  string          `json:"registrationId"`
+	ProtocolVersion string          `json:"protocolVersion"`
+	ServerName      *string         `json:"serverName,omitempty"`
+	ServerVersion   *string         `json:"serverVersion,omitempty"`
+	Tools           []McpTool       `json:"tools"`
+	Diagnostics     []McpDiagnostic `json:"diagnostics"`
+	StaleTools      []McpStaleTool  `json:"staleTools"`
+}
+
+// McpTool is one discovered tool with its current permission.
+type McpTool struct {
+	ID           string  `json:"id"`
+	NativeName   string  `json:"nativeName"`
+	Title        *string `json:"title,omitempty"`
+	Description  *string `json:"description,omitempty"`
+	InputSchema  RawJSON `json:"inputSchema"`
+	OutputSchema RawJSON `json:"outputSchema,omitempty"`
+	Annotations  RawJSON `json:"annotations"`
+	Permission   string  `json:"permission"`
+}
+
+// McpDiagnostic reports a tool or catalog problem found by discovery.
+type McpDiagnostic struct {
+	Code       string  `json:"code"`
+	NativeName *string `json:"nativeName,omitempty"`
+	Message    string  `json:"message"`
+}
+
+// McpStaleTool is a stored permission whose tool is not in the catalog.
+type McpStaleTool struct {
+	NativeName string `json:"nativeName"`
+	Permission string `json:"permission"`
+}
+
+// McpTestCallIdDto names a prepared test call.
+type McpTestCallIdDto struct {
+	CallID string `json:"callId"`
+}
+
+// TestMcpToolCallDto runs one prepared test call. ArgumentsJSON stays a
+// string end to end so integers beyond 2^53 reach the server unchanged.
+type TestMcpToolCallDto struct {
+	CallID         string `json:"callId"`
+	RegistrationID string `json:"registrationId"`
+	NativeName     string `json:"nativeName"`
+	ArgumentsJSON  string `json:"argumentsJson"`
+}
+
+// Call outcomes (reference §1.3).
+const (
+	OutcomeKnownResponse  = "known_response"
+	OutcomeNotSent        = "not_sent"
+	OutcomeOutcomeUnknown = "outcome_unknown"
+)
+
+// McpCallOutcome tells what a tool call did: Response for known_response,
+// Code and Message otherwise.
+type McpCallOutcome struct {
+	Outcome  string `json:"outcome"`
+	Response any    `json:"response,omitempty"` // *McpToolResult, *McpServerError or *McpUnsupportedResponse
+	Code     string `json:"code,omitempty"`
+	Message  string `json:"message,omitempty"`
+}
+
+// Kinds of a known response.
+const (
+	ResponseToolResult  = "tool_result"
+	ResponseServerError = "server_error"
+	ResponseUnsupported = "unsupported_response"
+)
+
+// McpToolResult is a tools/call result projected for the page.
+type McpToolResult struct {
+	Kind           string              `json:"kind"`
+	IsError        bool                `json:"isError"`
+	TextBlocks     []McpTextBlock      `json:"textBlocks"`
+	StructuredJSON *string             `json:"structuredJson,omitempty"`
+	Diagnostics    []McpCallDiagnostic `json:"diagnostics"`
+}
+
+// McpTextBlock is a text content block with its index in the result.
+type McpTextBlock struct {
+	Index int    `json:"index"`
+	Text  string `json:"text"`
+}
+
+// McpCallDiagnostic reports a part of a result that was not projected.
+type McpCallDiagnostic struct {
+	Code         string `json:"code"`
+	Message      string `json:"message"`
+	ContentIndex *int   `json:"contentIndex,omitempty"`
+}
+
+// McpServerError is a JSON-RPC error answered by the server.
+type McpServerError struct {
+	Kind     string  `json:"kind"`
+	Code     int32   `json:"code"`
+	Message  string  `json:"message"`
+	DataJSON *string `json:"dataJson,omitempty"`
+}
+
+// McpUnsupportedResponse is a response the host does not drive further.
+type McpUnsupportedResponse struct {
+	Kind         string `json:"kind"`
+	ResponseType string `json:"responseType"`
+	Message      string `json:"message"`
+}
+
+// McpExecutionCallIdDto names a prepared legacy tool call.
+type McpExecutionCallIdDto struct {
+	ExecutionCallID string `json:"executionCallId"`
+}
+
+// CallLegacyMcpToolDto runs one prepared legacy tool call.
+type CallLegacyMcpToolDto struct {
+	ExecutionCallID string `json:"executionCallId"`
+	ToolID          string `json:"toolId"`
+	ArgumentsJSON   string `json:"argumentsJson"`
+}
+
+// LegacyMcpToolList is the result of list_legacy_mcp_tools.
+type LegacyMcpToolList struct {
+	Tools       []LegacyMcpTool       `json:"tools"`
+	Diagnostics []LegacyMcpDiagnostic `json:"diagnostics"`
+}
+
+// LegacyMcpTool is a permitted tool with its override-applied descriptor.
+type LegacyMcpTool struct {
+	ToolID            string  `json:"toolId"`
+	NativeName        string  `json:"nativeName"`
+	ServerDisplayName string  `json:"serverDisplayName"`
+	Title             *string `json:"title,omitempty"`
+	Description       *string `json:"description,omitempty"`
+	InputSchema       RawJSON `json:"inputSchema"`
+}
+
+// LegacyMcpDiagnostic reports a registration or tool left out of the list.
+type LegacyMcpDiagnostic struct {
+	ToolID  *string `json:"toolId,omitempty"`
+	Code    string  `json:"code"`
+	Message string  `json:"message"`
+}
+
+// RawJSON is JSON text carried verbatim, like encoding/json.RawMessage
+// (which this package cannot name without linking encoding/json into the
+// wasm shim).
+type RawJSON []byte
+
+// MarshalJSON returns r itself, or null when r is empty.
+func (r RawJSON) MarshalJSON() ([]byte, error) {
+	if len(r) == 0 {
+		return []byte("null"), nil
+	}
+	return r, nil
+}
+
+// UnmarshalJSON keeps a copy of data.
+func (r *RawJSON) UnmarshalJSON(data []byte) error {
+	*r = append((*r)[:0], data...)
+	return nil
+}
