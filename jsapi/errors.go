@@ -48,3 +48,7 @@ const (
 	CodeCallCancelledBeforeSend    = "mcp.call_cancelled_before_send"
 	MessageCallCancelledBeforeSend = "The tool request was cancelled before it started"
 )
+
+// CodeRequestCancelled: the socket that sent a request closed (or the
+// backend shut down) before the request took effect.
+const CodeRequestCancelled = "mcp.request_cancelled"

@@ -1,0 +1,107 @@
+// Command ttmcp is the ttmcp backend: it keeps MCP server registrations in
+// strict files and serves them to browser pages over a WebSocket.
+//
+//	ttmcp serve [--listen 127.0.0.1:7878] [--data-root ./data] [--allow-origin URL]...
+//	ttmcp version
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ttmcp/ttmcp/backend/server"
+	"github.com/ttmcp/ttmcp/backend/service"
+	"github.com/ttmcp/ttmcp/backend/storage"
+	"github.com/ttmcp/ttmcp/jsapi"
+)
+
+// version is set with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "ttmcp:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `usage:
+  ttmcp serve [--listen 127.0.0.1:7878] [--data-root ./data] [--allow-origin URL]...
+  ttmcp version`
+
+func run(ctx context.Context, args []string, stderr io.Writer) error {
+	if len(args) == 0 {
+		return errors.New(usage)
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], stderr)
+	case "version":
+		fmt.Fprintln(stderr, "ttmcp", version)
+		return nil
+	case "-h", "--help", "help":
+		fmt.Fprintln(stderr, usage)
+		return nil
+	}
+	return fmt.Errorf("unknown command %q\n%s", args[0], usage)
+}
+
+// origins collects repeated --allow-origin flags.
+type origins []string
+
+func (o *origins) String() string     { return strings.Join(*o, ",") }
+func (o *origins) Set(v string) error { *o = append(*o, v); return nil }
+
+func serve(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", "127.0.0.1:7878", "loopback address to listen on")
+	dataRoot := fs.String("data-root", "./data", "data root (registrations live in <root>/_tauritavern/mcp/)")
+	verbose := fs.Bool("v", false, "log debug messages")
+	allow := origins(append([]string(nil), server.DefaultAllowOrigins...))
+	fs.Var(&allow, "allow-origin", "an extra origin allowed to use the backend (repeatable); SillyTavern's http://localhost:8000 and http://127.0.0.1:8000 are allowed by default")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	host, _, err := net.SplitHostPort(*listen)
+	if err != nil {
+		return fmt.Errorf("--listen %q: %v", *listen, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("--listen %q: ttmcp only listens on loopback addresses (its pages trust the local machine)", *listen)
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return err
+	}
+	svc := service.New(storage.Open(*dataRoot), log)
+	srv := server.New(server.Config{
+		Commands:     server.NewCommands(svc, log),
+		Assets:       jsapi.Assets(),
+		AllowOrigins: allow,
+		Version:      version,
+		Log:          log,
+	})
+	log.Info("ttmcp serving", "url", "http://"+ln.Addr().String()+"/", "dataRoot", *dataRoot)
+	err = srv.Serve(ctx, ln, 5*time.Second)
+	log.Info("ttmcp stopped")
+	return err
+}

@@ -1,0 +1,174 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ttmcp/ttmcp/backend/domain"
+	"github.com/ttmcp/ttmcp/backend/service"
+	"github.com/ttmcp/ttmcp/jsapi"
+)
+
+// Commands maps the command names of SPEC §5.2 to the service. Each
+// command decodes its dto strictly: unknown members, duplicate members,
+// members in the wrong case, trailing data and invalid UTF-8 are all
+// BadRequest errors, as serde's deny_unknown_fields makes them upstream.
+type Commands struct {
+	table map[string]handler
+	log   *slog.Logger
+}
+
+type handler func(ctx context.Context, args jsontext.Value) (any, error)
+
+// NewCommands wires every command to svc. Commands whose capability is
+// not in this build answer Unavailable with jsapi.CodeCommandUnavailable.
+func NewCommands(svc *service.Service, log *slog.Logger) *Commands {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c := &Commands{log: log, table: map[string]handler{
+		jsapi.CmdListServers:    noArgs(svc.List),
+		jsapi.CmdCreateServer:   withDTO(svc.Create),
+		jsapi.CmdUpdateServer:   withDTO(svc.Update),
+		jsapi.CmdSetServerState: withDTO(svc.SetState),
+		jsapi.CmdRemoveServer: withDTO(func(ctx context.Context, dto jsapi.McpRegistrationIdDto) (any, error) {
+			return nil, svc.Remove(ctx, dto)
+		}),
+		jsapi.CmdSetToolPermission:          withDTO(svc.SetPermission),
+		jsapi.CmdSetToolDescriptionOverride: withDTO(svc.SetDescriptionOverride),
+	}}
+	for _, name := range jsapi.Commands {
+		if _, ok := c.table[name]; !ok {
+			c.table[name] = unavailable(name)
+		}
+	}
+	return c
+}
+
+// Invoke runs one command and returns its result as JSON.
+func (c *Commands) Invoke(ctx context.Context, name string, args jsontext.Value) (_ jsontext.Value, err error) {
+	h, ok := c.table[name]
+	if !ok {
+		return nil, errorf(jsapi.KindBadRequest, jsapi.CodeCommandUnknown, "unknown command %q", name)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			c.log.Error("command panicked", "command", name, "panic", p)
+			err = errorf(jsapi.KindInternal, jsapi.CodeInternal, "%s failed unexpectedly", name)
+		}
+	}()
+	v, err := h(ctx, args)
+	if err != nil {
+		if domain.KindOf(err) == domain.KindInternal {
+			c.log.Error("command failed", "command", name, "err", err)
+		}
+		return nil, err
+	}
+	out, err := json.Marshal(v, jsontext.EscapeForHTML(false), jsontext.EscapeForJS(false), json.Deterministic(true))
+	if err != nil {
+		return nil, errorf(jsapi.KindInternal, jsapi.CodeInternal, "%s: cannot encode the result: %v", name, err)
+	}
+	return out, nil
+}
+
+// noArgs adapts a command without a dto; args may be absent, null or {}.
+func noArgs[R any](fn func(context.Context) (R, error)) handler {
+	return func(ctx context.Context, args jsontext.Value) (any, error) {
+		var empty struct{}
+		if len(args) > 0 && string(args) != "null" {
+			if err := strict(args, &empty); err != nil {
+				return nil, err
+			}
+		}
+		return fn(ctx)
+	}
+}
+
+// withDTO adapts a command whose args are {"dto": D}.
+func withDTO[D, R any](fn func(context.Context, D) (R, error)) handler {
+	return func(ctx context.Context, args jsontext.Value) (any, error) {
+		var in struct {
+			DTO jsontext.Value `json:"dto"`
+		}
+		if len(args) == 0 {
+			return nil, errorf(jsapi.KindBadRequest, jsapi.CodeArgsInvalid, "args {dto} is required")
+		}
+		if err := strict(args, &in); err != nil {
+			return nil, err
+		}
+		if len(in.DTO) == 0 || in.DTO.Kind() != '{' {
+			return nil, errorf(jsapi.KindBadRequest, jsapi.CodeArgsInvalid, "dto must be an object")
+		}
+		var dto D
+		if err := strict(in.DTO, &dto); err != nil {
+			return nil, err
+		}
+		return fn(ctx, dto)
+	}
+}
+
+func unavailable(name string) handler {
+	return func(context.Context, jsontext.Value) (any, error) {
+		return nil, errorf(jsapi.KindUnavailable, jsapi.CodeCommandUnavailable, "%s is not available in this build of ttmcp yet", name)
+	}
+}
+
+// strict decodes data into v, refusing anything serde would refuse.
+func strict(data jsontext.Value, v any) error {
+	if err := json.Unmarshal(data, v, json.RejectUnknownMembers(true)); err != nil {
+		return errorf(jsapi.KindBadRequest, jsapi.CodeArgsInvalid, "%s", describe(err))
+	}
+	return nil
+}
+
+// describe turns a decoding error into a short message naming the member.
+func describe(err error) string {
+	var se *json.SemanticError
+	if errors.As(err, &se) {
+		if errors.Is(se.Err, json.ErrUnknownName) {
+			return fmt.Sprintf("unknown field %s", se.JSONPointer)
+		}
+		if se.JSONPointer != "" {
+			return fmt.Sprintf("invalid value at %s: %v", se.JSONPointer, se.Err)
+		}
+	}
+	var syn *jsontext.SyntacticError
+	if errors.As(err, &syn) {
+		return fmt.Sprintf("invalid JSON at %s: %v", syn.JSONPointer, syn.Err)
+	}
+	return err.Error()
+}
+
+// errorf makes a wire error.
+func errorf(kind, code, format string, args ...any) error {
+	return &wireError{body: jsapi.ErrorBody{Kind: kind, Code: code, Message: code + ": " + fmt.Sprintf(format, args...)}}
+}
+
+type wireError struct{ body jsapi.ErrorBody }
+
+func (e *wireError) Error() string { return e.body.Message }
+
+// errorBody projects any error for a result frame.
+func errorBody(err error) jsapi.ErrorBody {
+	var we *wireError
+	if errors.As(err, &we) {
+		return we.body
+	}
+	return jsapi.ErrorBody{Kind: domain.KindOf(err).String(), Code: domain.CodeOf(err), Message: err.Error()}
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(b)
+}

@@ -1,0 +1,177 @@
+package server
+
+import (
+	"context"
+	"crypto/subtle"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/ttmcp/ttmcp/jsapi"
+)
+
+// handleWS upgrades an allowed browser to the command socket. Origin and
+// Host are checked before the upgrade, so a refused page gets a plain 403
+// and nothing of the socket.
+func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
+	origin := r.Header.Get("Origin")
+	if origin == "" || !s.allowedOrigin(r, origin) {
+		http.Error(w, "ttmcp: origin not allowed", http.StatusForbidden)
+		return
+	}
+	// Origin was verified above, against loopback names and the allowlist.
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	if err != nil {
+		return // Accept has answered the request
+	}
+	if !s.track(c) {
+		c.Close(jsapi.CloseGoingAway, "ttmcp backend shutting down")
+		return
+	}
+	defer s.untrack(c)
+	c.SetReadLimit(jsapi.MaxInboundFrame)
+	sock := &socket{srv: s, conn: c, inflight: map[uint64]bool{}, slots: make(chan struct{}, s.cfg.MaxInFlight)}
+	sock.run()
+}
+
+// socket is one page's conversation.
+type socket struct {
+	srv   *Server
+	conn  *websocket.Conn
+	slots chan struct{} // bounds concurrent requests
+
+	mu       sync.Mutex
+	inflight map[uint64]bool
+	work     sync.WaitGroup
+}
+
+// envelope is an inbound frame. Args stays raw: each command decodes its
+// own dto strictly.
+type envelope struct {
+	Type    string         `json:"type"`
+	Token   *string        `json:"token,omitempty"`
+	ID      *uint64        `json:"id,omitempty"`
+	Command string         `json:"command,omitempty"`
+	Args    jsontext.Value `json:"args,omitempty"`
+}
+
+func (sk *socket) run() {
+	ctx, cancel := context.WithCancel(sk.srv.ctx)
+	defer func() {
+		cancel()       // the socket is gone: stop what it started
+		sk.work.Wait() // and let it finish before the handler returns
+		sk.conn.CloseNow()
+	}()
+	if !sk.handshake() {
+		return
+	}
+	for {
+		// Reads never take a cancellable context: cancelling one closes the
+		// socket without a status. The socket ends by Close (shutdown sends
+		// 1001) or by the peer.
+		_, data, err := sk.conn.Read(context.Background())
+		if err != nil {
+			// Too-big frames were already closed with 1009 by the library.
+			return
+		}
+		var env envelope
+		if err := json.Unmarshal(data, &env, json.RejectUnknownMembers(true)); err != nil || env.Type != jsapi.FrameInvoke || env.ID == nil {
+			sk.conn.Close(jsapi.ClosePolicyViolation, "ttmcp: expected an invoke frame {type,id,command,args}")
+			return
+		}
+		id := *env.ID
+		if !sk.begin(id) {
+			sk.reply(id, nil, errorf(jsapi.KindBadRequest, jsapi.CodeArgsInvalid, "request id %d is already in flight on this socket", id))
+			continue
+		}
+		select {
+		case sk.slots <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		sk.work.Add(1)
+		go func() {
+			defer sk.work.Done()
+			defer func() { <-sk.slots }()
+			defer sk.end(id)
+			value, err := sk.srv.cfg.Commands.Invoke(ctx, env.Command, env.Args)
+			sk.reply(id, value, err)
+		}()
+	}
+}
+
+// handshake reads the hello frame and checks the token in constant time.
+func (sk *socket) handshake() bool {
+	// A deadline on the read context would close the socket without a
+	// status (coder/websocket closes on cancellation); a timer closing with
+	// 1008 tells the page why.
+	timer := time.AfterFunc(sk.srv.cfg.HandshakeTimeout, func() {
+		sk.conn.Close(jsapi.ClosePolicyViolation, "ttmcp: no hello frame in time")
+	})
+	defer timer.Stop()
+	_, data, err := sk.conn.Read(context.Background())
+	if err != nil || !timer.Stop() {
+		return false
+	}
+	var hello envelope
+	if json.Unmarshal(data, &hello) != nil || hello.Type != jsapi.FrameHello || hello.Token == nil ||
+		subtle.ConstantTimeCompare([]byte(*hello.Token), []byte(sk.srv.token)) != 1 {
+		sk.conn.Close(jsapi.ClosePolicyViolation, "ttmcp: invalid session token")
+		return false
+	}
+	welcome, _ := json.Marshal(jsapi.Welcome{Type: jsapi.FrameWelcome, Server: jsapi.ServerInfo{Name: "ttmcp", Version: sk.srv.cfg.Version}})
+	return sk.write(welcome) == nil
+}
+
+// write sends one frame. Its deadline is independent of the request's
+// context: a cancelled request still answers, and a cancelled write
+// context would tear the socket down without a status.
+func (sk *socket) write(frame []byte) error {
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	return sk.conn.Write(ctx, websocket.MessageText, frame)
+}
+
+// writeTimeout bounds one frame's write to a page that stopped reading.
+const writeTimeout = 30 * time.Second
+
+func (sk *socket) begin(id uint64) bool {
+	sk.mu.Lock()
+	defer sk.mu.Unlock()
+	if sk.inflight[id] {
+		return false
+	}
+	sk.inflight[id] = true
+	return true
+}
+
+func (sk *socket) end(id uint64) {
+	sk.mu.Lock()
+	delete(sk.inflight, id)
+	sk.mu.Unlock()
+}
+
+// reply writes a result frame in the fixed layout of jsapi.ResultHead, the
+// payload last, so the shim can cut it out without decoding it.
+func (sk *socket) reply(id uint64, value jsontext.Value, err error) {
+	var b []byte
+	b = append(b, jsapi.ResultHead...)
+	b = strconv.AppendUint(b, id, 10)
+	if err != nil {
+		body, _ := json.Marshal(errorBody(err))
+		b = append(b, jsapi.ResultError...)
+		b = append(b, body...)
+	} else {
+		b = append(b, jsapi.ResultOK...)
+		b = append(b, value...)
+	}
+	b = append(b, '}')
+	if werr := sk.write(b); werr != nil {
+		sk.srv.log.Debug("cannot write result", "id", id, "err", werr)
+	}
+}

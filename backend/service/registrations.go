@@ -1,0 +1,270 @@
+package service
+
+import (
+	"context"
+	"maps"
+
+	"github.com/ttmcp/ttmcp/backend/domain"
+	"github.com/ttmcp/ttmcp/jsapi"
+)
+
+// List returns every healthy registration and one storage issue per file
+// that could not be loaded (reference §2.5).
+func (s *Service) List(ctx context.Context) (jsapi.McpServerList, error) {
+	regs, issues, err := s.regs.Scan()
+	if err != nil {
+		return jsapi.McpServerList{}, internal("cannot list MCP registrations", err)
+	}
+	out := jsapi.McpServerList{Servers: make([]jsapi.McpServer, 0, len(regs)), StorageIssues: issues}
+	if out.StorageIssues == nil {
+		out.StorageIssues = []jsapi.StorageIssue{}
+	}
+	for _, r := range regs {
+		out.Servers = append(out.Servers, ServerDTO(r))
+	}
+	return out, nil
+}
+
+// Create registers a new server. It always starts paused, with a fresh
+// random id and no permissions or overrides: nothing reaches the network
+// until the user activates it.
+func (s *Service) Create(ctx context.Context, dto jsapi.CreateMcpServerDto) (jsapi.McpServer, error) {
+	headers := map[string]string{}
+	if dto.Headers != nil && *dto.Headers != nil {
+		headers = *dto.Headers
+	}
+	protocol := jsapi.ProtocolAuto
+	if dto.ProtocolVersion != nil {
+		protocol = *dto.ProtocolVersion
+	}
+	r, err := connection(dto.DisplayName, dto.Endpoint, headers, protocol)
+	if err != nil {
+		return jsapi.McpServer{}, err
+	}
+	r.ID = domain.NewRegistrationID()
+	r.State = domain.StatePaused
+
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return jsapi.McpServer{}, err
+	}
+	defer unlock()
+	if err := s.regs.Save(r); err != nil {
+		return jsapi.McpServer{}, internal("cannot save MCP registration", err)
+	}
+	return ServerDTO(r), nil
+}
+
+// Update replaces a registration's name and connection settings at once.
+// When the connection (endpoint, headers or protocol) changes, the catalog
+// discovered over the old connection no longer describes the server: it is
+// deleted before the new settings are saved, so a crash in between can only
+// leave a registration without a catalog, never a stale one.
+func (s *Service) Update(ctx context.Context, dto jsapi.UpdateMcpServerDto) (jsapi.McpServer, error) {
+	id, err := domain.ParseRegistrationID(dto.RegistrationID)
+	if err != nil {
+		return jsapi.McpServer{}, err
+	}
+	if dto.Headers == nil {
+		return jsapi.McpServer{}, domain.Errorf(domain.KindBadRequest, jsapi.CodeArgsInvalid, "headers is required")
+	}
+	next, err := connection(dto.DisplayName, dto.Endpoint, dto.Headers, dto.ProtocolVersion)
+	if err != nil {
+		return jsapi.McpServer{}, err
+	}
+	var out jsapi.McpServer
+	err = s.mutate(ctx, id, func(r *domain.Registration) error {
+		changed := !r.SameConnection(next)
+		r.DisplayName, r.Endpoint, r.Headers, r.Protocol = next.DisplayName, next.Endpoint, next.Headers, next.Protocol
+		if changed {
+			if err := s.regs.DeleteCatalog(id); err != nil {
+				return internal("cannot invalidate the catalog of the old connection", err)
+			}
+		}
+		out = ServerDTO(*r)
+		return nil
+	})
+	return out, err
+}
+
+// SetState activates or pauses a registration.
+func (s *Service) SetState(ctx context.Context, dto jsapi.SetMcpServerStateDto) (jsapi.McpServer, error) {
+	id, err := domain.ParseRegistrationID(dto.RegistrationID)
+	if err != nil {
+		return jsapi.McpServer{}, err
+	}
+	state, err := domain.ParseState(dto.State)
+	if err != nil {
+		return jsapi.McpServer{}, err
+	}
+	var out jsapi.McpServer
+	err = s.mutate(ctx, id, func(r *domain.Registration) error {
+		r.State = state
+		out = ServerDTO(*r)
+		return nil
+	})
+	return out, err
+}
+
+// Remove deletes a registration, then its catalog. A catalog that cannot
+// be deleted is only logged: the registration is gone either way, and an
+// orphan catalog is never loaded without its registration.
+func (s *Service) Remove(ctx context.Context, dto jsapi.McpRegistrationIdDto) error {
+	id, err := domain.ParseRegistrationID(dto.RegistrationID)
+	if err != nil {
+		return err
+	}
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if _, err := s.load(id); err != nil {
+		return err
+	}
+	if err := s.regs.Delete(id); err != nil {
+		return internal("cannot remove MCP registration", err)
+	}
+	if err := s.regs.DeleteCatalog(id); err != nil {
+		s.log.Warn("Failed to clean up removed MCP catalog snapshot", "registration", id, "err", err)
+	}
+	return nil
+}
+
+// SetPermission stores ask/allow for a native tool name, or deletes the
+// entry for off. The tool need not be in the catalog: a permission for a
+// tool not (yet) discovered shows up as stale.
+func (s *Service) SetPermission(ctx context.Context, dto jsapi.SetMcpToolPermissionDto) (jsapi.McpServer, error) {
+	id, err := domain.ParseRegistrationID(dto.RegistrationID)
+	if err != nil {
+		return jsapi.McpServer{}, err
+	}
+	perm, err := domain.ParsePermission(dto.Permission)
+	if err != nil {
+		return jsapi.McpServer{}, err
+	}
+	var out jsapi.McpServer
+	err = s.mutate(ctx, id, func(r *domain.Registration) error {
+		if err := r.SetPermission(dto.NativeName, perm); err != nil {
+			return err
+		}
+		out = ServerDTO(*r)
+		return nil
+	})
+	return out, err
+}
+
+// SetDescriptionOverride sets a tool's description override, or deletes it
+// when the override is null. Strings are kept verbatim.
+func (s *Service) SetDescriptionOverride(ctx context.Context, dto jsapi.SetMcpToolDescriptionOverrideDto) (jsapi.McpServer, error) {
+	id, err := domain.ParseRegistrationID(dto.RegistrationID)
+	if err != nil {
+		return jsapi.McpServer{}, err
+	}
+	var o *domain.DescriptionOverride
+	if dto.Override != nil {
+		o = &domain.DescriptionOverride{Description: dto.Override.Description, Properties: dto.Override.Properties}
+	}
+	var out jsapi.McpServer
+	err = s.mutate(ctx, id, func(r *domain.Registration) error {
+		if err := r.SetOverride(dto.NativeName, o); err != nil {
+			return err
+		}
+		out = ServerDTO(*r)
+		return nil
+	})
+	return out, err
+}
+
+// mutate loads a registration under the mutation lock, applies change to a
+// copy and saves the copy. Nothing is saved when change fails.
+func (s *Service) mutate(ctx context.Context, id domain.RegistrationID, change func(*domain.Registration) error) error {
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	r, err := s.load(id)
+	if err != nil {
+		return err
+	}
+	next := r.Clone()
+	if err := change(&next); err != nil {
+		return err
+	}
+	if err := s.regs.Save(next); err != nil {
+		return internal("cannot save MCP registration", err)
+	}
+	return nil
+}
+
+// load returns the registration or a NotFound error.
+func (s *Service) load(id domain.RegistrationID) (domain.Registration, error) {
+	r, ok, err := s.regs.Load(id)
+	if err != nil {
+		return domain.Registration{}, domain.Errorf(domain.KindInternal, CodeRegistrationUnavailable, "MCP registration %s cannot be loaded: %v", id, err)
+	}
+	if !ok {
+		return domain.Registration{}, domain.Errorf(domain.KindNotFound, CodeRegistrationNotFound, "MCP registration not found: %s", id)
+	}
+	return r, nil
+}
+
+// connection validates the user-editable part of a registration.
+func connection(displayName, endpoint string, headers map[string]string, protocol string) (domain.Registration, error) {
+	name, err := domain.ParseDisplayName(displayName)
+	if err != nil {
+		return domain.Registration{}, err
+	}
+	ep, err := domain.ParseEndpoint(endpoint)
+	if err != nil {
+		return domain.Registration{}, err
+	}
+	p, err := domain.ParseProtocol(protocol)
+	if err != nil {
+		return domain.Registration{}, err
+	}
+	return domain.Registration{DisplayName: name, Endpoint: ep, Headers: maps.Clone(headers), Protocol: p}, nil
+}
+
+// Codes of the service's own errors.
+const (
+	CodeRegistrationNotFound    = "mcp.registration_not_found"
+	CodeRegistrationUnavailable = "mcp.registration_unavailable"
+)
+
+// internal wraps an adapter failure: the caller did nothing wrong.
+func internal(what string, err error) error {
+	return domain.Errorf(domain.KindInternal, jsapi.CodeInternal, "%s: %v", what, err)
+}
+
+// ServerDTO projects a registration for the page. Maps are never nil, so
+// the page always sees objects.
+func ServerDTO(r domain.Registration) jsapi.McpServer {
+	perms := make(map[string]string, len(r.Permissions))
+	for name, p := range r.Permissions {
+		perms[name] = string(p)
+	}
+	overrides := make(map[string]jsapi.ToolDescriptionOverride, len(r.Overrides))
+	for name, o := range r.Overrides {
+		props := maps.Clone(o.Properties)
+		if props == nil {
+			props = map[string]string{}
+		}
+		overrides[name] = jsapi.ToolDescriptionOverride{Description: o.Description, Properties: props}
+	}
+	headers := maps.Clone(r.Headers)
+	if headers == nil {
+		headers = map[string]string{}
+	}
+	return jsapi.McpServer{
+		ID:                       string(r.ID),
+		DisplayName:              r.DisplayName,
+		Endpoint:                 r.Endpoint.String(),
+		Headers:                  headers,
+		ProtocolVersion:          string(r.Protocol),
+		State:                    string(r.State),
+		ToolPermissions:          perms,
+		ToolDescriptionOverrides: overrides,
+	}
+}
