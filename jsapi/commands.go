@@ -4,22 +4,22 @@ package jsapi
 // command takes args {"dto": {...}} except the two list commands, which take
 // no arguments.
 const (
-	CmdListServers              = "list_mcp_servers"
-	CmdCreateServer             = "create_mcp_server"
-	CmdUpdateServer             = "update_mcp_server"
-	CmdSetServerState           = "set_mcp_server_state"
-	CmdRemoveServer             = "remove_mcp_server"
-	CmdDiscoverTools            = "discover_mcp_tools"
-	CmdRefreshTools             = "refresh_mcp_tools"
-	CmdSetToolPermission        = "set_mcp_tool_permission"
+	CmdListServers                = "list_mcp_servers"
+	CmdCreateServer               = "create_mcp_server"
+	CmdUpdateServer               = "update_mcp_server"
+	CmdSetServerState             = "set_mcp_server_state"
+	CmdRemoveServer               = "remove_mcp_server"
+	CmdDiscoverTools              = "discover_mcp_tools"
+	CmdRefreshTools               = "refresh_mcp_tools"
+	CmdSetToolPermission          = "set_mcp_tool_permission"
 	CmdSetToolDescriptionOverride = "set_mcp_tool_description_override"
-	CmdStartTestCall            = "start_mcp_test_call"
-	CmdTestToolCall             = "test_mcp_tool_call"
-	CmdCancelTestCall           = "cancel_mcp_test_call"
-	CmdListLegacyTools          = "list_legacy_mcp_tools"
-	CmdStartLegacyToolCall      = "start_legacy_mcp_tool_call"
-	CmdCallLegacyTool           = "call_legacy_mcp_tool"
-	CmdCancelLegacyToolCall     = "cancel_legacy_mcp_tool_call"
+	CmdStartTestCall              = "start_mcp_test_call"
+	CmdTestToolCall               = "test_mcp_tool_call"
+	CmdCancelTestCall             = "cancel_mcp_test_call"
+	CmdListLegacyTools            = "list_legacy_mcp_tools"
+	CmdStartLegacyToolCall        = "start_legacy_mcp_tool_call"
+	CmdCallLegacyTool             = "call_legacy_mcp_tool"
+	CmdCancelLegacyToolCall       = "cancel_legacy_mcp_tool_call"
 )
 
 // Commands lists every command name in the order of SPEC §5.2.
