@@ -37,12 +37,14 @@ func (s *Service) Create(ctx context.Context, dto jsapi.CreateMcpServerDto) (jsa
 	if dto.ProtocolVersion != nil {
 		protocol = *dto.ProtocolVersion
 	}
-	r, err := connection(dto.DisplayName, dto.Endpoint, headers, protocol)
+	ep, p, err := connection(dto.Endpoint, protocol)
 	if err != nil {
 		return jsapi.McpServer{}, err
 	}
-	r.ID = domain.NewRegistrationID()
-	r.State = domain.StatePaused
+	r, err := domain.NewRegistration(dto.DisplayName, ep, headers, p)
+	if err != nil {
+		return jsapi.McpServer{}, err
+	}
 
 	unlock, err := s.lock(ctx)
 	if err != nil {
@@ -68,14 +70,16 @@ func (s *Service) Update(ctx context.Context, dto jsapi.UpdateMcpServerDto) (jsa
 	if dto.Headers == nil {
 		return jsapi.McpServer{}, domain.Errorf(domain.KindBadRequest, jsapi.CodeArgsInvalid, "headers is required")
 	}
-	next, err := connection(dto.DisplayName, dto.Endpoint, dto.Headers, dto.ProtocolVersion)
+	ep, p, err := connection(dto.Endpoint, dto.ProtocolVersion)
 	if err != nil {
 		return jsapi.McpServer{}, err
 	}
 	var out jsapi.McpServer
 	err = s.mutate(ctx, id, func(r *domain.Registration) error {
-		changed := !r.SameConnection(next)
-		r.DisplayName, r.Endpoint, r.Headers, r.Protocol = next.DisplayName, next.Endpoint, next.Headers, next.Protocol
+		changed, err := r.Update(dto.DisplayName, ep, dto.Headers, p)
+		if err != nil {
+			return err
+		}
 		if changed {
 			if err := s.regs.DeleteCatalog(id); err != nil {
 				return internal("cannot invalidate the catalog of the old connection", err)
@@ -210,21 +214,18 @@ func (s *Service) load(id domain.RegistrationID) (domain.Registration, error) {
 	return r, nil
 }
 
-// connection validates the user-editable part of a registration.
-func connection(displayName, endpoint string, headers map[string]string, protocol string) (domain.Registration, error) {
-	name, err := domain.ParseDisplayName(displayName)
-	if err != nil {
-		return domain.Registration{}, err
-	}
+// connection parses the endpoint and protocol of a create or update, in
+// upstream's order (the display name is checked after the endpoint).
+func connection(endpoint, protocol string) (domain.Endpoint, domain.Protocol, error) {
 	ep, err := domain.ParseEndpoint(endpoint)
 	if err != nil {
-		return domain.Registration{}, err
+		return domain.Endpoint{}, "", err
 	}
 	p, err := domain.ParseProtocol(protocol)
 	if err != nil {
-		return domain.Registration{}, err
+		return domain.Endpoint{}, "", err
 	}
-	return domain.Registration{DisplayName: name, Endpoint: ep, Headers: maps.Clone(headers), Protocol: p}, nil
+	return ep, p, nil
 }
 
 // Codes of the service's own errors.
