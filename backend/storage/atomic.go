@@ -1,0 +1,96 @@
+package storage
+
+import (
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/google/uuid"
+
+	"github.com/ttmcp/ttmcp/backend/domain"
+)
+
+// fileMode is the mode of the files written: they hold endpoint
+// credentials and header values (API keys), so only the owner reads them.
+const fileMode = 0o600
+
+// writeFileAtomic replaces the file at path with data so that, whatever
+// happens (an error, a crash, a power loss), path holds either its old
+// bytes or all of data, never a mix:
+//
+//  1. data goes to a new sibling file ".tauritavern-<random>.tmp", created
+//     exclusively so two writers never share one;
+//  2. the temporary file is synced, so its bytes are on disk before
+//  3. it is renamed over path, which replaces the directory entry at once
+//     (readers that opened the old file keep reading the old bytes);
+//  4. the directory is synced, so the rename itself survives a crash.
+//
+// The target is never opened for writing. On failure the temporary file is
+// removed and the target is left as it was.
+func writeFileAtomic(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return ioError(err, "Failed to create %s: %v", dir, reason(err))
+	}
+	id := uuid.New()
+	tmp := filepath.Join(dir, ".tauritavern-"+hex.EncodeToString(id[:])+".tmp")
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode)
+	if err != nil {
+		return ioError(err, "Failed to create %s: %v", tmp, reason(err))
+	}
+	defer func() {
+		if err != nil {
+			f.Close() // a second Close only reports os.ErrClosed
+			os.Remove(tmp)
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		return ioError(err, "Failed to write %s: %v", tmp, reason(err))
+	}
+	if err := f.Sync(); err != nil {
+		return ioError(err, "Failed to sync staged file %s for %s: %v", tmp, path, reason(err))
+	}
+	if err := f.Close(); err != nil {
+		return ioError(err, "Failed to write %s: %v", tmp, reason(err))
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return ioError(err, "Failed to replace %s with %s: %v", path, tmp, reason(err))
+	}
+	syncDir(dir)
+	return nil
+}
+
+// syncDir makes the entries of dir (a rename into it) durable. It is best
+// effort: by now the new file is in place, so failing the write would
+// misreport what happened, and some systems (Windows) cannot sync a
+// directory at all. Either way the file is whole, old or new.
+func syncDir(dir string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	d.Sync()
+	d.Close()
+}
+
+// ioError is a failure of the file system: not the caller's fault. cause
+// stays reachable with errors.Is; the message says what failed.
+func ioError(cause error, format string, args ...any) error {
+	e := domain.Errorf(domain.KindInternal, "", format, args...)
+	e.Err = cause
+	return e
+}
+
+// reason returns the reason of a file system error without its paths
+// ("permission denied"), for messages that name the path themselves.
+func reason(err error) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return pe.Err
+	}
+	if le, ok := errors.AsType[*os.LinkError](err); ok {
+		return le.Err
+	}
+	return err
+}
