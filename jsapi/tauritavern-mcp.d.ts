@@ -1,0 +1,323 @@
+// Type declarations of the MCP host API published by ttmcp
+// (jsapi/tauritavern-mcp.js + the wasm shim), with TauriTavern's type
+// names: window.__TAURITAVERN__.api.mcp, window.__TAURITAVERN__.invoke
+// .safeInvoke, the ready promises and the bridge status.
+//
+//   await (window.__TAURITAVERN__?.ready ?? window.__TAURITAVERN_MAIN_READY__);
+//   const mcp = window.__TAURITAVERN__!.api!.mcp!;
+
+// ---------------------------------------------------------------- basics
+
+export type McpProtocolVersion = 'auto' | '2026-07-28' | '2025-11-25' | '2025-06-18' | '2025-03-26';
+export type McpServerState = 'active' | 'paused';
+/** Off is never stored: it is the absence of an entry in toolPermissions. */
+export type McpToolPermission = 'off' | 'ask' | 'allow';
+export type McpStoredToolPermission = Exclude<McpToolPermission, 'off'>;
+
+/** Any JSON value, as received from the backend. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+// ---------------------------------------------------------------- registrations
+
+export interface ToolDescriptionOverride {
+  /** Replaces the tool description the model sees; absent when only properties are overridden. */
+  description?: string;
+  /** Input-schema property name → description the model sees. Always present (possibly empty). */
+  properties: Record<string, string>;
+}
+
+export interface TauriTavernMcpServer {
+  /** Canonical lowercase hyphenated UUID. */
+  id: string;
+  displayName: string;
+  /** Normalised (WHATWG-serialised) http(s) URL. */
+  endpoint: string;
+  /** Header name → value, sorted by name; {} when none. */
+  headers: Record<string, string>;
+  protocolVersion: McpProtocolVersion;
+  state: McpServerState;
+  /** Native tool name → 'ask' | 'allow'. */
+  toolPermissions: Record<string, McpStoredToolPermission>;
+  /** Native tool name → override. */
+  toolDescriptionOverrides: Record<string, ToolDescriptionOverride>;
+}
+
+/** A registration file that could not be loaded. */
+export interface McpStorageIssue {
+  fileName: string;
+  message: string;
+}
+
+export interface McpServerList {
+  servers: TauriTavernMcpServer[];
+  storageIssues: McpStorageIssue[];
+}
+
+export interface CreateMcpServerInput {
+  displayName: string;
+  endpoint: string;
+  /** Default {}. */
+  headers?: Record<string, string>;
+  /** Default 'auto'. */
+  protocolVersion?: McpProtocolVersion;
+}
+
+export interface UpdateMcpServerInput {
+  registrationId: string;
+  displayName: string;
+  endpoint: string;
+  headers: Record<string, string>;
+  protocolVersion: McpProtocolVersion;
+}
+
+export interface SetMcpServerStateInput {
+  registrationId: string;
+  state: McpServerState;
+}
+
+/** remove / discover / refresh take a registration id or an object carrying one. */
+export type McpRegistrationIdInput = string | { registrationId: string };
+
+export interface SetMcpToolPermissionInput {
+  registrationId: string;
+  nativeName: string;
+  permission: McpToolPermission;
+}
+
+export interface SetMcpToolDescriptionOverrideInput {
+  registrationId: string;
+  nativeName: string;
+  /** null (or absent) deletes the override. */
+  override?: ToolDescriptionOverride | null;
+}
+
+// ---------------------------------------------------------------- discovery
+
+export interface McpDiscoveredTool {
+  /** `mcp/<registration-uuid>:<nativeName>` */
+  id: string;
+  nativeName: string;
+  title?: string;
+  description?: string;
+  inputSchema: JsonObject;
+  outputSchema?: JsonObject;
+  /** Raw server annotations ({} when none); untrusted hints. */
+  annotations: JsonObject;
+  permission: McpToolPermission;
+}
+
+export interface McpDiscoveryDiagnostic {
+  code: string;
+  nativeName?: string;
+  message: string;
+}
+
+/** A stored permission whose tool is not in the current catalog. */
+export interface McpStaleTool {
+  nativeName: string;
+  permission: McpStoredToolPermission;
+}
+
+export interface McpDiscoveryResult {
+  registrationId: string;
+  /** The negotiated protocol version. */
+  protocolVersion: string;
+  serverName?: string;
+  serverVersion?: string;
+  tools: McpDiscoveredTool[];
+  diagnostics: McpDiscoveryDiagnostic[];
+  staleTools: McpStaleTool[];
+}
+
+// ---------------------------------------------------------------- test calls
+
+export interface TestMcpToolCallInput {
+  registrationId: string;
+  nativeName: string;
+  /** A JSON object as text; it stays a string end to end (integers beyond 2^53 survive). */
+  argumentsJson: string;
+}
+
+export interface McpTestCallOptions {
+  signal?: AbortSignal;
+}
+
+export interface McpTextBlock {
+  index: number;
+  text: string;
+}
+
+export interface McpCallDiagnostic {
+  code: string;
+  message: string;
+  contentIndex?: number;
+}
+
+export interface McpToolResultResponse {
+  kind: 'tool_result';
+  isError: boolean;
+  textBlocks: McpTextBlock[];
+  /** structuredContent, pretty-printed JSON. */
+  structuredJson?: string;
+  diagnostics: McpCallDiagnostic[];
+}
+
+export interface McpServerErrorResponse {
+  kind: 'server_error';
+  /** JSON-RPC error code (int32). */
+  code: number;
+  message: string;
+  /** The error's data as compact JSON. */
+  dataJson?: string;
+}
+
+export interface McpUnsupportedResponse {
+  kind: 'unsupported_response';
+  responseType: string;
+  message: string;
+}
+
+export type McpKnownResponse = McpToolResultResponse | McpServerErrorResponse | McpUnsupportedResponse;
+
+export type McpTestCallOutcome =
+  | { outcome: 'known_response'; response: McpKnownResponse }
+  /** The request never reached the server (e.g. mcp.call_cancelled_before_send, mcp.host_connection_lost). */
+  | { outcome: 'not_sent'; code: string; message: string }
+  /** The request was sent; whether the tool ran is unknown (e.g. mcp.call_timeout, mcp.host_connection_lost). */
+  | { outcome: 'outcome_unknown'; code: string; message: string };
+
+/** Same shape, as returned by call_legacy_mcp_tool. */
+export type McpCallOutcome = McpTestCallOutcome;
+
+// ---------------------------------------------------------------- errors
+
+export type McpErrorKind = 'BadRequest' | 'NotFound' | 'Conflict' | 'Unavailable' | 'Internal';
+
+/**
+ * Every rejection of the API: message is the backend's message (starting
+ * with the code where one applies, e.g. "mcp.endpoint_invalid: ..."). Host
+ * codes: mcp.host_unavailable, mcp.host_connection_lost,
+ * mcp.request_too_large, mcp.dto_invalid, mcp.command_unknown,
+ * mcp.command_unavailable, mcp.host_internal.
+ */
+export type TauriTavernMcpError = Error & {
+  code?: string;
+  kind: McpErrorKind;
+};
+
+// ---------------------------------------------------------------- the API
+
+export interface TauriTavernMcpServersApi {
+  list(): Promise<McpServerList>;
+  create(input: CreateMcpServerInput): Promise<TauriTavernMcpServer>;
+  update(input: UpdateMcpServerInput): Promise<TauriTavernMcpServer>;
+  setState(input: SetMcpServerStateInput): Promise<TauriTavernMcpServer>;
+  remove(input: McpRegistrationIdInput): Promise<void>;
+  discover(input: McpRegistrationIdInput): Promise<McpDiscoveryResult>;
+  refresh(input: McpRegistrationIdInput): Promise<McpDiscoveryResult>;
+}
+
+export interface TauriTavernMcpToolsApi {
+  setPermission(input: SetMcpToolPermissionInput): Promise<TauriTavernMcpServer>;
+  setDescriptionOverride(input: SetMcpToolDescriptionOverrideInput): Promise<TauriTavernMcpServer>;
+  /**
+   * Runs one explicit test call. Aborting before it is sent resolves
+   * { outcome: 'not_sent', code: 'mcp.call_cancelled_before_send' };
+   * aborting after asks the backend to stop and still returns its outcome.
+   */
+  testCall(input: TestMcpToolCallInput, options?: McpTestCallOptions): Promise<McpTestCallOutcome>;
+}
+
+export interface TauriTavernMcpApi {
+  servers: TauriTavernMcpServersApi;
+  tools: TauriTavernMcpToolsApi;
+}
+
+// ---------------------------------------------------------------- safeInvoke
+
+export interface LegacyMcpTool {
+  toolId: string;
+  nativeName: string;
+  serverDisplayName: string;
+  title?: string;
+  description?: string;
+  inputSchema: JsonObject;
+}
+
+export interface LegacyMcpDiagnostic {
+  toolId?: string;
+  code: string;
+  message: string;
+}
+
+export interface LegacyMcpToolList {
+  tools: LegacyMcpTool[];
+  diagnostics: LegacyMcpDiagnostic[];
+}
+
+export interface McpCommandMap {
+  list_mcp_servers: { args: undefined | Record<string, never>; result: McpServerList };
+  create_mcp_server: { args: { dto: CreateMcpServerInput }; result: TauriTavernMcpServer };
+  update_mcp_server: { args: { dto: UpdateMcpServerInput }; result: TauriTavernMcpServer };
+  set_mcp_server_state: { args: { dto: SetMcpServerStateInput }; result: TauriTavernMcpServer };
+  remove_mcp_server: { args: { dto: { registrationId: string } }; result: null };
+  discover_mcp_tools: { args: { dto: { registrationId: string } }; result: McpDiscoveryResult };
+  refresh_mcp_tools: { args: { dto: { registrationId: string } }; result: McpDiscoveryResult };
+  set_mcp_tool_permission: { args: { dto: SetMcpToolPermissionInput }; result: TauriTavernMcpServer };
+  set_mcp_tool_description_override: { args: { dto: SetMcpToolDescriptionOverrideInput }; result: TauriTavernMcpServer };
+  start_mcp_test_call: { args: { dto: { callId: string } }; result: null };
+  test_mcp_tool_call: { args: { dto: TestMcpToolCallInput & { callId: string } }; result: McpTestCallOutcome };
+  cancel_mcp_test_call: { args: { dto: { callId: string } }; result: null };
+  list_legacy_mcp_tools: { args: undefined | Record<string, never>; result: LegacyMcpToolList };
+  start_legacy_mcp_tool_call: { args: { dto: { executionCallId: string } }; result: null };
+  call_legacy_mcp_tool: {
+    args: { dto: { executionCallId: string; toolId: string; argumentsJson: string } };
+    result: McpCallOutcome;
+  };
+  cancel_legacy_mcp_tool_call: { args: { dto: { executionCallId: string } }; result: null };
+}
+
+export type McpCommandName = keyof McpCommandMap;
+
+/** Sends any command with an upstream-shaped args object; rejects like the API methods. */
+export type SafeInvoke = <C extends McpCommandName>(
+  command: C,
+  ...args: undefined extends McpCommandMap[C]['args'] ? [args?: McpCommandMap[C]['args']] : [args: McpCommandMap[C]['args']]
+) => Promise<McpCommandMap[C]['result']>;
+
+// ---------------------------------------------------------------- host object
+
+export type McpBridgeState = 'connecting' | 'open' | 'closed';
+
+/** __TAURITAVERN__.mcpBridge; every change also dispatches McpBridgeStateEvent on window. */
+export interface McpBridgeStatus {
+  state: McpBridgeState;
+  /** The backend origin, e.g. "http://127.0.0.1:7878". */
+  backend: string;
+}
+
+export type McpBridgeStateEvent = CustomEvent<{ state: McpBridgeState }>;
+
+export interface TauriTavernHostAbi {
+  /** Resolves (never rejects) once api.mcp and invoke.safeInvoke are published and the first handshake settled. */
+  ready?: Promise<void>;
+  api?: { mcp?: TauriTavernMcpApi; [key: string]: unknown };
+  invoke?: { safeInvoke?: SafeInvoke; [key: string]: unknown };
+  mcpBridge?: McpBridgeStatus;
+  [key: string]: unknown;
+}
+
+/** The loader module's exports. */
+export declare const ready: Promise<void>;
+export default ready;
+
+declare global {
+  interface Window {
+    __TAURITAVERN__?: TauriTavernHostAbi;
+    __TAURITAVERN_MAIN_READY__?: Promise<void>;
+  }
+  interface WindowEventMap {
+    'tauritavern-mcp:state': McpBridgeStateEvent;
+  }
+}

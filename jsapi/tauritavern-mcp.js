@@ -1,0 +1,184 @@
+// ttmcp loader: publishes TauriTavern's MCP host API in any page.
+//
+//   <script type="module" src="http://127.0.0.1:7878/jsapi/tauritavern-mcp.js"></script>
+//   await (window.__TAURITAVERN__?.ready ?? window.__TAURITAVERN_MAIN_READY__);
+//   const mcp = window.__TAURITAVERN__.api.mcp;
+//
+// Synchronously, on evaluation, this module creates window.__TAURITAVERN__
+// if absent (keeping any existing properties), sets its `ready` promise and
+// window.__TAURITAVERN_MAIN_READY__ (the same promise), and sets
+// __TAURITAVERN__.mcpBridge = { state: 'connecting', backend }. Then it
+// loads wasm_exec.js and tauritavern-mcp.wasm from beside itself and runs
+// the Go shim (../wasm), which publishes __TAURITAVERN__.api.mcp and
+// __TAURITAVERN__.invoke.safeInvoke and connects to the backend's
+// WebSocket.
+//
+// Boot data: the backend origin is the origin this module was served from
+// (new URL(import.meta.url).origin). It reaches the shim through a private
+// global that exists only while go.run() executes the Go main (which reads
+// it synchronously, before its first block) and is deleted right after:
+//
+//   globalThis.__ttmcpBoot = { backend: '<origin>', settled: () => void }
+//
+// The shim calls settled() once the API is published and its first
+// handshake has settled (succeeded or failed); `ready` then resolves.
+// `ready` never rejects (as upstream): when the backend cannot be reached
+// the API methods reject with an Error whose code is 'mcp.host_unavailable'
+// and whose message names the backend. When the shim itself cannot be
+// loaded, or the Go program exits, this module publishes fallback methods
+// that reject the same way, and resolves `ready`.
+//
+// Bridge status: __TAURITAVERN__.mcpBridge = { state, backend } is kept
+// current (state 'connecting' | 'open' | 'closed') and every change
+// dispatches CustomEvent('tauritavern-mcp:state', { detail: { state } }) on
+// window.
+//
+// Importing this module twice (even from two URLs) boots the shim once.
+
+const BOOT_KEY = '__ttmcpBoot';
+const LOADER_KEY = Symbol.for('ttmcp.loader');
+const STATE_EVENT = 'tauritavern-mcp:state';
+const CODE_HOST_UNAVAILABLE = 'mcp.host_unavailable';
+
+const g = globalThis;
+const backend = new URL(import.meta.url).origin;
+
+function hostAbi() {
+  let tt = g.__TAURITAVERN__;
+  if (tt === null || (typeof tt !== 'object' && typeof tt !== 'function')) {
+    tt = {};
+    g.__TAURITAVERN__ = tt;
+  }
+  return tt;
+}
+
+function childObject(parent, key) {
+  let v = parent[key];
+  if (v === null || (typeof v !== 'object' && typeof v !== 'function')) {
+    v = {};
+    parent[key] = v;
+  }
+  return v;
+}
+
+function setBridgeState(state) {
+  const tt = hostAbi();
+  const status = childObject(tt, 'mcpBridge');
+  status.backend = status.backend ?? backend;
+  if (status.state === state) return;
+  status.state = state;
+  if (typeof g.dispatchEvent === 'function' && typeof g.CustomEvent === 'function') {
+    g.dispatchEvent(new g.CustomEvent(STATE_EVENT, { detail: { state } }));
+  }
+}
+
+function unavailableError(reason) {
+  return Object.assign(
+    new Error(`${CODE_HOST_UNAVAILABLE}: cannot reach the ttmcp backend at ${backend}: ${reason}`),
+    { code: CODE_HOST_UNAVAILABLE, kind: 'Unavailable' },
+  );
+}
+
+// publishFallback installs methods that reject with mcp.host_unavailable,
+// replacing a shim that could not start or has exited.
+function publishFallback(reason) {
+  const fail = async () => {
+    throw unavailableError(reason);
+  };
+  const tt = hostAbi();
+  childObject(tt, 'api').mcp = {
+    servers: {
+      list: fail, create: fail, update: fail, setState: fail,
+      remove: fail, discover: fail, refresh: fail,
+    },
+    tools: { setPermission: fail, setDescriptionOverride: fail, testCall: fail },
+  };
+  childObject(tt, 'invoke').safeInvoke = fail;
+  setBridgeState('closed');
+}
+
+function errorText(err) {
+  if (err instanceof Error) return err.message || String(err);
+  return String(err);
+}
+
+async function instantiate(url, response, imports) {
+  if (typeof WebAssembly.instantiateStreaming === 'function') {
+    try {
+      return await WebAssembly.instantiateStreaming(response, imports);
+    } catch (err) {
+      // e.g. a server that does not send Content-Type: application/wasm;
+      // retried below without streaming.
+      if (!(err instanceof TypeError)) throw err;
+    }
+  }
+  const r = await fetch(url, { credentials: 'omit' });
+  if (!r.ok) throw new Error(`GET ${url} answered HTTP ${r.status}`);
+  return WebAssembly.instantiate(await r.arrayBuffer(), imports);
+}
+
+async function start(settle) {
+  const wasmURL = new URL('./tauritavern-mcp.wasm', import.meta.url).href;
+  let done = false;
+  const finish = (reason) => {
+    if (reason !== undefined) publishFallback(reason);
+    if (!done) {
+      done = true;
+      settle();
+    }
+  };
+  try {
+    // start the download while wasm_exec.js loads
+    const response = fetch(wasmURL, { credentials: 'omit' });
+    response.catch(() => {}); // reported through instantiate
+    // wasm_exec.js is a classic script that defines globalThis.Go; it must
+    // come from the toolchain that built the .wasm, so it is served beside it.
+    await import(new URL('./wasm_exec.js', import.meta.url).href);
+    const Go = g.Go;
+    if (typeof Go !== 'function') throw new Error('wasm_exec.js did not define Go');
+    const go = new Go();
+    const { instance } = await instantiate(wasmURL, response, go.importObject);
+    g[BOOT_KEY] = { backend, settled: () => finish() };
+    let exited;
+    try {
+      exited = go.run(instance); // runs Go main until it blocks: the API is published
+    } finally {
+      delete g[BOOT_KEY];
+    }
+    exited.then(
+      () => finish('the bridge program exited'),
+      (err) => finish(`the bridge program failed: ${errorText(err)}`),
+    );
+  } catch (err) {
+    finish(`cannot load the bridge (${wasmURL}): ${errorText(err)}`);
+  }
+}
+
+function boot() {
+  let settle;
+  const ready = new Promise((resolve) => {
+    settle = () => resolve();
+  });
+  g[LOADER_KEY] = { ready, backend };
+  const tt = hostAbi();
+  tt.ready = ready;
+  g.__TAURITAVERN_MAIN_READY__ = ready;
+  const status = childObject(tt, 'mcpBridge');
+  status.state = 'connecting';
+  status.backend = backend;
+  start(settle);
+  return ready;
+}
+
+function reuse(loaded) {
+  const tt = hostAbi();
+  if (!tt.ready) tt.ready = loaded.ready;
+  if (!g.__TAURITAVERN_MAIN_READY__) g.__TAURITAVERN_MAIN_READY__ = loaded.ready;
+  return loaded.ready;
+}
+
+/** Resolves (never rejects) once api.mcp and invoke.safeInvoke are published
+ * and the first connection attempt to the backend has settled. */
+export const ready = g[LOADER_KEY] ? reuse(g[LOADER_KEY]) : boot();
+
+export default ready;

@@ -1,0 +1,783 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"strconv"
+	"strings"
+	"syscall/js"
+	"testing"
+	"time"
+
+	"github.com/ttmcp/ttmcp/jsapi"
+)
+
+// The bridge is tested against a fake fetch and a fake WebSocket (node has
+// neither WebSocket nor a backend); the socket's on* handlers are driven by
+// the test the way the browser would drive them. The real browser test is
+// webtest/.
+
+const testOrigin = "http://127.0.0.1:7878"
+
+type fakeNet struct {
+	t        *testing.T
+	sessions int    // GET /jsapi/session count
+	lastURL  string // of the last fetch
+	fail     string // when set, fetch rejects with TypeError(fail)
+	status   int    // HTTP status of the session answer
+	token    string
+	sockets  []*fakeSocket
+	funcs    []js.Func
+}
+
+type fakeSocket struct {
+	url    string
+	obj    js.Value
+	sent   []string
+	closed bool
+}
+
+func newFakeNet(t *testing.T) (*fakeNet, env) {
+	n := &fakeNet{t: t, status: 200, token: "tok-1"}
+	fetch := n.fn(func(args []js.Value) any {
+		n.sessions++
+		n.lastURL = args[0].String()
+		init := args[1]
+		if init.Get("credentials").String() != "omit" || init.Get("cache").String() != "no-store" {
+			t.Errorf("session fetch init = %s", stringify(init))
+		}
+		if n.fail != "" {
+			return rejected(global.Get("TypeError").New(n.fail))
+		}
+		body := jsObject.New()
+		body.Set("token", n.token)
+		body.Set("ws", "ws://127.0.0.1:7878/ws")
+		resp := jsObject.New()
+		resp.Set("ok", n.status >= 200 && n.status < 300)
+		resp.Set("status", n.status)
+		resp.Set("json", n.fn(func([]js.Value) any { return resolved(body) }))
+		return resolved(resp)
+	})
+	ws := n.fn(func(args []js.Value) any {
+		s := &fakeSocket{url: args[0].String(), obj: jsObject.New()}
+		s.obj.Set("send", n.fn(func(a []js.Value) any {
+			if s.closed {
+				t.Errorf("send on a closed socket")
+			}
+			s.sent = append(s.sent, a[0].String())
+			return nil
+		}))
+		s.obj.Set("close", n.fn(func([]js.Value) any { s.closed = true; return nil }))
+		n.sockets = append(n.sockets, s)
+		return s.obj
+	})
+	t.Cleanup(func() {
+		for _, f := range n.funcs {
+			f.Release()
+		}
+	})
+	random := 0.5
+	return n, env{
+		fetch:            fetch,
+		webSocket:        ws,
+		abortController:  global.Get("AbortController"),
+		setTimeout:       global.Get("setTimeout"),
+		clearTimeout:     global.Get("clearTimeout"),
+		random:           func() float64 { return random },
+		handshakeTimeout: 2000,
+	}
+}
+
+func (n *fakeNet) fn(f func(args []js.Value) any) js.Value {
+	g := js.FuncOf(func(_ js.Value, args []js.Value) any { return f(args) })
+	n.funcs = append(n.funcs, g)
+	return g.Value
+}
+
+// waitFor lets the event loop run until cond holds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// socket waits for the i-th socket (0-based).
+func (n *fakeNet) socket(i int) *fakeSocket {
+	n.t.Helper()
+	// wait for the handlers too: the test goroutine may run between the
+	// constructor and the assignments that follow it
+	waitFor(n.t, "socket "+strconv.Itoa(i), func() bool {
+		return len(n.sockets) > i && n.sockets[i].obj.Get("onclose").Type() == js.TypeFunction
+	})
+	return n.sockets[i]
+}
+
+func (s *fakeSocket) fire(event string, ev js.Value) {
+	h := s.obj.Get("on" + event)
+	if h.Type() != js.TypeFunction {
+		panic("no on" + event + " handler")
+	}
+	h.Invoke(ev)
+}
+
+func (s *fakeSocket) open()               { s.fire("open", jsObject.New()) }
+func (s *fakeSocket) message(data string) { s.fire("message", obj("data", data)) }
+func (s *fakeSocket) welcome() {
+	s.message(`{"type":"welcome","server":{"name":"ttmcp","version":"test"}}`)
+}
+func (s *fakeSocket) drop(code int, reason string) {
+	s.closed = true
+	ev := obj("code", code)
+	ev.Set("reason", reason)
+	s.fire("close", ev)
+}
+
+// reply answers the call with id ok with value (JSON text).
+func (s *fakeSocket) reply(id int, value string) {
+	s.message(jsapi.ResultHead + strconv.Itoa(id) + jsapi.ResultOK + value + "}")
+}
+
+// replyError answers the call with id with an error object (JSON text).
+func (s *fakeSocket) replyError(id int, errObj string) {
+	s.message(jsapi.ResultHead + strconv.Itoa(id) + jsapi.ResultError + errObj + "}")
+}
+
+// frame returns the i-th frame sent, parsed.
+func (s *fakeSocket) frame(t *testing.T, i int) js.Value {
+	t.Helper()
+	waitFor(t, "frame "+strconv.Itoa(i), func() bool { return len(s.sent) > i })
+	v, err := parseJSON(js.ValueOf(s.sent[i]))
+	if err != nil {
+		t.Fatalf("frame %d is not JSON: %s", i, s.sent[i])
+	}
+	return v
+}
+
+// invoked checks frame i is an invoke of command and returns its id and args.
+func (s *fakeSocket) invoked(t *testing.T, i int, command string) (int, js.Value) {
+	t.Helper()
+	f := s.frame(t, i)
+	if f.Get("type").String() != jsapi.FrameInvoke || f.Get("command").String() != command {
+		t.Fatalf("frame %d = %s, want an invoke of %s", i, s.sent[i], command)
+	}
+	return f.Get("id").Int(), f.Get("args")
+}
+
+func obj(key string, v any) js.Value {
+	o := jsObject.New()
+	o.Set(key, v)
+	return o
+}
+
+// openBridge returns a bridge whose first connection is open.
+func openBridge(t *testing.T) (*bridge, *fakeNet, *fakeSocket) {
+	t.Helper()
+	n, e := newFakeNet(t)
+	b := newBridge(testOrigin, e)
+	b.status = jsObject.New()
+	settled := 0
+	b.onFirstSettle = func() { settled++ }
+	b.connect()
+	s := n.socket(0)
+	if s.url != "ws://127.0.0.1:7878/ws" || n.lastURL != testOrigin+jsapi.PathSession {
+		t.Fatalf("socket %s after fetching %s", s.url, n.lastURL)
+	}
+	if b.state != stateConnecting || settled != 0 {
+		t.Fatalf("state %s, settled %d before the welcome", b.state, settled)
+	}
+	s.open()
+	if h := s.frame(t, 0); h.Get("type").String() != jsapi.FrameHello || h.Get("token").String() != "tok-1" {
+		t.Fatalf("first frame = %s", s.sent[0])
+	}
+	s.welcome()
+	if b.state != stateOpen || settled != 1 || b.status.Get("state").String() != stateOpen {
+		t.Fatalf("after welcome: state %s, settled %d", b.state, settled)
+	}
+	t.Cleanup(func() { b.cancelRetry() })
+	return b, n, s
+}
+
+func TestCallRoundTrip(t *testing.T) {
+	b, _, s := openBridge(t)
+	p := b.call(jsapi.CmdListServers, js.ValueOf("{}"))
+	if s.sent[1] != `{"type":"invoke","id":1,"command":"list_mcp_servers","args":{}}` {
+		t.Fatalf("frame = %s", s.sent[1])
+	}
+	s.reply(1, `{"servers":[{"id":"a","displayName":"é 世界"}],"storageIssues":[]}`)
+	v := mustResolve(t, p)
+	if v.Get("servers").Index(0).Get("displayName").String() != "é 世界" {
+		t.Errorf("value = %s", stringify(v))
+	}
+
+	// results in any order; null values; an error with code and kind
+	p2 := b.call(jsapi.CmdRemoveServer, js.ValueOf(`{"dto":{"registrationId":"x"}}`))
+	p3 := b.call(jsapi.CmdCreateServer, js.ValueOf(`{"dto":{}}`))
+	s.replyError(3, `{"kind":"BadRequest","code":"mcp.endpoint_invalid","message":"mcp.endpoint_invalid: empty host"}`)
+	s.reply(2, `null`)
+	if v := mustResolve(t, p2); !v.IsNull() {
+		t.Errorf("remove resolved %s", stringify(v))
+	}
+	e := mustReject(t, p3, "mcp.endpoint_invalid", jsapi.KindBadRequest)
+	if e.Get("message").String() != "mcp.endpoint_invalid: empty host" {
+		t.Errorf("message = %s", e.Get("message").String())
+	}
+
+	// a result for an unknown id is ignored; the next call still works
+	s.reply(99, `1`)
+	p4 := b.call(jsapi.CmdListServers, js.ValueOf("{}"))
+	s.reply(4, `"ok"`)
+	if v := mustResolve(t, p4); v.String() != "ok" {
+		t.Errorf("got %s", stringify(v))
+	}
+	if len(b.inflight) != 0 {
+		t.Errorf("%d calls left in flight", len(b.inflight))
+	}
+}
+
+func TestResultFallbackParse(t *testing.T) {
+	b, _, s := openBridge(t)
+	// members in another order / with spaces: parsed whole by JSON.parse
+	p1 := b.call(jsapi.CmdListServers, js.ValueOf("{}"))
+	p2 := b.call(jsapi.CmdListServers, js.ValueOf("{}"))
+	p3 := b.call(jsapi.CmdListServers, js.ValueOf("{}"))
+	s.message(`{"id":1,"type":"result","ok":true,"value":{"n":1}}`)
+	s.message(`{"type": "result", "id": 2, "ok": false, "error": {"kind": "NotFound", "message": "MCP registration not found: x"}}`)
+	// the head matches but the value is broken: the whole frame fails too,
+	// so the call rejects instead of hanging
+	s.message(jsapi.ResultHead + "3" + jsapi.ResultOK + `{broken}`)
+	if v := mustResolve(t, p1); v.Get("n").Int() != 1 {
+		t.Errorf("p1 = %s", stringify(v))
+	}
+	mustReject(t, p2, "", jsapi.KindNotFound)
+	mustReject(t, p3, jsapi.CodeHostInternal, jsapi.KindInternal)
+
+	// garbage and other frame types are ignored
+	s.message(`not json`)
+	s.message(`{"type":"notice"}`)
+	p4 := b.call(jsapi.CmdListServers, js.ValueOf("{}"))
+	s.reply(4, `[]`)
+	mustResolve(t, p4)
+}
+
+func TestLargeResultStaysInJS(t *testing.T) {
+	b, _, s := openBridge(t)
+	p := b.call(jsapi.CmdListServers, js.ValueOf("{}"))
+	// 6 MiB of text (above the inbound limit: responses may be larger)
+	big := strings.Repeat("x", 6<<20)
+	s.reply(1, `{"blob":"`+big+`"}`)
+	v := mustResolve(t, p)
+	if n := strLen(v.Get("blob")); n != 6<<20 {
+		t.Errorf("blob length %d", n)
+	}
+}
+
+func TestCallsWaitForTheConnectionAttempt(t *testing.T) {
+	n, e := newFakeNet(t)
+	b := newBridge(testOrigin, e)
+	b.connect()
+	defer b.cancelRetry()
+	p := b.call(jsapi.CmdListServers, js.ValueOf("{}"))
+	s := n.socket(0)
+	s.open()
+	if len(s.sent) != 1 {
+		t.Fatalf("sent before the welcome: %v", s.sent)
+	}
+	if !pending(t, p) {
+		t.Fatal("the call settled before the connection opened")
+	}
+	s.welcome()
+	id, _ := s.invoked(t, 1, jsapi.CmdListServers)
+	s.reply(id, `{"servers":[],"storageIssues":[]}`)
+	mustResolve(t, p)
+}
+
+func TestUnreachableBackend(t *testing.T) {
+	n, e := newFakeNet(t)
+	n.fail = "Failed to fetch"
+	b := newBridge(testOrigin, e)
+	b.status = jsObject.New()
+	settled := 0
+	b.onFirstSettle = func() { settled++ }
+	b.connect()
+	defer b.cancelRetry()
+	// a call made while the attempt is in progress waits, then fails with it
+	p := watch(b.call(jsapi.CmdListServers, js.ValueOf("{}")))
+	waitFor(t, "the attempt to fail", func() bool { return b.state == stateClosed })
+	if settled != 1 || b.status.Get("state").String() != stateClosed {
+		t.Fatalf("settled %d, status %s", settled, stringify(b.status))
+	}
+	want := "mcp.host_unavailable: cannot reach the ttmcp backend at " + testOrigin + ": GET /jsapi/session failed: TypeError: Failed to fetch"
+	for _, p := range []js.Value{p, b.call(jsapi.CmdListServers, js.ValueOf("{}"))} {
+		e := mustReject(t, p, jsapi.CodeHostUnavailable, jsapi.KindUnavailable)
+		if m := e.Get("message").String(); m != want {
+			t.Errorf("message = %q\nwant      %q", m, want)
+		}
+	}
+	// it keeps retrying with backoff (first retry ≈100 ms), re-fetching the session
+	start := time.Now()
+	waitFor(t, "a retry", func() bool { return n.sessions >= 2 })
+	if d := time.Since(start); d > 400*time.Millisecond {
+		t.Errorf("first retry after %v", d)
+	}
+	// the backend comes back: the next attempt opens
+	n.fail = ""
+	s := n.socket(0)
+	s.open()
+	s.welcome()
+	if b.state != stateOpen || settled != 1 {
+		t.Errorf("state %s settled %d", b.state, settled)
+	}
+}
+
+func TestSessionRefusedAndBadToken(t *testing.T) {
+	n, e := newFakeNet(t)
+	n.status = 403
+	b := newBridge(testOrigin, e)
+	b.connect()
+	defer b.cancelRetry()
+	waitFor(t, "closed", func() bool { return b.state == stateClosed })
+	if b.reason != "GET /jsapi/session answered HTTP 403" {
+		t.Errorf("reason = %q", b.reason)
+	}
+
+	n2, e2 := newFakeNet(t)
+	b2 := newBridge(testOrigin, e2)
+	b2.connect()
+	defer b2.cancelRetry()
+	s := n2.socket(0)
+	s.open()
+	s.drop(jsapi.ClosePolicyViolation, "invalid token")
+	if b2.state != stateClosed || !strings.Contains(b2.reason, "1008") || !strings.Contains(b2.reason, "invalid token") {
+		t.Errorf("state %s reason %q", b2.state, b2.reason)
+	}
+	if !s.closed {
+		t.Error("the refused socket was not closed")
+	}
+	// the retry fetches a fresh session (a restarted backend has a new token)
+	n2.token = "tok-2"
+	s2 := n2.socket(1)
+	if n2.sessions != 2 {
+		t.Errorf("sessions fetched: %d", n2.sessions)
+	}
+	s2.open()
+	if h := s2.frame(t, 0); h.Get("token").String() != "tok-2" {
+		t.Errorf("hello = %s", s2.sent[0])
+	}
+	// a first frame that is not a welcome fails the attempt
+	s2.message(`{"type":"result","id":1,"ok":true,"value":1}`)
+	if b2.state != stateClosed || !strings.Contains(b2.reason, "welcome") {
+		t.Errorf("state %s reason %q", b2.state, b2.reason)
+	}
+}
+
+func TestHandshakeTimeout(t *testing.T) {
+	n, e := newFakeNet(t)
+	e.handshakeTimeout = 30
+	b := newBridge(testOrigin, e)
+	b.connect()
+	defer b.cancelRetry()
+	p := watch(b.call(jsapi.CmdListServers, js.ValueOf("{}")))
+	s := n.socket(0)
+	s.open() // but never welcomed
+	mustReject(t, p, jsapi.CodeHostUnavailable, jsapi.KindUnavailable)
+	if !strings.Contains(b.reason, "no answer within") || !s.closed {
+		t.Errorf("reason %q, closed %v", b.reason, s.closed)
+	}
+}
+
+func TestDropRejectsInFlightAndReconnects(t *testing.T) {
+	b, n, s := openBridge(t)
+	var states []string
+	saved := global.Get("dispatchEvent")
+	rec := js.FuncOf(func(_ js.Value, a []js.Value) any {
+		ev := a[0]
+		if ev.Get("type").String() == stateEvent {
+			states = append(states, ev.Get("detail").Get("state").String())
+		}
+		return true
+	})
+	defer rec.Release()
+	global.Set("dispatchEvent", rec)
+	defer global.Set("dispatchEvent", saved)
+
+	p1 := b.call(jsapi.CmdDiscoverTools, js.ValueOf(`{"dto":{"registrationId":"r"}}`))
+	p2 := b.call(jsapi.CmdListServers, js.ValueOf(`{}`))
+	s.drop(1006, "")
+	if b.state != stateConnecting || b.status.Get("state").String() != stateConnecting {
+		t.Fatalf("state after the drop: %s", b.state)
+	}
+	for _, p := range []js.Value{p1, p2} {
+		e := mustReject(t, p, jsapi.CodeHostConnectionLost, jsapi.KindUnavailable)
+		if m := e.Get("message").String(); !strings.HasPrefix(m, jsapi.CodeHostConnectionLost+": ") || !strings.Contains(m, testOrigin) {
+			t.Errorf("message = %q", m)
+		}
+	}
+	// reconnected at once, with a fresh session; nothing is replayed
+	s2 := n.socket(1)
+	if n.sessions != 2 {
+		t.Errorf("sessions = %d", n.sessions)
+	}
+	p3 := b.call(jsapi.CmdListServers, js.ValueOf(`{}`))
+	s2.open()
+	s2.welcome()
+	if len(s2.sent) != 2 {
+		t.Fatalf("second socket frames: %v", s2.sent)
+	}
+	id, _ := s2.invoked(t, 1, jsapi.CmdListServers)
+	s2.reply(id, `1`)
+	mustResolve(t, p3)
+	if got := strings.Join(states, ","); got != "connecting,open" {
+		t.Errorf("state events = %s", got)
+	}
+	// late events of the dead socket are not delivered (its handlers are gone)
+	if h := s.obj.Get("onmessage"); !h.IsNull() {
+		t.Errorf("old socket still has onmessage")
+	}
+}
+
+func TestRequestTooLarge(t *testing.T) {
+	b, _, s := openBridge(t)
+	big := strProto.Get("repeat").Call("call", "é", 2<<20) // 4 MiB of UTF-8 in 2 Mi units
+	dto := obj("displayName", big)
+	args, _ := stringifyJSON(obj("dto", dto))
+	e := mustReject(t, b.call(jsapi.CmdCreateServer, args), jsapi.CodeRequestTooLarge, jsapi.KindBadRequest)
+	if !strings.Contains(e.Get("message").String(), strconv.Itoa(jsapi.MaxInboundFrame)) {
+		t.Errorf("message = %s", e.Get("message").String())
+	}
+	if len(s.sent) != 1 {
+		t.Errorf("a too-large frame was sent")
+	}
+	// just under the limit in UTF-16 units but over it in bytes is measured
+	if n := utf8Size(args, jsapi.MaxInboundFrame); n <= jsapi.MaxInboundFrame {
+		t.Errorf("utf8Size = %d", n)
+	}
+}
+
+func TestPublishSurface(t *testing.T) {
+	n, e := newFakeNet(t)
+	_ = n
+	// a page that already has a host object keeps its properties
+	existing, _ := parseJSON(js.ValueOf(`{"keep":1,"api":{"other":2},"invoke":{"mine":3}}`))
+	global.Set("__TAURITAVERN__", existing)
+	defer global.Delete("__TAURITAVERN__")
+	b := newBridge(testOrigin, e)
+	publish(b)
+	tt := global.Get("__TAURITAVERN__")
+	if !tt.Equal(existing) || tt.Get("keep").Int() != 1 || tt.Get("api").Get("other").Int() != 2 || tt.Get("invoke").Get("mine").Int() != 3 {
+		t.Fatalf("existing properties lost: %s", stringify(tt))
+	}
+	keys := func(v js.Value) string {
+		return jsObject.Call("keys", v).Call("join", ",").String()
+	}
+	mcp := tt.Get("api").Get("mcp")
+	if k := keys(mcp); k != "servers,tools" {
+		t.Errorf("api.mcp keys = %s", k)
+	}
+	if k := keys(mcp.Get("servers")); k != "list,create,update,setState,remove,discover,refresh" {
+		t.Errorf("servers keys = %s", k)
+	}
+	if k := keys(mcp.Get("tools")); k != "setPermission,setDescriptionOverride,testCall" {
+		t.Errorf("tools keys = %s", k)
+	}
+	if tt.Get("invoke").Get("safeInvoke").Type() != js.TypeFunction {
+		t.Error("no safeInvoke")
+	}
+	st := tt.Get("mcpBridge")
+	if keys(st) != "state,backend" || st.Get("state").String() != stateConnecting || st.Get("backend").String() != testOrigin {
+		t.Errorf("mcpBridge = %s", stringify(st))
+	}
+
+	// without a host object, one is created
+	global.Delete("__TAURITAVERN__")
+	publish(newBridge(testOrigin, e))
+	if global.Get("__TAURITAVERN__").Get("api").Get("mcp").Get("servers").Get("list").Type() != js.TypeFunction {
+		t.Error("api.mcp not published on a fresh host object")
+	}
+}
+
+func TestPublishedMethodsSendCommands(t *testing.T) {
+	b, _, s := openBridge(t)
+	defer global.Delete("__TAURITAVERN__")
+	publish(b)
+	mcp := global.Get("__TAURITAVERN__").Get("api").Get("mcp")
+	servers, tools := mcp.Get("servers"), mcp.Get("tools")
+	input, _ := parseJSON(js.ValueOf(`{"displayName":" A ","endpoint":"http://x/mcp"}`))
+	cases := []struct {
+		p       js.Value
+		command string
+		args    string
+	}{
+		{servers.Call("list"), jsapi.CmdListServers, `{}`},
+		{servers.Call("create", input), jsapi.CmdCreateServer, `{"dto":{"displayName":" A ","endpoint":"http://x/mcp"}}`},
+		{servers.Call("update", obj("registrationId", "u")), jsapi.CmdUpdateServer, `{"dto":{"registrationId":"u"}}`},
+		{servers.Call("setState", obj("state", "active")), jsapi.CmdSetServerState, `{"dto":{"state":"active"}}`},
+		{servers.Call("remove", "id-1"), jsapi.CmdRemoveServer, `{"dto":{"registrationId":"id-1"}}`},
+		{servers.Call("discover", obj("registrationId", "id-2")), jsapi.CmdDiscoverTools, `{"dto":{"registrationId":"id-2"}}`},
+		{servers.Call("refresh", "id-3"), jsapi.CmdRefreshTools, `{"dto":{"registrationId":"id-3"}}`},
+		{tools.Call("setPermission", obj("permission", "ask")), jsapi.CmdSetToolPermission, `{"dto":{"permission":"ask"}}`},
+		{tools.Call("setDescriptionOverride", obj("override", js.Null())), jsapi.CmdSetToolDescriptionOverride, `{"dto":{"override":null}}`},
+		{global.Get("__TAURITAVERN__").Get("invoke").Call("safeInvoke", jsapi.CmdListLegacyTools), jsapi.CmdListLegacyTools, `{}`},
+		{global.Get("__TAURITAVERN__").Get("invoke").Call("safeInvoke", jsapi.CmdCallLegacyTool, obj("dto", obj("toolId", "t"))), jsapi.CmdCallLegacyTool, `{"dto":{"toolId":"t"}}`},
+		{global.Get("__TAURITAVERN__").Get("invoke").Call("safeInvoke", "no\"such", obj("dto", 1)), `no"such`, `{"dto":1}`},
+	}
+	for i, c := range cases {
+		id, args := s.invoked(t, i+1, c.command)
+		if got := stringify(args); got != c.args {
+			t.Errorf("%s: args = %s, want %s", c.command, got, c.args)
+		}
+		s.reply(id, `{"i":`+strconv.Itoa(i)+`}`)
+		if v := mustResolve(t, c.p); v.Get("i").Int() != i {
+			t.Errorf("%s resolved %s", c.command, stringify(v))
+		}
+	}
+	// a method detached from its object still works (no use of this)
+	list := servers.Get("list")
+	p := list.Invoke()
+	id, _ := s.invoked(t, len(cases)+1, jsapi.CmdListServers)
+	s.reply(id, `0`)
+	mustResolve(t, p)
+
+	safe := global.Get("__TAURITAVERN__").Get("invoke").Get("safeInvoke")
+	mustReject(t, safe.Invoke(), jsapi.CodeArgsInvalid, jsapi.KindBadRequest)
+	mustReject(t, safe.Invoke(jsapi.CmdListServers, "str"), jsapi.CodeArgsInvalid, jsapi.KindBadRequest)
+	mustReject(t, safe.Invoke(jsapi.CmdListServers, js.ValueOf([]any{1})), jsapi.CodeArgsInvalid, jsapi.KindBadRequest)
+	cyclic := jsObject.New()
+	cyclic.Set("dto", cyclic)
+	mustReject(t, safe.Invoke(jsapi.CmdCreateServer, cyclic), jsapi.CodeArgsInvalid, jsapi.KindBadRequest)
+	mustReject(t, servers.Call("create", obj("n", global.Get("BigInt").Invoke(3))), jsapi.CodeArgsInvalid, jsapi.KindBadRequest)
+	if len(s.sent) != len(cases)+2 {
+		t.Errorf("refused calls were sent: %d frames", len(s.sent))
+	}
+}
+
+// fakeSignal is an AbortSignal stand-in that counts its listeners.
+type fakeSignal struct {
+	obj      js.Value
+	listener js.Value
+	added    int
+	removed  int
+}
+
+func newFakeSignal(n *fakeNet) *fakeSignal {
+	f := &fakeSignal{obj: jsObject.New(), listener: js.Undefined()}
+	f.obj.Set("aborted", false)
+	f.obj.Set("addEventListener", n.fn(func(a []js.Value) any {
+		if a[0].String() == "abort" {
+			f.added++
+			f.listener = a[1]
+		}
+		return nil
+	}))
+	f.obj.Set("removeEventListener", n.fn(func(a []js.Value) any {
+		if a[0].String() == "abort" && a[1].Equal(f.listener) {
+			f.removed++
+			f.listener = js.Undefined()
+		}
+		return nil
+	}))
+	return f
+}
+
+func (f *fakeSignal) abort() {
+	f.obj.Set("aborted", true)
+	if f.listener.Type() == js.TypeFunction {
+		f.listener.Invoke(jsObject.New())
+	}
+}
+
+func testInput() js.Value {
+	v, _ := parseJSON(js.ValueOf(`{"registrationId":"r1","nativeName":"echo","argumentsJson":"{\"n\":9007199254740993}"}`))
+	return v
+}
+
+const knownOutcome = `{"outcome":"known_response","response":{"kind":"tool_result","isError":false,"textBlocks":[{"index":0,"text":"hi"}],"diagnostics":[]}}`
+
+func TestTestCallHappyPath(t *testing.T) {
+	b, n, s := openBridge(t)
+	sig := newFakeSignal(n)
+	input := testInput()
+	p := b.testCall(input, obj("signal", sig.obj))
+	input.Set("nativeName", "changed after the call") // must not change what is sent
+
+	id, args := s.invoked(t, 1, jsapi.CmdStartTestCall)
+	callID := args.Get("dto").Get("callId").String()
+	if !uuidV4.MatchString(callID) || stringify(args) != `{"dto":{"callId":"`+callID+`"}}` {
+		t.Fatalf("start args = %s", stringify(args))
+	}
+	s.reply(id, `null`)
+	id, args = s.invoked(t, 2, jsapi.CmdTestToolCall)
+	want := `{"dto":{"registrationId":"r1","nativeName":"echo","argumentsJson":"{\"n\":9007199254740993}","callId":"` + callID + `"}}`
+	if got := stringify(args); got != want {
+		t.Errorf("test args = %s\nwant        %s", got, want)
+	}
+	if sig.added != 1 {
+		t.Errorf("abort listeners added: %d", sig.added)
+	}
+	s.reply(id, knownOutcome)
+	v := mustResolve(t, p)
+	if stringify(v) != knownOutcome {
+		t.Errorf("outcome = %s", stringify(v))
+	}
+	if sig.removed != 1 {
+		t.Errorf("listener removed %d times", sig.removed)
+	}
+	if len(s.sent) != 3 {
+		t.Errorf("extra frames: %v", s.sent[3:])
+	}
+}
+
+func TestTestCallPreAborted(t *testing.T) {
+	b, _, s := openBridge(t)
+	ctl := global.Get("AbortController").New()
+	ctl.Call("abort")
+	v := mustResolve(t, b.testCall(testInput(), obj("signal", ctl.Get("signal"))))
+	if stringify(v) != `{"outcome":"not_sent","code":"mcp.call_cancelled_before_send","message":"The tool request was cancelled before it started"}` {
+		t.Errorf("outcome = %s", stringify(v))
+	}
+	if len(s.sent) != 1 {
+		t.Errorf("commands were sent: %v", s.sent[1:])
+	}
+}
+
+func TestTestCallAbortedDuringStart(t *testing.T) {
+	b, _, s := openBridge(t)
+	ctl := global.Get("AbortController").New()
+	p := b.testCall(testInput(), obj("signal", ctl.Get("signal")))
+	id, args := s.invoked(t, 1, jsapi.CmdStartTestCall)
+	ctl.Call("abort")
+	s.reply(id, `null`)
+	v := mustResolve(t, p)
+	if v.Get("outcome").String() != jsapi.OutcomeNotSent || v.Get("code").String() != jsapi.CodeCallCancelledBeforeSend {
+		t.Errorf("outcome = %s", stringify(v))
+	}
+	_, cargs := s.invoked(t, 2, jsapi.CmdCancelTestCall)
+	if stringify(cargs) != stringify(args) {
+		t.Errorf("cancel args %s, start args %s", stringify(cargs), stringify(args))
+	}
+	if len(s.sent) != 3 {
+		t.Errorf("frames: %v", s.sent)
+	}
+}
+
+func TestTestCallAbortedAfterDispatch(t *testing.T) {
+	b, n, s := openBridge(t)
+	sig := newFakeSignal(n)
+	p := b.testCall(testInput(), obj("signal", sig.obj))
+	id, start := s.invoked(t, 1, jsapi.CmdStartTestCall)
+	s.reply(id, `null`)
+	id, _ = s.invoked(t, 2, jsapi.CmdTestToolCall)
+	sig.abort()
+	_, cargs := s.invoked(t, 3, jsapi.CmdCancelTestCall)
+	if stringify(cargs) != stringify(start) {
+		t.Errorf("cancel args = %s", stringify(cargs))
+	}
+	if !pending(t, p) {
+		t.Fatal("abort settled the call; the backend outcome must be awaited")
+	}
+	// the backend's outcome is returned as-is, even a known response
+	s.reply(id, knownOutcome)
+	if v := mustResolve(t, p); stringify(v) != knownOutcome {
+		t.Errorf("outcome = %s", stringify(v))
+	}
+	if sig.removed != 1 {
+		t.Errorf("listener removed %d times", sig.removed)
+	}
+	s.reply(4, `null`) // the cancel's own answer is absorbed
+}
+
+func TestTestCallRejectionSendsCancel(t *testing.T) {
+	b, n, s := openBridge(t)
+	sig := newFakeSignal(n)
+	p := b.testCall(testInput(), obj("signal", sig.obj))
+	id, start := s.invoked(t, 1, jsapi.CmdStartTestCall)
+	s.reply(id, `null`)
+	id, _ = s.invoked(t, 2, jsapi.CmdTestToolCall)
+	s.replyError(id, `{"kind":"Unavailable","code":"mcp.command_unavailable","message":"mcp.command_unavailable: test calls are not served yet"}`)
+	mustReject(t, p, jsapi.CodeCommandUnavailable, jsapi.KindUnavailable)
+	_, cargs := s.invoked(t, 3, jsapi.CmdCancelTestCall)
+	if stringify(cargs) != stringify(start) {
+		t.Errorf("cancel args = %s", stringify(cargs))
+	}
+	if sig.added != 1 || sig.removed != 1 {
+		t.Errorf("listener added %d removed %d", sig.added, sig.removed)
+	}
+
+	// a rejected start rejects without cancel (nothing was registered)
+	p = b.testCall(testInput(), js.Undefined())
+	id, _ = s.invoked(t, 4, jsapi.CmdStartTestCall)
+	s.replyError(id, `{"kind":"Conflict","code":"mcp.call_id_in_use","message":"mcp.call_id_in_use: call is already active"}`)
+	mustReject(t, p, "mcp.call_id_in_use", jsapi.KindConflict)
+	if pendingFrames := len(s.sent); pendingFrames != 5 {
+		t.Errorf("frames after a rejected start: %v", s.sent[5:])
+	}
+}
+
+func TestTestCallConnectionLost(t *testing.T) {
+	b, n, s := openBridge(t)
+	sig := newFakeSignal(n)
+
+	// dropped after test_mcp_tool_call was written: outcome_unknown
+	p := b.testCall(testInput(), obj("signal", sig.obj))
+	id, _ := s.invoked(t, 1, jsapi.CmdStartTestCall)
+	s.reply(id, `null`)
+	s.invoked(t, 2, jsapi.CmdTestToolCall)
+	// dropped while only the start was in flight: not_sent
+	p2 := b.testCall(testInput(), js.Undefined())
+	s.invoked(t, 3, jsapi.CmdStartTestCall)
+	s.drop(1006, "")
+
+	v := mustResolve(t, p)
+	if v.Get("outcome").String() != jsapi.OutcomeOutcomeUnknown || v.Get("code").String() != jsapi.CodeHostConnectionLost || v.Get("message").String() == "" {
+		t.Errorf("outcome = %s", stringify(v))
+	}
+	if sig.removed != 1 {
+		t.Errorf("listener removed %d times", sig.removed)
+	}
+	v2 := mustResolve(t, p2)
+	if v2.Get("outcome").String() != jsapi.OutcomeNotSent || v2.Get("code").String() != jsapi.CodeHostConnectionLost {
+		t.Errorf("outcome = %s", stringify(v2))
+	}
+	// an abort after the drop sends nothing on the new socket
+	sig.abort()
+	s2 := n.socket(1)
+	s2.open()
+	s2.welcome()
+	if len(s2.sent) != 1 {
+		t.Errorf("frames on the new socket: %v", s2.sent)
+	}
+}
+
+func TestTestCallWhileUnreachable(t *testing.T) {
+	n, e := newFakeNet(t)
+	n.fail = "Failed to fetch"
+	b := newBridge(testOrigin, e)
+	b.connect()
+	defer b.cancelRetry()
+	waitFor(t, "closed", func() bool { return b.state == stateClosed })
+	mustReject(t, b.testCall(testInput(), js.Undefined()), jsapi.CodeHostUnavailable, jsapi.KindUnavailable)
+}
+
+func TestTestCallBadInput(t *testing.T) {
+	b, _, s := openBridge(t)
+	mustReject(t, b.testCall(obj("n", global.Get("BigInt").Invoke(1)), js.Undefined()), jsapi.CodeArgsInvalid, jsapi.KindBadRequest)
+	big := strProto.Get("repeat").Call("call", "x", jsapi.MaxInboundFrame)
+	mustReject(t, b.testCall(obj("argumentsJson", big), js.Undefined()), jsapi.CodeRequestTooLarge, jsapi.KindBadRequest)
+	if len(s.sent) != 1 {
+		t.Errorf("frames: %v", s.sent[1:])
+	}
+	// null / undefined input is sent as {callId} (the backend validates)
+	p := b.testCall(js.Null(), js.Null())
+	id, _ := s.invoked(t, 1, jsapi.CmdStartTestCall)
+	s.reply(id, `null`)
+	id, args := s.invoked(t, 2, jsapi.CmdTestToolCall)
+	if k := jsObject.Call("keys", args.Get("dto")).Call("join", ",").String(); k != "callId" {
+		t.Errorf("dto keys = %s", k)
+	}
+	s.reply(id, `{"outcome":"not_sent","code":"mcp.call_registration_invalid","message":"x"}`)
+	mustResolve(t, p)
+}

@@ -1,0 +1,78 @@
+//go:build js && wasm
+
+// Command wasm is the page side of ttmcp: a Go program compiled to
+// WebAssembly (GOOS=js GOARCH=wasm) that publishes TauriTavern's MCP host
+// API, window.__TAURITAVERN__.api.mcp and window.__TAURITAVERN__.invoke
+// .safeInvoke, and forwards every call to the ttmcp backend over one
+// WebSocket (SPEC §4, §5).
+//
+// It is modelled on Tailscale's cmd/tsconnect: one small main publishes an
+// object of js.FuncOf methods, each returning a Promise made by one helper
+// (newPromise), and stays alive with select {}. The transport is
+// callback-only (SPEC §4.1, wasm-bridge-notes §3.2): the shim drives the
+// browser's own WebSocket through syscall/js, a method call sends its frame
+// and returns a Promise, the socket's message callback settles it. No
+// goroutine waits on the socket and no callback ever blocks; payloads stay
+// JavaScript strings (built with String.prototype.concat, cut out with
+// String.prototype.slice, parsed by the page's JSON.parse), so only a short
+// head of each frame enters Go memory. No net/http, encoding/json or fmt
+// is linked.
+//
+// # Boot data
+//
+// The loader (jsapi/tauritavern-mcp.js) hands the wasm its boot data in a
+// private global that it deletes as soon as go.run has returned (main reads
+// it synchronously, before its first block):
+//
+//	globalThis.__ttmcpBoot = {
+//	  backend: "http://127.0.0.1:7878", // the backend origin the loader was served from
+//	  settled: () => void,              // called once: API published and first handshake settled
+//	}
+//
+// Without it (a page that runs the wasm by hand) the backend is
+// location.origin and nobody is told when the first handshake settles.
+//
+// # Bridge status
+//
+// window.__TAURITAVERN__.mcpBridge = { state, backend } is kept current
+// (state "connecting" | "open" | "closed"), and every change dispatches
+// CustomEvent("tauritavern-mcp:state", { detail: { state } }) on window.
+package main
+
+import "syscall/js"
+
+// bootKey names the private global through which the loader passes the
+// boot data (see the package comment).
+const bootKey = "__ttmcpBoot"
+
+func main() {
+	origin, settled := readBoot()
+	b := newBridge(origin, browserEnv())
+	publish(b)
+	if settled.Type() == js.TypeFunction {
+		b.onFirstSettle = func() { settled.Invoke() }
+	}
+	b.connect()
+	select {}
+}
+
+// readBoot takes the loader's boot data and deletes the private global.
+func readBoot() (origin string, settled js.Value) {
+	settled = js.Undefined()
+	boot := global.Get(bootKey)
+	if boot.Type() == js.TypeObject {
+		if o := boot.Get("backend"); o.Type() == js.TypeString {
+			origin = o.String()
+		}
+		settled = boot.Get("settled")
+		global.Delete(bootKey)
+	}
+	if origin == "" {
+		if loc := global.Get("location"); loc.Type() == js.TypeObject {
+			if o := loc.Get("origin"); o.Type() == js.TypeString {
+				origin = o.String()
+			}
+		}
+	}
+	return origin, settled
+}
