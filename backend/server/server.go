@@ -134,10 +134,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 		return err
 	case <-ctx.Done():
 	}
+	// Sockets first: they are hijacked, so http.Server neither closes nor
+	// waits for them, and a page should hear 1001 at once.
+	s.Close()
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	err := hs.Shutdown(sctx) // stops accepting; hijacked sockets are ours to close
-	s.Close()
+	err := hs.Shutdown(sctx)
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
 	select {
