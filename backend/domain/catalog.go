@@ -1,0 +1,184 @@
+package domain
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Limits of discovery (reference §3.3–§3.4). They bound what a hostile or
+// broken server can make the host hold, persist and offer to a model.
+const (
+	MaxToolBytes    = 256 << 10 // one tool's JSON
+	MaxCatalogBytes = 8 << 20   // all tools' JSON together
+	MaxCatalogTools = 512
+	MaxCatalogPages = 32
+)
+
+// Catalog is what discovery learned about a server's tools: the healthy
+// tools in native-name order, and a diagnostic for everything left out.
+type Catalog struct {
+	// ProtocolVersion is the negotiated MCP version.
+	ProtocolVersion string
+	ServerName      *string
+	ServerVersion   *string
+	Tools           []Tool
+	Diagnostics     []Diagnostic
+}
+
+// Tool is one tool as the server described it. Everything in it is
+// untrusted server data: annotations in particular never grant anything.
+type Tool struct {
+	NativeName   string
+	Title        *string
+	Description  *string
+	InputSchema  json.RawMessage // a JSON object that compiles as JSON Schema 2020-12
+	OutputSchema json.RawMessage // nil when absent or invalid
+	Annotations  json.RawMessage // a JSON object, {} when the server sent none
+}
+
+// Diagnostic reports a tool (or the catalog) that needs attention.
+type Diagnostic struct {
+	Code       string
+	NativeName *string // nil for catalog-wide diagnostics
+	Message    string
+}
+
+// Diagnostic codes of tool validation (reference §3.5).
+const (
+	CodeToolDuplicateName       = "mcp.tool_duplicate_name"
+	CodeToolNameInvalid         = "mcp.tool_name_invalid"
+	CodeToolSizeLimit           = "mcp.tool_size_limit"
+	CodeToolInputSchemaInvalid  = "mcp.tool_input_schema_invalid"
+	CodeToolOutputSchemaInvalid = "mcp.tool_output_schema_invalid"
+	CodeToolAnnotationsInvalid  = "mcp.tool_annotations_invalid"
+)
+
+// DescribedTool is a tool as received, with the size in bytes of its JSON
+// (which the limits apply to).
+type DescribedTool struct {
+	Tool
+	Size int
+}
+
+// ValidateTools isolates bad tools without hiding healthy ones (reference
+// §3.4). Tools are grouped by exact name: a name given to several tools
+// drops the whole group, since no one of them can be told apart from the
+// others by a ToolId. A single tool is dropped when its name is invalid,
+// its JSON exceeds MaxToolBytes, its annotations are not an object or its
+// input schema does not compile; an output schema that does not compile is
+// removed while the tool stays. The result is in native-name order.
+func ValidateTools(described []DescribedTool) ([]Tool, []Diagnostic) {
+	groups := map[string][]DescribedTool{}
+	for _, d := range described {
+		groups[d.NativeName] = append(groups[d.NativeName], d)
+	}
+	var tools []Tool
+	var diags []Diagnostic
+	for _, name := range slices.Sorted(maps.Keys(groups)) {
+		group := groups[name]
+		if len(group) > 1 {
+			diags = append(diags, toolDiag(CodeToolDuplicateName, name,
+				"Server returned %d tools named `%s`; the whole name group was isolated", len(group), name))
+			continue
+		}
+		t, ds := validateTool(group[0])
+		diags = append(diags, ds...)
+		if t != nil {
+			tools = append(tools, *t)
+		}
+	}
+	return tools, diags
+}
+
+func validateTool(d DescribedTool) (*Tool, []Diagnostic) {
+	name := d.NativeName
+	if err := ValidateNativeName(name); err != nil {
+		return nil, []Diagnostic{toolDiag(CodeToolNameInvalid, name, "%s", err)}
+	}
+	if d.Size > MaxToolBytes {
+		return nil, []Diagnostic{toolDiag(CodeToolSizeLimit, name, "Tool `%s` exceeds %d bytes", name, MaxToolBytes)}
+	}
+	if err := CompileSchema(d.InputSchema); err != nil {
+		return nil, []Diagnostic{toolDiag(CodeToolInputSchemaInvalid, name, "Tool `%s` input schema is invalid: %v", name, err)}
+	}
+	t := d.Tool
+	if len(t.Annotations) == 0 {
+		t.Annotations = json.RawMessage("{}")
+	} else if !isObject(t.Annotations) {
+		return nil, []Diagnostic{toolDiag(CodeToolAnnotationsInvalid, name, "Tool `%s` annotations are not a JSON object", name)}
+	}
+	var diags []Diagnostic
+	if t.OutputSchema != nil {
+		if err := CompileSchema(t.OutputSchema); err != nil {
+			diags = append(diags, toolDiag(CodeToolOutputSchemaInvalid, name, "Tool `%s` output schema is invalid: %v", name, err))
+			t.OutputSchema = nil
+		}
+	}
+	return &t, diags
+}
+
+// Check re-validates a catalog loaded from disk for registration id: every
+// native name valid, every ToolId unique, every input schema an object
+// that compiles. A file that fails is corrupt, not a catalog to trust.
+func (c Catalog) Check(id RegistrationID) error {
+	seen := map[ToolID]bool{}
+	for _, t := range c.Tools {
+		tid, err := NewToolID(id, t.NativeName)
+		if err != nil {
+			return err
+		}
+		if seen[tid] {
+			return invalid("tool.catalog_duplicate_id", "duplicate tool id `%s`", tid)
+		}
+		seen[tid] = true
+		if err := CompileSchema(t.InputSchema); err != nil {
+			return invalid(CodeToolInputSchemaInvalid, "Tool `%s` input schema is invalid: %v", t.NativeName, err)
+		}
+	}
+	return nil
+}
+
+// CompileSchema checks that raw is a JSON object that compiles as JSON
+// Schema (draft 2020-12 unless it names another draft). Every external
+// $ref is refused: compiling a server's schema must never reach the
+// network or read a local file (the library's default loader reads files).
+func CompileSchema(raw json.RawMessage) error {
+	if !isObject(raw) {
+		return fmt.Errorf("schema must be a JSON object")
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return err
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(refusingLoader{})
+	const url = "urn:ttmcp:tool-schema"
+	if err := c.AddResource(url, doc); err != nil {
+		return err
+	}
+	_, err = c.Compile(url)
+	return err
+}
+
+// refusingLoader is the schema loader: it loads nothing.
+type refusingLoader struct{}
+
+func (refusingLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("external $ref %s is not loaded", url)
+}
+
+func isObject(raw json.RawMessage) bool {
+	b := bytes.TrimLeft(raw, " \t\r\n")
+	return len(b) > 0 && b[0] == '{' && json.Valid(raw)
+}
+
+func toolDiag(code, name, format string, args ...any) Diagnostic {
+	return Diagnostic{Code: code, NativeName: &name, Message: strings.TrimSpace(fmt.Sprintf(format, args...))}
+}
