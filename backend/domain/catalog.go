@@ -159,7 +159,11 @@ func CompileSchema(raw json.RawMessage) error {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(refusingLoader{})
-	const url = "urn:ttmcp:tool-schema"
+	// The base of relative references, as upstream's (the jsonschema
+	// crate's default). It must be hierarchical: against an opaque URN the
+	// library resolved "other.json" to the schema itself, so an external
+	// reference compiled as a silent self-reference instead of failing.
+	const url = "json-schema:///"
 	if err := c.AddResource(url, doc); err != nil {
 		return err
 	}

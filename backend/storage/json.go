@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -43,16 +44,21 @@ func marshalPretty(v any) ([]byte, error) {
 // unmarshalStrict decodes data, one JSON value, into v as a serde struct
 // with deny_unknown_fields would: in addition to the library's checks, a
 // member unknown at any level fails, null is accepted only where v has a
-// pointer (serde's Option), and each of required, the names of v's members
-// without a default, must be present. more are the unmarshalers of values
-// that need more checks than their Go type gives (enums).
+// pointer (serde's Option), and each of required, the members without a
+// default, must be present. A required member is a JSON pointer in which
+// "*" stands for every element of an array ("/catalog/tools/*/nativeName"),
+// listed after its parent. more are the unmarshalers of values that need
+// more checks than their Go type gives (enums).
 func unmarshalStrict(data []byte, v any, required []string, more ...*json.Unmarshalers) error {
 	present := map[string]bool{}
 	strict := json.UnmarshalFromFunc(func(dec *jsontext.Decoder, dst any) error {
-		if dec.StackDepth() == 1 {
-			present[dec.StackPointer().LastToken()] = true
-		}
+		present[nextPointer(dec)] = true
 		if dec.PeekKind() == 'n' && reflect.TypeOf(dst).Elem().Kind() != reflect.Pointer {
+			// PeekKind looks at one byte: "nul" and "not json" are
+			// syntax errors, not nulls.
+			if _, err := dec.ReadToken(); err != nil {
+				return err
+			}
 			return reasonError("invalid type: null")
 		}
 		return json.SkipFunc
@@ -63,12 +69,56 @@ func unmarshalStrict(data []byte, v any, required []string, more ...*json.Unmars
 	if err != nil {
 		return errors.New(describe(err))
 	}
-	for _, name := range required {
-		if !present[name] {
-			return fmt.Errorf("missing field `%s`", name)
+	for _, pattern := range required {
+		if err := checkPresent(present, "", strings.Split(pattern, "/")[1:]); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// nextPointer returns the JSON pointer of the value dec is about to read.
+// StackPointer names the last value read: in an object the member whose
+// name was just read, but in an array the element before this one.
+func nextPointer(dec *jsontext.Decoder) string {
+	p := dec.StackPointer()
+	kind, n := dec.StackIndex(dec.StackDepth())
+	if kind != '[' {
+		return string(p)
+	}
+	if n > 0 {
+		p = p.Parent()
+	}
+	return string(p) + "/" + strconv.FormatInt(n, 10)
+}
+
+// checkPresent reports the first member of the pattern tokens, below the
+// value at, that was not decoded: "missing field `x`", with where it is
+// missing unless that is the top level. Parents are present, or reported
+// missing by an earlier pattern.
+func checkPresent(present map[string]bool, at string, tokens []string) error {
+	if len(tokens) == 0 {
+		return nil
+	}
+	if tokens[0] == "*" {
+		for i := 0; ; i++ {
+			elem := at + "/" + strconv.Itoa(i)
+			if !present[elem] {
+				return nil
+			}
+			if err := checkPresent(present, elem, tokens[1:]); err != nil {
+				return err
+			}
+		}
+	}
+	next := at + "/" + tokens[0]
+	if !present[next] {
+		if at == "" {
+			return fmt.Errorf("missing field `%s`", tokens[0])
+		}
+		return fmt.Errorf("missing field `%s` at %s", tokens[0], at)
+	}
+	return checkPresent(present, next, tokens[1:])
 }
 
 // variant is the unmarshaler of an enum T, a string that parse accepts. A

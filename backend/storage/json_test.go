@@ -39,6 +39,9 @@ func TestDecodeStrict(t *testing.T) {
 		// Types.
 		{`[]`, "Invalid JSON in /data/r.json: …"},
 		{`null`, "Invalid JSON in /data/r.json: invalid type: null"},
+		{`nul`, "Invalid JSON in /data/r.json: unexpected EOF…"},
+		{`not json`, "Invalid JSON in /data/r.json: invalid character 'o' …"},
+		{validFile(id2, `"Minimal"`, `nil`), "Invalid JSON in /data/r.json: invalid character 'i' …/displayName…"},
 		{validFile(id2, `"schemaVersion": 1`, `"schemaVersion": "1"`), "Invalid JSON in /data/r.json: …/schemaVersion…"},
 		{validFile(id2, `"schemaVersion": 1`, `"schemaVersion": 1.0`), "Invalid JSON in /data/r.json: …/schemaVersion…"},
 		{validFile(id2, `"schemaVersion": 1`, `"schemaVersion": -1`), "Invalid JSON in /data/r.json: …/schemaVersion…"},

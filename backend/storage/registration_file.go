@@ -37,7 +37,7 @@ type overrideFile struct {
 }
 
 // requiredRegistrationFields are the members without a serde default.
-var requiredRegistrationFields = []string{"schemaVersion", "kind", "id", "displayName", "endpoint", "state"}
+var requiredRegistrationFields = []string{"/schemaVersion", "/kind", "/id", "/displayName", "/endpoint", "/state"}
 
 // registrationEnums check the enum members as serde does, while decoding.
 var registrationEnums = []*json.Unmarshalers{

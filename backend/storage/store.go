@@ -1,5 +1,5 @@
-// Package storage keeps MCP registrations (and, later, their catalogs) as
-// strict JSON files, in upstream's layout and format, so a TauriTavern data
+// Package storage keeps MCP registrations and their catalogs as strict
+// JSON files, in upstream's layout and format, so a TauriTavern data
 // root can be served as is:
 //
 //	<data-root>/_tauritavern/mcp/registrations/<uuid>.json
@@ -117,21 +117,31 @@ func (s *Store) Load(id domain.RegistrationID) (domain.Registration, bool, error
 }
 
 func (s *Store) load(path string, id domain.RegistrationID) (domain.Registration, bool, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return domain.Registration{}, false, nil
-	}
-	if err != nil {
-		return domain.Registration{}, false, ioError(err, "Failed to read %s: %v", path, reason(err))
-	}
-	if !utf8.Valid(data) {
-		return domain.Registration{}, false, domain.Errorf(domain.KindBadRequest, "", "Invalid UTF-8 in %s: invalid UTF-8 sequence at byte offset %d", path, invalidUTF8Offset(data))
+	data, found, err := readText(path)
+	if !found || err != nil {
+		return domain.Registration{}, false, err
 	}
 	reg, err := decodeRegistration(data, path, id)
 	if err != nil {
 		return domain.Registration{}, false, err
 	}
 	return reg, true, nil
+}
+
+// readText reads the file at path, which must be UTF-8 text; false when
+// there is no file.
+func readText(path string) ([]byte, bool, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, ioError(err, "Failed to read %s: %v", path, reason(err))
+	}
+	if !utf8.Valid(data) {
+		return nil, false, domain.Errorf(domain.KindBadRequest, "", "Invalid UTF-8 in %s: invalid UTF-8 sequence at byte offset %d", path, invalidUTF8Offset(data))
+	}
+	return data, true, nil
 }
 
 // invalidUTF8Offset returns the offset of the first invalid UTF-8 sequence
