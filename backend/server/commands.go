@@ -40,8 +40,13 @@ func NewCommands(svc *service.Service, log *slog.Logger) *Commands {
 		jsapi.CmdRemoveServer: withDTO(func(ctx context.Context, dto jsapi.McpRegistrationIdDto) (any, error) {
 			return nil, svc.Remove(ctx, dto)
 		}),
+		jsapi.CmdDiscoverTools:              withDTO(svc.Discover),
+		jsapi.CmdRefreshTools:               withDTO(svc.Refresh),
 		jsapi.CmdSetToolPermission:          withDTO(svc.SetPermission),
 		jsapi.CmdSetToolDescriptionOverride: withDTO(svc.SetDescriptionOverride),
+		jsapi.CmdStartTestCall:              withDTO(svc.StartTestCall),
+		jsapi.CmdTestToolCall:               withDTO(svc.TestCall),
+		jsapi.CmdCancelTestCall:             withDTO(svc.CancelTestCall),
 	}}
 	for _, name := range jsapi.Commands {
 		if _, ok := c.table[name]; !ok {

@@ -16,6 +16,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ttmcp/ttmcp/backend/gateway"
 	"github.com/ttmcp/ttmcp/backend/service"
 	"github.com/ttmcp/ttmcp/backend/storage"
 	"github.com/ttmcp/ttmcp/jsapi"
@@ -32,7 +33,7 @@ func newFixture(t *testing.T, mutate func(*Config)) *fixture {
 	t.Helper()
 	root := t.TempDir()
 	cfg := Config{
-		Commands:         NewCommands(service.New(storage.Open(root), nil), nil),
+		Commands:         NewCommands(newService(root), nil),
 		AllowOrigins:     []string{"http://localhost:8000"},
 		Version:          "test",
 		HandshakeTimeout: 2 * time.Second,
@@ -316,7 +317,9 @@ func TestCommandErrors(t *testing.T) {
 		{"override unknown field", jsapi.CmdSetToolDescriptionOverride, dto(map[string]any{"registrationId": s.ID, "nativeName": "t", "override": map[string]any{"title": "x", "properties": map[string]string{}}}), "BadRequest", jsapi.CodeArgsInvalid, "title"},
 		{"empty native name", jsapi.CmdSetToolPermission, dto(map[string]any{"registrationId": s.ID, "nativeName": "", "permission": "ask"}), "BadRequest", "", ""},
 		{"bad permission", jsapi.CmdSetToolPermission, dto(map[string]any{"registrationId": s.ID, "nativeName": "t", "permission": "deny"}), "BadRequest", "", "deny"},
-		{"not yet available", jsapi.CmdDiscoverTools, dto(map[string]any{"registrationId": s.ID}), "Unavailable", jsapi.CodeCommandUnavailable, jsapi.CmdDiscoverTools},
+		{"paused discover", jsapi.CmdDiscoverTools, dto(map[string]any{"registrationId": s.ID}), "Conflict", service.CodeServerPaused, s.ID},
+		{"paused refresh", jsapi.CmdRefreshTools, dto(s.ID), "BadRequest", jsapi.CodeArgsInvalid, "object"},
+		{"not yet available", jsapi.CmdListLegacyTools, nil, "Unavailable", jsapi.CodeCommandUnavailable, jsapi.CmdListLegacyTools},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -367,4 +370,11 @@ func TestConcurrentCreates(t *testing.T) {
 	if len(list.Servers) != n {
 		t.Fatalf("listed %d", len(list.Servers))
 	}
+}
+
+// newService is the real service over files in root; its gateway reaches
+// real servers (none are registered by these tests).
+func newService(root string) *service.Service {
+	store := storage.Open(root)
+	return service.New(service.Config{Registrations: store, Catalogs: store, Gateway: gateway.New(gateway.Config{})})
 }

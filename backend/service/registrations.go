@@ -81,6 +81,7 @@ func (s *Service) Update(ctx context.Context, dto jsapi.UpdateMcpServerDto) (jsa
 			return err
 		}
 		if changed {
+			s.cache.drop(id)
 			if err := s.regs.DeleteCatalog(id); err != nil {
 				return internal("cannot invalidate the catalog of the old connection", err)
 			}
@@ -129,6 +130,7 @@ func (s *Service) Remove(ctx context.Context, dto jsapi.McpRegistrationIdDto) er
 	if err := s.regs.Delete(id); err != nil {
 		return internal("cannot remove MCP registration", err)
 	}
+	s.cache.drop(id)
 	if err := s.regs.DeleteCatalog(id); err != nil {
 		s.log.Warn("Failed to clean up removed MCP catalog snapshot", "registration", id, "err", err)
 	}

@@ -9,6 +9,7 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 
 	"github.com/ttmcp/ttmcp/backend/domain"
@@ -31,28 +32,73 @@ type Registrations interface {
 	DeleteCatalog(id domain.RegistrationID) error
 }
 
-// Service implements the registration commands.
+// Catalogs is the catalog snapshot storage the service needs.
+type Catalogs interface {
+	// LoadCatalog returns false when there is no snapshot. A snapshot is
+	// bound to its registration's id and endpoint; a mismatch is an error.
+	LoadCatalog(id domain.RegistrationID, endpoint domain.Endpoint) (domain.Catalog, bool, error)
+	// SaveCatalog writes a snapshot atomically.
+	SaveCatalog(id domain.RegistrationID, endpoint domain.Endpoint, c domain.Catalog) error
+}
+
+// Gateway reaches MCP servers.
+type Gateway interface {
+	// Discover lists and validates a server's tools over a fresh session.
+	Discover(ctx context.Context, r domain.Registration) (domain.Catalog, error)
+	// Call makes exactly one tools/call over a fresh session; args is a
+	// JSON object sent byte for byte.
+	Call(ctx context.Context, r domain.Registration, nativeName string, args json.RawMessage) domain.CallOutcome
+}
+
+// Config wires a Service to its adapters.
+type Config struct {
+	Registrations Registrations
+	Catalogs      Catalogs
+	Gateway       Gateway
+	Log           *slog.Logger // nil discards
+}
+
+// Service implements the commands of the MCP platform.
 type Service struct {
-	regs Registrations
-	log  *slog.Logger
+	regs     Registrations
+	catalogs Catalogs
+	gateway  Gateway
+	log      *slog.Logger
 	// mu serialises mutations. It is a channel so that a caller whose
 	// context ends while waiting gives up instead of queueing forever.
 	mu chan struct{}
+	// cache holds the published catalog snapshots in memory.
+	cache snapshots
+	// calls are the prepared test calls.
+	calls calls
 }
 
-// New returns a Service over regs. A nil logger discards.
-func New(regs Registrations, log *slog.Logger) *Service {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+// New returns a Service over the adapters of cfg.
+func New(cfg Config) *Service {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{regs: regs, log: log, mu: make(chan struct{}, 1)}
+	return &Service{
+		regs:     cfg.Registrations,
+		catalogs: cfg.Catalogs,
+		gateway:  cfg.Gateway,
+		log:      cfg.Log,
+		mu:       make(chan struct{}, 1),
+		cache:    snapshots{byID: map[domain.RegistrationID]*snapshot{}},
+		calls:    calls{byID: map[string]*preparedCall{}},
+	}
 }
 
 // lock takes the mutation lock or fails when ctx ends first.
 func (s *Service) lock(ctx context.Context) (unlock func(), err error) {
+	return acquire(ctx, s.mu)
+}
+
+// acquire takes a channel lock or fails when ctx ends first.
+func acquire(ctx context.Context, lock chan struct{}) (unlock func(), err error) {
 	select {
-	case s.mu <- struct{}{}:
-		return func() { <-s.mu }, nil
+	case lock <- struct{}{}:
+		return func() { <-lock }, nil
 	case <-ctx.Done():
 		return nil, domain.Errorf(domain.KindUnavailable, jsapi.CodeRequestCancelled, "the request was cancelled before it ran: %v", context.Cause(ctx))
 	}

@@ -16,7 +16,7 @@ import (
 func newService(t *testing.T) (*Service, *storage.Store) {
 	t.Helper()
 	store := storage.Open(t.TempDir())
-	return New(store, nil), store
+	return New(Config{Registrations: store, Catalogs: store}), store
 }
 
 func create(t *testing.T, s *Service) jsapi.McpServer {

@@ -2,6 +2,7 @@
 // strict files and serves them to browser pages over a WebSocket.
 //
 //	ttmcp serve [--listen 127.0.0.1:7878] [--data-root ./data] [--allow-origin URL]...
+//	ttmcp demo-server [--listen 127.0.0.1:7879]
 //	ttmcp version
 package main
 
@@ -13,12 +14,15 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/ttmcp/ttmcp/backend/demo"
+	"github.com/ttmcp/ttmcp/backend/gateway"
 	"github.com/ttmcp/ttmcp/backend/server"
 	"github.com/ttmcp/ttmcp/backend/service"
 	"github.com/ttmcp/ttmcp/backend/storage"
@@ -38,7 +42,8 @@ func main() {
 }
 
 const usage = `usage:
-  ttmcp serve [--listen 127.0.0.1:7878] [--data-root ./data] [--allow-origin URL]...
+  ttmcp serve [--listen 127.0.0.1:7878] [--data-root ./data] [--allow-origin URL]... [-v]
+  ttmcp demo-server [--listen 127.0.0.1:7879]
   ttmcp version`
 
 func run(ctx context.Context, args []string, stderr io.Writer) error {
@@ -48,6 +53,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], stderr)
+	case "demo-server":
+		return demoServer(ctx, args[1:], stderr)
 	case "version":
 		fmt.Fprintln(stderr, "ttmcp", version)
 		return nil
@@ -81,18 +88,17 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	host, _, err := net.SplitHostPort(*listen)
-	if err != nil {
-		return fmt.Errorf("--listen %q: %v", *listen, err)
-	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return fmt.Errorf("--listen %q: ttmcp only listens on loopback addresses (its pages trust the local machine)", *listen)
-	}
-	ln, err := net.Listen("tcp", *listen)
+	ln, err := listenLoopback(*listen)
 	if err != nil {
 		return err
 	}
-	svc := service.New(storage.Open(*dataRoot), log)
+	store := storage.Open(*dataRoot)
+	svc := service.New(service.Config{
+		Registrations: store,
+		Catalogs:      store,
+		Gateway:       gateway.New(gateway.Config{ClientVersion: version, Log: log}),
+		Log:           log,
+	})
 	srv := server.New(server.Config{
 		Commands:     server.NewCommands(svc, log),
 		Assets:       jsapi.Assets(),
@@ -104,4 +110,45 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	err = srv.Serve(ctx, ln, 5*time.Second)
 	log.Info("ttmcp stopped")
 	return err
+}
+
+// listenLoopback listens on addr, which must be a loopback address: the
+// backend trusts its callers to be on this machine.
+func listenLoopback(addr string) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("--listen %q: %v", addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return nil, fmt.Errorf("--listen %q: ttmcp only listens on loopback addresses", addr)
+	}
+	return net.Listen("tcp", addr)
+}
+
+// demoServer serves the demo MCP server at /mcp until ctx ends.
+func demoServer(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("demo-server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", "127.0.0.1:7879", "loopback address to listen on")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ln, err := listenLoopback(*listen)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", demo.Handler())
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		hs.Shutdown(sctx)
+	}()
+	fmt.Fprintf(stderr, "ttmcp demo MCP server: register http://%s/mcp\n", ln.Addr())
+	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }

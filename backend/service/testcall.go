@@ -1,0 +1,183 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/ttmcp/ttmcp/backend/domain"
+	"github.com/ttmcp/ttmcp/jsapi"
+)
+
+// Not-sent codes of the test-call gates (reference §1.5).
+const (
+	CodeCallIDInUse                 = "mcp.call_id_in_use"
+	CodeCallNotStarted              = "mcp.call_not_started"
+	CodeCallCancelledBeforeSend     = "mcp.call_cancelled_before_send"
+	CodeCallRegistrationInvalid     = "mcp.call_registration_invalid"
+	CodeCallToolNameInvalid         = "mcp.call_tool_name_invalid"
+	CodeCallArgumentsSizeLimit      = "mcp.call_arguments_size_limit"
+	CodeCallArgumentsNotObject      = "mcp.call_arguments_not_object"
+	CodeCallArgumentsInvalidJSON    = "mcp.call_arguments_invalid_json"
+	CodeCallRegistrationNotFound    = "mcp.call_registration_not_found"
+	CodeCallRegistrationUnavailable = "mcp.call_registration_unavailable"
+	CodeCallServerPaused            = "mcp.call_server_paused"
+)
+
+// maxCallIDBytes bounds a call id (the page sends a UUID).
+const maxCallIDBytes = 128
+
+// calls are the prepared test calls: the private start acknowledgement
+// registers a call id with its own cancellation, so the page can cancel a
+// call whose test_mcp_tool_call command has not even arrived yet.
+type calls struct {
+	mu   sync.Mutex
+	byID map[string]*preparedCall
+}
+
+type preparedCall struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// StartTestCall registers a call id. The registration ends with the call,
+// with cancel_mcp_test_call, or when the caller's context ends (its page
+// closed the socket).
+func (s *Service) StartTestCall(ctx context.Context, dto jsapi.McpTestCallIdDto) (any, error) {
+	if dto.CallID == "" || len(dto.CallID) > maxCallIDBytes {
+		return nil, domain.Errorf(domain.KindBadRequest, jsapi.CodeArgsInvalid, "callId must be 1 to %d bytes", maxCallIDBytes)
+	}
+	s.calls.mu.Lock()
+	defer s.calls.mu.Unlock()
+	if _, ok := s.calls.byID[dto.CallID]; ok {
+		return nil, domain.Errorf(domain.KindConflict, CodeCallIDInUse, "call `%s` is already active", dto.CallID)
+	}
+	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	p := &preparedCall{ctx: cctx, cancel: cancel}
+	s.calls.byID[dto.CallID] = p
+	context.AfterFunc(ctx, func() { s.forget(dto.CallID, p) })
+	return nil, nil
+}
+
+// CancelTestCall cancels a prepared or running call; an unknown id is a
+// no-op (no tombstones: the page may cancel after the call ended).
+func (s *Service) CancelTestCall(_ context.Context, dto jsapi.McpTestCallIdDto) (any, error) {
+	s.calls.mu.Lock()
+	p, ok := s.calls.byID[dto.CallID]
+	delete(s.calls.byID, dto.CallID)
+	s.calls.mu.Unlock()
+	if ok {
+		p.cancel()
+	}
+	return nil, nil
+}
+
+// forget removes p if it is still the call registered under id.
+func (s *Service) forget(id string, p *preparedCall) {
+	s.calls.mu.Lock()
+	if s.calls.byID[id] == p {
+		delete(s.calls.byID, id)
+	}
+	s.calls.mu.Unlock()
+	p.cancel()
+}
+
+// TestCall runs one prepared test call: the gates of reference §1.5 in
+// their order, each failing as not_sent, then exactly one tools/call.
+// Permissions are neither checked nor changed: a test call is the user's
+// explicit act. The arguments reach the server byte for byte.
+func (s *Service) TestCall(ctx context.Context, dto jsapi.TestMcpToolCallDto) (jsapi.McpCallOutcome, error) {
+	s.calls.mu.Lock()
+	p, ok := s.calls.byID[dto.CallID]
+	s.calls.mu.Unlock()
+	if !ok {
+		return notSent(CodeCallNotStarted, "The test call was not prepared or was cancelled before it started"), nil
+	}
+	defer s.forget(dto.CallID, p)
+	if p.ctx.Err() != nil {
+		return notSent(CodeCallCancelledBeforeSend, "The tool request was cancelled before it started"), nil
+	}
+	// The call ends when the page cancels it or its socket closes.
+	callCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(p.ctx, cancel)()
+
+	id, err := domain.ParseRegistrationID(dto.RegistrationID)
+	if err != nil {
+		return notSent(CodeCallRegistrationInvalid, err.Error()), nil
+	}
+	if err := domain.ValidateNativeName(dto.NativeName); err != nil {
+		return notSent(CodeCallToolNameInvalid, err.Error()), nil
+	}
+	args, outcome := parseArguments(dto.ArgumentsJSON)
+	if outcome != nil {
+		return *outcome, nil
+	}
+	r, ok, err := s.regs.Load(id)
+	switch {
+	case err != nil:
+		return notSent(CodeCallRegistrationUnavailable, fmt.Sprintf("MCP registration `%s` cannot be loaded: %v", id, err)), nil
+	case !ok:
+		return notSent(CodeCallRegistrationNotFound, fmt.Sprintf("MCP registration not found: %s", id)), nil
+	case r.State != domain.StateActive:
+		return notSent(CodeCallServerPaused, fmt.Sprintf("MCP registration `%s` must be Active before a test call", id)), nil
+	}
+	if callCtx.Err() != nil {
+		return notSent(CodeCallCancelledBeforeSend, "The tool request was cancelled before it started"), nil
+	}
+	return CallOutcomeDTO(s.gateway.Call(callCtx, r, dto.NativeName, args)), nil
+}
+
+// parseArguments checks argumentsJson: at most MaxArgumentsBytes, valid
+// JSON, an object. The text itself is what is sent: nothing is decoded
+// into numbers that could lose precision.
+func parseArguments(text string) (json.RawMessage, *jsapi.McpCallOutcome) {
+	if len(text) > domain.MaxArgumentsBytes {
+		o := notSent(CodeCallArgumentsSizeLimit, fmt.Sprintf("Arguments JSON exceeds %d bytes", domain.MaxArgumentsBytes))
+		return nil, &o
+	}
+	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		o := notSent(CodeCallArgumentsInvalidJSON, "Arguments are not valid JSON: "+err.Error())
+		return nil, &o
+	}
+	if dec.More() || !json.Valid([]byte(text)) {
+		o := notSent(CodeCallArgumentsInvalidJSON, "Arguments are not valid JSON: trailing data after the value")
+		return nil, &o
+	}
+	if _, ok := v.(map[string]any); !ok {
+		o := notSent(CodeCallArgumentsNotObject, "Arguments must be a JSON object")
+		return nil, &o
+	}
+	return json.RawMessage(text), nil
+}
+
+func notSent(code, message string) jsapi.McpCallOutcome {
+	return jsapi.McpCallOutcome{Outcome: jsapi.OutcomeNotSent, Code: code, Message: message}
+}
+
+// CallOutcomeDTO projects a call outcome for the page.
+func CallOutcomeDTO(o domain.CallOutcome) jsapi.McpCallOutcome {
+	out := jsapi.McpCallOutcome{Outcome: string(o.Outcome), Code: o.Code, Message: o.Message}
+	switch {
+	case o.Result != nil:
+		r := &jsapi.McpToolResult{Kind: jsapi.ResponseToolResult, IsError: o.Result.IsError, StructuredJSON: o.Result.StructuredJSON,
+			TextBlocks: make([]jsapi.McpTextBlock, 0, len(o.Result.TextBlocks)), Diagnostics: make([]jsapi.McpCallDiagnostic, 0, len(o.Result.Diagnostics))}
+		for _, b := range o.Result.TextBlocks {
+			r.TextBlocks = append(r.TextBlocks, jsapi.McpTextBlock{Index: b.Index, Text: b.Text})
+		}
+		for _, d := range o.Result.Diagnostics {
+			r.Diagnostics = append(r.Diagnostics, jsapi.McpCallDiagnostic{Code: d.Code, Message: d.Message, ContentIndex: d.ContentIndex})
+		}
+		out.Response = r
+	case o.ServerError != nil:
+		out.Response = &jsapi.McpServerError{Kind: jsapi.ResponseServerError, Code: o.ServerError.Code, Message: o.ServerError.Message, DataJSON: o.ServerError.DataJSON}
+	case o.Unsupported != nil:
+		out.Response = &jsapi.McpUnsupportedResponse{Kind: jsapi.ResponseUnsupported, ResponseType: o.Unsupported.ResponseType, Message: o.Unsupported.Message}
+	}
+	return out
+}
