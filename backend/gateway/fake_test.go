@@ -89,11 +89,12 @@ func objectTool(name string) *mcp.Tool {
 // what a go-sdk server will not do: odd versions, cursor loops, invalid
 // tools, huge pages.
 type fake struct {
-	version  string // answered to initialize
-	noTools  bool   // leave the tools capability out
-	list     func(cursor string) any
-	onList   func(w http.ResponseWriter, r *http.Request) bool // may take over a tools/list answer
-	sessions bool
+	version string // answered to initialize
+	noTools bool   // leave the tools capability out
+	list    func(cursor string) any
+	onList  func(w http.ResponseWriter, r *http.Request) bool // may take over a tools/list answer
+	// onCall answers tools/call; body is the raw request.
+	onCall func(w http.ResponseWriter, r *http.Request, id json.RawMessage, body []byte)
 }
 
 func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -112,7 +113,8 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Cursor string `json:"cursor"`
 		} `json:"params"`
 	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+	body, _ := io.ReadAll(r.Body)
+	if err := json.Unmarshal(body, &req); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
@@ -133,6 +135,8 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"protocolVersion": f.version, "capabilities": caps, "serverInfo": map[string]any{"name": "fake", "version": "0.1"}}})
 	case "notifications/initialized":
 		w.WriteHeader(http.StatusAccepted)
+	case "tools/call":
+		f.onCall(w, r, req.ID, body)
 	case "tools/list":
 		if f.onList != nil && f.onList(w, r) {
 			return

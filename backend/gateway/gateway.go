@@ -29,6 +29,7 @@ type Config struct {
 	ConnectTimeout   time.Duration // TCP (and TLS) connect, default 30 s
 	StartupTimeout   time.Duration // initialize or server/discover, default 120 s
 	ListTimeout      time.Duration // one whole tools/list pagination run, default 120 s
+	CallWait         time.Duration // waiting for the answer to a sent tools/call, default 60 s
 	CloseTimeout     time.Duration // closing a session, default 2 s
 	MaxResponseBytes int64         // one HTTP response body, default 4 MiB
 	ClientName       string        // implementation name sent to servers, default "ttmcp"
@@ -45,6 +46,7 @@ func (c Config) withDefaults() Config {
 	def(&c.ConnectTimeout, 30*time.Second)
 	def(&c.StartupTimeout, 120*time.Second)
 	def(&c.ListTimeout, 120*time.Second)
+	def(&c.CallWait, 60*time.Second)
 	def(&c.CloseTimeout, 2*time.Second)
 	if c.MaxResponseBytes <= 0 {
 		c.MaxResponseBytes = 4 << 20

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,8 +9,10 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"golang.org/x/net/http/httpguts"
@@ -34,6 +37,18 @@ type transport struct {
 
 	overflow      atomic.Bool // a response body exceeded limit
 	refusedLegacy atomic.Bool // an initialize was refused
+
+	// callWritten turns true once a tools/call request has been written to
+	// the connection (httptrace): from then on the server may have run the
+	// tool, whatever happens next.
+	callWritten atomic.Bool
+	// callResponse keeps the raw body of the tools/call response, so a
+	// result go-sdk cannot decode is still known (see call.go).
+	callResponse struct {
+		sync.Mutex
+		contentType string
+		body        bytes.Buffer
+	}
 }
 
 var (
@@ -66,11 +81,21 @@ func newTransport(cfg Config, headers map[string]string, refuseInitialize bool) 
 // RoundTrip adds the registration's headers, refuses what the session must
 // not send, and caps the response body.
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if t.refuseInitialize && requestMethod(req) == "initialize" {
+	method := requestMethod(req)
+	if t.refuseInitialize && method == "initialize" {
 		t.refusedLegacy.Store(true)
 		return nil, errLegacy
 	}
-	req = req.Clone(req.Context())
+	ctx := req.Context()
+	if method == "tools/call" {
+		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			WroteRequest: func(info httptrace.WroteRequestInfo) {
+				// Even a failed write may have put the request on the wire.
+				t.callWritten.Store(true)
+			},
+		})
+	}
+	req = req.Clone(ctx)
 	for name, values := range t.headers {
 		req.Header[name] = values
 	}
@@ -78,8 +103,27 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp.Body = &cappedBody{rc: resp.Body, left: t.limit, overflow: &t.overflow}
+	body := &cappedBody{rc: resp.Body, left: t.limit, overflow: &t.overflow}
+	resp.Body = body
+	if method == "tools/call" {
+		t.callResponse.Lock()
+		t.callResponse.contentType = resp.Header.Get("Content-Type")
+		t.callResponse.body.Reset()
+		t.callResponse.Unlock()
+		body.tee = func(p []byte) {
+			t.callResponse.Lock()
+			t.callResponse.body.Write(p)
+			t.callResponse.Unlock()
+		}
+	}
 	return resp, nil
+}
+
+// rawCallResponse returns what was read of the tools/call response.
+func (t *transport) rawCallResponse() (contentType string, body []byte) {
+	t.callResponse.Lock()
+	defer t.callResponse.Unlock()
+	return t.callResponse.contentType, bytes.Clone(t.callResponse.body.Bytes())
 }
 
 func (t *transport) close() { t.base.CloseIdleConnections() }
@@ -119,6 +163,7 @@ type cappedBody struct {
 	rc       io.ReadCloser
 	left     int64
 	overflow *atomic.Bool
+	tee      func([]byte) // sees every byte read, when set
 }
 
 func (b *cappedBody) Read(p []byte) (int, error) {
@@ -137,6 +182,9 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 	}
 	n, err := b.rc.Read(p)
 	b.left -= int64(n)
+	if b.tee != nil && n > 0 {
+		b.tee(p[:n])
+	}
 	return n, err
 }
 

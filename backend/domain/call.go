@@ -1,0 +1,77 @@
+package domain
+
+// Outcome tells what a tool call may have done on the server. The host
+// never guesses: a call is "not sent" only while the tools/call request
+// has provably not been written to the connection; after that, anything
+// short of a decoded answer is "unknown", and the call is never retried.
+type Outcome string
+
+// The outcomes (jsapi.Outcome*).
+const (
+	OutcomeKnownResponse Outcome = "known_response"
+	OutcomeNotSent       Outcome = "not_sent"
+	OutcomeUnknown       Outcome = "outcome_unknown"
+)
+
+// CallOutcome is the result of one tool call. Exactly one of Result,
+// ServerError and Unsupported is set for a known response; Code and
+// Message are set otherwise.
+type CallOutcome struct {
+	Outcome     Outcome
+	Code        string
+	Message     string
+	Result      *ToolResult
+	ServerError *ServerError
+	Unsupported *UnsupportedResponse
+}
+
+// ToolResult is a tools/call result projected for people and models: the
+// text blocks with their original indexes, the structured content as
+// deterministic JSON, and a diagnostic for each part not projected.
+type ToolResult struct {
+	IsError        bool
+	TextBlocks     []TextBlock
+	StructuredJSON *string
+	Diagnostics    []CallDiagnostic
+}
+
+// TextBlock is a text content block and its index in the result.
+type TextBlock struct {
+	Index int
+	Text  string
+}
+
+// CallDiagnostic reports a part of a result that was not projected.
+type CallDiagnostic struct {
+	Code         string
+	Message      string
+	ContentIndex *int
+}
+
+// ServerError is a JSON-RPC error the server answered: a known response
+// (the server says it did not run the tool as asked).
+type ServerError struct {
+	Code     int32
+	Message  string
+	DataJSON *string
+}
+
+// UnsupportedResponse is a response the host does not drive further
+// (input_required, task, other).
+type UnsupportedResponse struct {
+	ResponseType string
+	Message      string
+}
+
+// NotSent returns a not_sent outcome.
+func NotSent(code, message string) CallOutcome {
+	return CallOutcome{Outcome: OutcomeNotSent, Code: code, Message: message}
+}
+
+// Unknown returns an outcome_unknown outcome.
+func Unknown(code, message string) CallOutcome {
+	return CallOutcome{Outcome: OutcomeUnknown, Code: code, Message: message}
+}
+
+// MaxArgumentsBytes bounds a call's argumentsJson.
+const MaxArgumentsBytes = 256 << 10

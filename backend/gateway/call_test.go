@@ -1,0 +1,269 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ttmcp/ttmcp/backend/domain"
+)
+
+// callServer is a go-sdk server (stateless: every version) whose tools run
+// the given handlers.
+func callServer(t *testing.T, tools map[*mcp.Tool]mcp.ToolHandler) (string, *recorder) {
+	t.Helper()
+	s := mcp.NewServer(&mcp.Implementation{Name: "calls", Version: "1"}, nil)
+	for tool, h := range tools {
+		s.AddTool(tool, h)
+	}
+	ts, rec := serve(t, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
+	return ts.URL, rec
+}
+
+func wantOutcome(t *testing.T, o domain.CallOutcome, outcome domain.Outcome, code string) {
+	t.Helper()
+	if o.Outcome != outcome || o.Code != code {
+		t.Fatalf("outcome %s %s (%s), want %s %s", o.Outcome, o.Code, o.Message, outcome, code)
+	}
+}
+
+func callGateway(wait time.Duration) *Gateway {
+	return New(Config{StartupTimeout: 5 * time.Second, ListTimeout: 5 * time.Second, CallWait: wait, CloseTimeout: 200 * time.Millisecond})
+}
+
+// The 2026 call lists tools first so go-sdk sends the Mcp-Param header,
+// keeps custom headers on every request, and sends the arguments exactly.
+func TestModernCallHeadersAndArguments(t *testing.T) {
+	var gotArgs json.RawMessage
+	forecast := &mcp.Tool{Name: "forecast", InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer"}}}`)}
+	url, rec := callServer(t, map[*mcp.Tool]mcp.ToolHandler{forecast: func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		gotArgs = req.Params.Arguments
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "rainy"}, &mcp.ImageContent{Data: []byte("png!"), MIMEType: "image/png"}}}, nil
+	}})
+	r := registration(t, url, domain.ProtocolAuto, map[string]string{"X-Api-Key": "k"})
+	o := callGateway(5*time.Second).Call(context.Background(), r, "forecast", json.RawMessage(`{"region":"us-east-1","n":9007199254740993}`))
+	wantOutcome(t, o, domain.OutcomeKnownResponse, "")
+	res := o.Result
+	if !res.IsError || len(res.TextBlocks) != 1 || res.TextBlocks[0] != (domain.TextBlock{Index: 0, Text: "rainy"}) ||
+		len(res.Diagnostics) != 1 || res.Diagnostics[0].Code != CodeCallContentUnsupported || *res.Diagnostics[0].ContentIndex != 1 ||
+		res.Diagnostics[0].Message != "Image content (image/png, 8 encoded bytes) is not supported" {
+		t.Fatalf("result %+v", res)
+	}
+	if !strings.Contains(string(gotArgs), "9007199254740993") {
+		t.Fatalf("arguments arrived as %s", gotArgs)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	lists, calls := 0, 0
+	for i, m := range rec.methods {
+		if rec.headers[i].Get("X-Api-Key") != "k" {
+			t.Errorf("%s without the custom header", m)
+		}
+		switch m {
+		case "tools/list":
+			lists++
+		case "tools/call":
+			calls++
+			h := rec.headers[i]
+			if h.Get("Mcp-Method") != "tools/call" || h.Get("Mcp-Name") != "forecast" || h.Get("Mcp-Param-Region") != "us-east-1" {
+				t.Errorf("call headers %v", h)
+			}
+		}
+	}
+	if lists != 1 || calls != 1 {
+		t.Fatalf("%d lists, %d calls: %v", lists, calls, rec.methods)
+	}
+}
+
+func TestLegacyCallSkipsMetadataAndProjectsStructuredContent(t *testing.T) {
+	add := &mcp.Tool{Name: "add", InputSchema: json.RawMessage(`{"type":"object"}`)}
+	url, rec := callServer(t, map[*mcp.Tool]mcp.ToolHandler{add: func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "3"}}, StructuredContent: map[string]any{"z": 1, "a": "<b>", "big": json.Number("12345678901234567890")}}, nil
+	}})
+	o := callGateway(5*time.Second).Call(context.Background(), registration(t, url, domain.Protocol20250618, nil), "add", json.RawMessage(`{}`))
+	wantOutcome(t, o, domain.OutcomeKnownResponse, "")
+	want := "{\n  \"a\": \"<b>\",\n  \"big\": 12345678901234567890,\n  \"z\": 1\n}"
+	if o.Result.StructuredJSON == nil || *o.Result.StructuredJSON != want || o.Result.IsError {
+		t.Fatalf("structured %v", o.Result.StructuredJSON)
+	}
+	if rec.count("tools/list") != 0 || rec.count("tools/call") != 1 {
+		t.Fatalf("requests %v", rec.seen())
+	}
+}
+
+func TestModernCallOfAnAbsentToolIsNotSent(t *testing.T) {
+	url, rec := callServer(t, map[*mcp.Tool]mcp.ToolHandler{objectTool("other"): nil})
+	o := callGateway(5*time.Second).Call(context.Background(), registration(t, url, domain.ProtocolAuto, nil), "missing", json.RawMessage(`{}`))
+	wantOutcome(t, o, domain.OutcomeNotSent, CodeCallToolUnavailable)
+	if rec.count("tools/call") != 0 {
+		t.Fatal("called an absent tool")
+	}
+}
+
+// slowTool runs until its context ends or release is closed, announcing
+// itself on started.
+func slowTool(started chan<- struct{}, release <-chan struct{}) mcp.ToolHandler {
+	return func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		started <- struct{}{}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-release:
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "late"}}}, nil
+		}
+	}
+}
+
+func TestCancelAndTimeoutAfterTheWriteAreUnknown(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		wait   time.Duration
+		cancel bool
+		code   string
+	}{
+		{"cancelled", 5 * time.Second, true, CodeCallCancelled},
+		{"timed out", 200 * time.Millisecond, false, CodeCallTimeout},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			started, release := make(chan struct{}, 1), make(chan struct{})
+			defer close(release)
+			url, rec := callServer(t, map[*mcp.Tool]mcp.ToolHandler{objectTool("slow"): slowTool(started, release)})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tt.cancel {
+				go func() { <-started; cancel() }()
+			}
+			o := callGateway(tt.wait).Call(ctx, registration(t, url, domain.Protocol20251125, nil), "slow", json.RawMessage(`{}`))
+			wantOutcome(t, o, domain.OutcomeUnknown, tt.code)
+			if rec.count("tools/call") != 1 {
+				t.Fatalf("requests %v", rec.seen())
+			}
+		})
+	}
+}
+
+func TestCancelBeforeTheWriteIsNotSent(t *testing.T) {
+	var release chan struct{} = make(chan struct{})
+	ts, rec := serveHanging(t, func(wait func(*http.Request)) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { wait(r) })
+	})
+	defer close(release)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	o := callGateway(5*time.Second).Call(ctx, registration(t, ts.URL, domain.ProtocolAuto, nil), "slow", json.RawMessage(`{}`))
+	wantOutcome(t, o, domain.OutcomeNotSent, CodeCallCancelledBeforeSend)
+	if rec.count("tools/call") != 0 {
+		t.Fatal("a call was sent")
+	}
+	done, stop := context.WithCancel(context.Background())
+	stop()
+	o = callGateway(time.Second).Call(done, registration(t, ts.URL, domain.ProtocolAuto, nil), "slow", json.RawMessage(`{}`))
+	wantOutcome(t, o, domain.OutcomeNotSent, CodeCallCancelledBeforeSend)
+}
+
+// Fakes answer tools/call in ways go-sdk servers do not.
+func TestCallResponses(t *testing.T) {
+	jsonReply := func(w http.ResponseWriter, status int, body string) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		fmt.Fprint(w, body)
+	}
+	tests := []struct {
+		name    string
+		onCall  func(w http.ResponseWriter, id string)
+		outcome domain.Outcome
+		code    string
+		check   func(t *testing.T, o domain.CallOutcome)
+	}{
+		{"json-rpc error on HTTP 400", func(w http.ResponseWriter, id string) {
+			jsonReply(w, 400, `{"jsonrpc":"2.0","id":`+id+`,"error":{"code":-32602,"message":"fixture invalid params","data":{ "field" : "region" }}}`)
+		}, domain.OutcomeKnownResponse, "", func(t *testing.T, o domain.CallOutcome) {
+			if e := o.ServerError; e == nil || e.Code != -32602 || e.Message != "fixture invalid params" || *e.DataJSON != `{"field":"region"}` {
+				t.Fatalf("server error %+v", o)
+			}
+		}},
+		{"unknown content type stays known", func(w http.ResponseWriter, id string) {
+			jsonReply(w, 200, `{"jsonrpc":"2.0","id":`+id+`,"result":{"content":[{"type":"video","uri":"x"},{"type":"text","text":"t"},{"type":"resource_link","uri":"file:///a","name":"a","size":12},{"type":"resource","resource":{"uri":"x:y","text":"abc"}},{"type":"audio","data":"AAAA","mimeType":"audio/wav"}],"_meta":{"k":1}}}`)
+		}, domain.OutcomeKnownResponse, "", func(t *testing.T, o domain.CallOutcome) {
+			r := o.Result
+			msgs := []string{}
+			for _, d := range r.Diagnostics {
+				msgs = append(msgs, d.Message)
+			}
+			want := []string{"Unknown content type is not supported", "Resource link (12 bytes) is not supported",
+				"Embedded resource content (3 encoded bytes) is not supported", "Audio content (audio/wav, 4 encoded bytes) is not supported", "Result metadata is not supported"}
+			if fmt.Sprint(msgs) != fmt.Sprint(want) || len(r.TextBlocks) != 1 || r.TextBlocks[0].Index != 1 {
+				t.Fatalf("result %+v / %q", r, msgs)
+			}
+		}},
+		{"input required", func(w http.ResponseWriter, id string) {
+			jsonReply(w, 200, `{"jsonrpc":"2.0","id":`+id+`,"result":{"resultType":"input_required","inputRequests":{}}}`)
+		}, domain.OutcomeKnownResponse, "", func(t *testing.T, o domain.CallOutcome) {
+			if o.Unsupported == nil || o.Unsupported.ResponseType != "input_required" {
+				t.Fatalf("%+v", o)
+			}
+		}},
+		{"malformed JSON", func(w http.ResponseWriter, id string) { jsonReply(w, 200, `{"jsonrpc":"2.0","id":`+id+`,"result":{`) },
+			domain.OutcomeUnknown, CodeCallResponseFailed, nil},
+		{"5 MiB response", func(w http.ResponseWriter, id string) {
+			jsonReply(w, 200, `{"jsonrpc":"2.0","id":`+id+`,"result":{"content":[{"type":"text","text":"`+strings.Repeat("x", 5<<20)+`"}]}}`)
+		}, domain.OutcomeUnknown, CodeCallResponseFailed, func(t *testing.T, o domain.CallOutcome) {
+			if !strings.Contains(o.Message, "4194304 bytes") {
+				t.Fatalf("message %q", o.Message)
+			}
+		}},
+		{"dies mid-response", func(w http.ResponseWriter, id string) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Length", "500")
+			w.WriteHeader(200)
+			fmt.Fprint(w, `{"jsonrpc":"2.0","id":`+id+`,"result":{"content":[`)
+			conn, _, _ := w.(http.Hijacker).Hijack()
+			conn.Close()
+		}, domain.OutcomeUnknown, CodeCallResponseFailed, nil},
+		{"500 after the write", func(w http.ResponseWriter, id string) { http.Error(w, "boom", 500) },
+			domain.OutcomeUnknown, CodeCallResponseFailed, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fake{version: "2025-11-25", onCall: func(w http.ResponseWriter, _ *http.Request, id json.RawMessage, _ []byte) { tt.onCall(w, string(id)) }}
+			ts, rec := serve(t, f)
+			o := callGateway(5*time.Second).Call(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil), "t", json.RawMessage(`{}`))
+			wantOutcome(t, o, tt.outcome, tt.code)
+			if tt.check != nil {
+				tt.check(t, o)
+			}
+			if n := rec.count("tools/call"); n != 1 {
+				t.Fatalf("%d tools/call requests", n)
+			}
+		})
+	}
+}
+
+func TestCallPreparationFailuresAreNotSent(t *testing.T) {
+	url, rec := callServer(t, map[*mcp.Tool]mcp.ToolHandler{objectTool("a"): nil})
+	for _, tt := range []struct {
+		headers map[string]string
+		code    string
+	}{
+		{map[string]string{"bad name": "x"}, CodeCallHeadersInvalid},
+		{map[string]string{"Accept": "text/html"}, CodeCallInitializeFailed},
+	} {
+		o := callGateway(time.Second).Call(context.Background(), registration(t, url, domain.ProtocolAuto, tt.headers), "a", json.RawMessage(`{}`))
+		wantOutcome(t, o, domain.OutcomeNotSent, tt.code)
+	}
+	noTools, _ := serve(t, &fake{version: "2025-06-18", noTools: true})
+	o := callGateway(time.Second).Call(context.Background(), registration(t, noTools.URL, domain.ProtocolAuto, nil), "a", json.RawMessage(`{}`))
+	wantOutcome(t, o, domain.OutcomeNotSent, CodeCallToolsMissing)
+	down, _ := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "down", 503) }))
+	o = callGateway(time.Second).Call(context.Background(), registration(t, down.URL, domain.ProtocolAuto, nil), "a", json.RawMessage(`{}`))
+	wantOutcome(t, o, domain.OutcomeNotSent, CodeCallInitializeFailed)
+	if rec.count("tools/call") != 0 {
+		t.Fatalf("requests %v", rec.seen())
+	}
+}

@@ -1,0 +1,223 @@
+//go:build linux || darwin
+
+package gateway
+
+// Tests against an independent peer: @modelcontextprotocol/server-everything
+// (the TypeScript SDK's reference server, Streamable HTTP, stateful
+// sessions, protocol versions up to 2025-11-25), pinned in tools/node and
+// installed by `make node-tools`. The Makefile's peers target points
+// TTMCP_NODE_TOOLS at that folder; without it (a plain `go test ./...`)
+// these tests skip.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ttmcp/ttmcp/backend/domain"
+)
+
+const nodeToolsEnv = "TTMCP_NODE_TOOLS"
+
+// everythingTools are the tools server-everything 2026.8.31 lists to a
+// client without roots, sampling or elicitation capabilities (ttmcp
+// declares none, so get-roots-list and the trigger-sampling/elicitation
+// tools stay out), in native-name order.
+var everythingTools = []string{
+	"echo",
+	"get-annotated-message",
+	"get-env",
+	"get-resource-links",
+	"get-resource-reference",
+	"get-structured-content",
+	"get-sum",
+	"get-tiny-image",
+	"gzip-file-as-resource",
+	"simulate-research-query", // registered after initialize whatever the client declares
+	"toggle-simulated-logging",
+	"toggle-subscriber-updates",
+	"trigger-long-running-operation",
+}
+
+// everythingDiagnostics are the diagnostics discovery reports for it: none,
+// every tool is healthy.
+var everythingDiagnostics []string
+
+// syncBuffer collects a child process's output.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// freePort returns a loopback TCP port that was free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// startEverything runs `server-everything streamableHttp` under the pinned
+// Node on a free port, waits until the port accepts connections, and
+// returns the MCP endpoint. The process group is killed when the test ends.
+func startEverything(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv(nodeToolsEnv)
+	if dir == "" {
+		t.Skipf("%s is unset: run `make peers` (or `make test`) to run the tests against @modelcontextprotocol/server-everything", nodeToolsEnv)
+	}
+	node := filepath.Join(dir, "node_modules", ".bin", "node")
+	script := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	for _, f := range []string{node, script} {
+		if _, err := os.Stat(f); err != nil {
+			t.Fatalf("%s=%s but %v (run `make node-tools`)", nodeToolsEnv, dir, err)
+		}
+	}
+
+	port := freePort(t)
+	out := &syncBuffer{}
+	cmd := exec.Command(node, script, "streamableHttp")
+	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+		if t.Failed() {
+			t.Logf("server-everything output:\n%s", out.String())
+		}
+	})
+
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+			break
+		}
+		select {
+		case err := <-exited:
+			exited <- err // for the cleanup
+			t.Fatalf("server-everything exited before listening (%v):\n%s", err, out.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server-everything did not listen on %s within 30 s:\n%s", addr, out.String())
+		}
+	}
+	return fmt.Sprintf("http://%s/mcp", addr)
+}
+
+func peerGateway() *Gateway {
+	return New(Config{ConnectTimeout: 5 * time.Second, StartupTimeout: 20 * time.Second, ListTimeout: 20 * time.Second, CloseTimeout: time.Second})
+}
+
+// TestPeerEverythingDiscovery discovers server-everything with each legacy
+// preference and auto: each fixed version is negotiated as asked, auto
+// falls back from server/discover to initialize and gets 2025-11-25, and
+// the catalog holds exactly the known tools, each with a compiling schema.
+func TestPeerEverythingDiscovery(t *testing.T) {
+	endpoint := startEverything(t)
+	for _, tt := range []struct {
+		pref domain.Protocol
+		want string
+	}{
+		{domain.Protocol20251125, "2025-11-25"},
+		{domain.Protocol20250618, "2025-06-18"},
+		{domain.Protocol20250326, "2025-03-26"},
+		{domain.ProtocolAuto, "2025-11-25"},
+	} {
+		t.Run(string(tt.pref), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cat, err := peerGateway().Discover(ctx, registration(t, endpoint, tt.pref, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cat.ProtocolVersion != tt.want {
+				t.Fatalf("negotiated %s, want %s", cat.ProtocolVersion, tt.want)
+			}
+			if cat.ServerName == nil || *cat.ServerName != "mcp-servers/everything" || cat.ServerVersion == nil || *cat.ServerVersion != "2.0.0" {
+				t.Fatalf("server %v %v, want mcp-servers/everything 2.0.0", deref(cat.ServerName), deref(cat.ServerVersion))
+			}
+			if got := names(cat); !slices.Equal(got, everythingTools) {
+				t.Fatalf("tools\n got %q\nwant %q", got, everythingTools)
+			}
+			if got := codes(cat); !slices.Equal(got, everythingDiagnostics) {
+				t.Fatalf("diagnostics %+v, want codes %q", cat.Diagnostics, everythingDiagnostics)
+			}
+			for _, tool := range cat.Tools {
+				if err := domain.CompileSchema(tool.InputSchema); err != nil {
+					t.Errorf("%s: input schema: %v", tool.NativeName, err)
+				}
+				if tool.OutputSchema != nil {
+					if err := domain.CompileSchema(tool.OutputSchema); err != nil {
+						t.Errorf("%s: output schema: %v", tool.NativeName, err)
+					}
+				}
+				if tool.Description == nil || *tool.Description == "" {
+					t.Errorf("%s: no description", tool.NativeName)
+				}
+			}
+			sum := toolNamed(t, cat, "get-sum")
+			if !bytes.Contains(sum.InputSchema, []byte(`"a"`)) || !bytes.Contains(sum.InputSchema, []byte(`"b"`)) {
+				t.Errorf("get-sum input schema lacks a and b: %s", sum.InputSchema)
+			}
+			if toolNamed(t, cat, "get-structured-content").OutputSchema == nil {
+				t.Error("get-structured-content has no output schema")
+			}
+		})
+	}
+}
+
+// Test calls against server-everything (get-sum, get-structured-content
+// with structuredContent, get-resource-links, get-tiny-image, echo, ...)
+// come with Gateway.Call: add them here as TestPeerEverythingCalls, on
+// startEverything.
+
+func toolNamed(t *testing.T, c domain.Catalog, name string) domain.Tool {
+	t.Helper()
+	i := slices.IndexFunc(c.Tools, func(tool domain.Tool) bool { return tool.NativeName == name })
+	if i < 0 {
+		t.Fatalf("no tool %s in %q", name, names(c))
+	}
+	return c.Tools[i]
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}
