@@ -54,7 +54,7 @@ func (s *Service) StartTestCall(ctx context.Context, dto jsapi.McpTestCallIdDto)
 	if _, ok := s.calls.byID[dto.CallID]; ok {
 		return nil, domain.Errorf(domain.KindConflict, CodeCallIDInUse, "call `%s` is already active", dto.CallID)
 	}
-	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	cctx, cancel := context.WithCancel(ctx)
 	p := &preparedCall{ctx: cctx, cancel: cancel}
 	s.calls.byID[dto.CallID] = p
 	context.AfterFunc(ctx, func() { s.forget(dto.CallID, p) })
