@@ -1,10 +1,13 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -265,5 +268,104 @@ func TestCallPreparationFailuresAreNotSent(t *testing.T) {
 	wantOutcome(t, o, domain.OutcomeNotSent, CodeCallInitializeFailed)
 	if rec.count("tools/call") != 0 {
 		t.Fatalf("requests %v", rec.seen())
+	}
+}
+
+// intercept serves a go-sdk handler but lets a test answer one JSON-RPC
+// method itself.
+func intercept(next http.Handler, method string, answer func(w http.ResponseWriter, r *http.Request)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var m struct {
+			Method string `json:"method"`
+		}
+		if json.Unmarshal(body, &m) == nil && m.Method == method {
+			answer(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// reply answers a JSON-RPC request with result.
+func reply(w http.ResponseWriter, r *http.Request, result string) {
+	var req struct {
+		ID json.RawMessage `json:"id"`
+	}
+	body, _ := io.ReadAll(r.Body)
+	json.Unmarshal(body, &req)
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, result)
+}
+
+func modernHandler(tools ...*mcp.Tool) http.Handler {
+	s := mcp.NewServer(&mcp.Implementation{Name: "modern", Version: "1"}, nil)
+	for _, tool := range tools {
+		s.AddTool(tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	}
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true})
+}
+
+// Every not_sent code of the gateway, from a real server situation.
+func TestNotSentCodes(t *testing.T) {
+	hasty := New(Config{StartupTimeout: 300 * time.Millisecond, ListTimeout: 300 * time.Millisecond, CallWait: time.Second, CloseTimeout: 100 * time.Millisecond})
+	tests := []struct {
+		name    string
+		handler func(wait func(*http.Request)) http.Handler
+		tool    string
+		code    string
+	}{
+		{"startup never completes", func(wait func(*http.Request)) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { wait(r) })
+		}, "a", CodeCallInitializeTimeout},
+		{"metadata list never completes", func(wait func(*http.Request)) http.Handler {
+			return intercept(modernHandler(objectTool("a")), "tools/list", func(w http.ResponseWriter, r *http.Request) { wait(r) })
+		}, "a", CodeCallMetadataTimeout},
+		{"metadata list fails", func(func(*http.Request)) http.Handler {
+			return intercept(modernHandler(objectTool("a")), "tools/list", func(w http.ResponseWriter, r *http.Request) {
+				reply(w, r, `{"tools":[],"nextCursor":"same"}`) // a cursor cycle
+			})
+		}, "a", CodeCallMetadataFailed},
+		{"target excluded for an invalid x-mcp-header", func(func(*http.Request)) http.Handler {
+			return intercept(modernHandler(objectTool("a")), "tools/list", func(w http.ResponseWriter, r *http.Request) {
+				reply(w, r, `{"tools":[{"name":"a","inputSchema":{"type":"object","properties":{"r":{"type":"string","x-mcp-header":""}}}}]}`)
+			})
+		}, "a", CodeCallToolUnavailable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ts, rec := serveHanging(t, tt.handler)
+			o := hasty.Call(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil), tt.tool, json.RawMessage(`{}`))
+			wantOutcome(t, o, domain.OutcomeNotSent, tt.code)
+			if rec.count("tools/call") != 0 {
+				t.Fatalf("a call was sent: %v", rec.seen())
+			}
+		})
+	}
+}
+
+// A server that goes away between the handshake and the call: the request
+// is never written, so the call was not queued.
+func TestCallNotQueuedWhenTheServerIsGone(t *testing.T) {
+	var ts *httptest.Server
+	f := &fake{version: "2025-11-25"}
+	ts = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		f.ServeHTTP(w, r)
+		if bytes.Contains(body, []byte(`"notifications/initialized"`)) {
+			w.(http.Flusher).Flush()
+			ts.Listener.Close() // no new connections
+			go ts.CloseClientConnections()
+		}
+	}))
+	ts.Start()
+	defer ts.Close()
+	o := callGateway(time.Second).Call(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil), "a", json.RawMessage(`{}`))
+	if o.Outcome != domain.OutcomeNotSent || (o.Code != CodeCallNotQueued) {
+		t.Fatalf("outcome %+v", o)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -139,5 +140,21 @@ func TestPreparedCallEndsWithItsSocket(t *testing.T) {
 	closeSocket()
 	if o := w.testCall("s", id, "echo", `{}`); o.Code != CodeCallNotStarted && o.Code != CodeCallCancelledBeforeSend {
 		t.Fatalf("after the socket closed: %+v", o)
+	}
+}
+
+func TestTestCallOfAnUnreadableRegistration(t *testing.T) {
+	url, calls := echoServer(t)
+	w := newWorld(t)
+	id := w.register(url, true)
+	if err := os.WriteFile(w.store.RegistrationPath(domain.RegistrationID(id)), []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w.start("u")
+	if o := w.testCall("u", id, "echo", `{}`); o.Outcome != jsapi.OutcomeNotSent || o.Code != CodeCallRegistrationUnavailable {
+		t.Fatalf("outcome %+v", o)
+	}
+	if calls.Load() != 0 {
+		t.Fatal("called anyway")
 	}
 }
