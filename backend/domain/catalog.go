@@ -80,6 +80,7 @@ func ValidateTools(described []DescribedTool) ([]Tool, []Diagnostic) {
 	}
 	var tools []Tool
 	var diags []Diagnostic
+	compile := schemaMemo{}
 	for _, name := range slices.Sorted(maps.Keys(groups)) {
 		group := groups[name]
 		if len(group) > 1 {
@@ -87,7 +88,7 @@ func ValidateTools(described []DescribedTool) ([]Tool, []Diagnostic) {
 				"Server returned %d tools named `%s`; the whole name group was isolated", len(group), name))
 			continue
 		}
-		t, ds := validateTool(group[0])
+		t, ds := validateTool(group[0], compile)
 		diags = append(diags, ds...)
 		if t != nil {
 			tools = append(tools, *t)
@@ -96,7 +97,20 @@ func ValidateTools(described []DescribedTool) ([]Tool, []Diagnostic) {
 	return tools, diags
 }
 
-func validateTool(d DescribedTool) (*Tool, []Diagnostic) {
+// schemaMemo compiles each distinct schema text once: large catalogs
+// repeat the same shapes, and compiling is most of validation's cost.
+type schemaMemo map[string]error
+
+func (m schemaMemo) compile(raw json.RawMessage) error {
+	if err, ok := m[string(raw)]; ok {
+		return err
+	}
+	err := CompileSchema(raw)
+	m[string(raw)] = err
+	return err
+}
+
+func validateTool(d DescribedTool, compile schemaMemo) (*Tool, []Diagnostic) {
 	name := d.NativeName
 	if err := ValidateNativeName(name); err != nil {
 		return nil, []Diagnostic{toolDiag(CodeToolNameInvalid, name, "%s", err)}
@@ -104,7 +118,7 @@ func validateTool(d DescribedTool) (*Tool, []Diagnostic) {
 	if d.Size > MaxToolBytes {
 		return nil, []Diagnostic{toolDiag(CodeToolSizeLimit, name, "Tool `%s` exceeds %d bytes", name, MaxToolBytes)}
 	}
-	if err := CompileSchema(d.InputSchema); err != nil {
+	if err := compile.compile(d.InputSchema); err != nil {
 		return nil, []Diagnostic{toolDiag(CodeToolInputSchemaInvalid, name, "Tool `%s` input schema is invalid: %v", name, err)}
 	}
 	t := d.Tool
@@ -115,7 +129,7 @@ func validateTool(d DescribedTool) (*Tool, []Diagnostic) {
 	}
 	var diags []Diagnostic
 	if t.OutputSchema != nil {
-		if err := CompileSchema(t.OutputSchema); err != nil {
+		if err := compile.compile(t.OutputSchema); err != nil {
 			diags = append(diags, toolDiag(CodeToolOutputSchemaInvalid, name, "Tool `%s` output schema is invalid: %v", name, err))
 			t.OutputSchema = nil
 		}

@@ -1,0 +1,122 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ttmcp/ttmcp/backend/domain"
+)
+
+// benchServer is a local go-sdk server with n tools served pageSize per page.
+func benchServer(b *testing.B, n, pageSize int) string {
+	s := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, &mcp.ServerOptions{PageSize: pageSize})
+	for i := range n {
+		// Every schema differs: the worst case for validation, which
+		// compiles each distinct schema once.
+		s.AddTool(&mcp.Tool{Name: fmt.Sprintf("tool_%03d", i), Description: "a benchmark tool",
+			InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"q":{"type":"string","description":"query %d"},"n":{"type":"integer","minimum":1}},"required":["q"]}`, i))},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+			})
+	}
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
+	b.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// bareSession is what a plain go-sdk client does: connect, nothing else.
+func bareSession(ctx context.Context, url, version string) (*mcp.ClientSession, error) {
+	c := mcp.NewClient(&mcp.Implementation{Name: "bare", Version: "1"}, nil)
+	return c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+}
+
+// paired runs ours and the baseline alternately and reports both and
+// their ratio, so the ratio comes from one run on one machine.
+func paired(b *testing.B, ours, bare func() error) {
+	b.Helper()
+	var tOurs, tBare time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if err := bare(); err != nil {
+			b.Fatal(err)
+		}
+		tBare += time.Since(start)
+		start = time.Now()
+		if err := ours(); err != nil {
+			b.Fatal(err)
+		}
+		tOurs += time.Since(start)
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(tOurs.Microseconds())/n/1000, "ms/ttmcp")
+	b.ReportMetric(float64(tBare.Microseconds())/n/1000, "ms/bare")
+	b.ReportMetric(float64(tOurs)/float64(tBare), "x-bare")
+}
+
+// BenchmarkDiscover512Tools32Pages measures discovery of 512 tools over 32
+// pages, against the bare go-sdk page loop on the same server: the ratio
+// is the cost of our limits, validation (schema compilation) and
+// projection.
+func BenchmarkDiscover512Tools32Pages(b *testing.B) {
+	url := benchServer(b, 512, 16)
+	ep, _ := domain.ParseEndpoint(url)
+	r, _ := domain.NewRegistration("bench", ep, nil, domain.Protocol20251125)
+	g := New(Config{})
+	ctx := context.Background()
+	paired(b, func() error {
+		cat, err := g.Discover(ctx, r)
+		if err == nil && len(cat.Tools) != 512 {
+			err = fmt.Errorf("%d tools", len(cat.Tools))
+		}
+		return err
+	}, func() error {
+		cs, err := bareSession(ctx, url, "2025-11-25")
+		if err != nil {
+			return err
+		}
+		defer cs.Close()
+		n := 0
+		for _, err := range cs.Tools(ctx, nil) {
+			if err != nil {
+				return err
+			}
+			n++
+		}
+		if n != 512 {
+			return fmt.Errorf("%d tools", n)
+		}
+		return nil
+	})
+}
+
+// BenchmarkCall measures one test call over a fresh session (as every
+// click does), against a bare go-sdk client making the same call.
+func BenchmarkCall(b *testing.B) {
+	url := benchServer(b, 4, 0)
+	ep, _ := domain.ParseEndpoint(url)
+	r, _ := domain.NewRegistration("bench", ep, nil, domain.Protocol20251125)
+	g := New(Config{})
+	ctx := context.Background()
+	args := json.RawMessage(`{"q":"x"}`)
+	paired(b, func() error {
+		if o := g.Call(ctx, r, "tool_001", args); o.Outcome != domain.OutcomeKnownResponse {
+			return fmt.Errorf("%+v", o)
+		}
+		return nil
+	}, func() error {
+		cs, err := bareSession(ctx, url, "2025-11-25")
+		if err != nil {
+			return err
+		}
+		defer cs.Close()
+		_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "tool_001", Arguments: args})
+		return err
+	})
+}

@@ -1,0 +1,110 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ttmcp/ttmcp/backend/domain"
+	"github.com/ttmcp/ttmcp/backend/gateway"
+	"github.com/ttmcp/ttmcp/backend/storage"
+	"github.com/ttmcp/ttmcp/jsapi"
+)
+
+// bigCatalogWorld registers a server whose catalog is just under 8 MiB
+// (36 tools of ~220 KiB) and discovers it once, so it is in memory and on
+// disk.
+func bigCatalogWorld(b *testing.B) (*Service, *storage.Store, string) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "big", Version: "1"}, &mcp.ServerOptions{PageSize: 12})
+	filler := strings.Repeat("lorem ipsum ", 220<<10/12)
+	for i := range 36 {
+		s.AddTool(&mcp.Tool{Name: fmt.Sprintf("tool_%02d", i), Description: filler,
+			InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"q%d":{"type":"string"}}}`, i))},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
+	}
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
+	b.Cleanup(ts.Close)
+	store := storage.Open(b.TempDir())
+	svc := New(Config{Registrations: store, Catalogs: store, Gateway: gateway.New(gateway.Config{ListTimeout: time.Minute})})
+	ctx := context.Background()
+	srv, err := svc.Create(ctx, jsapi.CreateMcpServerDto{DisplayName: "big", Endpoint: ts.URL})
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc.SetState(ctx, jsapi.SetMcpServerStateDto{RegistrationID: srv.ID, State: jsapi.StateActive})
+	res, err := svc.Discover(ctx, jsapi.McpRegistrationIdDto{RegistrationID: srv.ID})
+	if err != nil || len(res.Tools) != 36 {
+		b.Fatalf("%d tools, %v", len(res.Tools), err)
+	}
+	return svc, store, srv.ID
+}
+
+// BenchmarkDiscoverMemoryHit8MiB is discover served from memory: the
+// registration is read from disk, the catalog projected for the page. The
+// baseline is encoding the same result to JSON as the command server does
+// for every answer: a memory hit should cost a small part of that.
+func BenchmarkDiscoverMemoryHit8MiB(b *testing.B) {
+	svc, _, id := bigCatalogWorld(b)
+	ctx := context.Background()
+	dto := jsapi.McpRegistrationIdDto{RegistrationID: id}
+	res, _ := svc.Discover(ctx, dto)
+	pairedRun(b, func() error {
+		_, err := svc.Discover(ctx, dto)
+		return err
+	}, func() error {
+		_, err := jsonv2.Marshal(res)
+		return err
+	}, "x-encode")
+}
+
+// BenchmarkDiscoverDiskHit8MiB is discover in a fresh process: the strict
+// catalog file is read, decoded, re-validated and published. The baseline
+// is reading the file and checking it is JSON.
+func BenchmarkDiscoverDiskHit8MiB(b *testing.B) {
+	_, store, id := bigCatalogWorld(b)
+	ctx := context.Background()
+	dto := jsapi.McpRegistrationIdDto{RegistrationID: id}
+	path := store.CatalogPath(domain.RegistrationID(id))
+	pairedRun(b, func() error {
+		svc := New(Config{Registrations: store, Catalogs: store, Gateway: gateway.New(gateway.Config{StartupTimeout: time.Millisecond})})
+		_, err := svc.Discover(ctx, dto) // a network attempt would fail: the startup timeout is 1 ms
+		return err
+	}, func() error {
+		data, err := os.ReadFile(path)
+		if err == nil && !json.Valid(data) {
+			err = fmt.Errorf("invalid")
+		}
+		return err
+	}, "x-read+valid")
+}
+
+func pairedRun(b *testing.B, ours, baseline func() error, unit string) {
+	var tOurs, tBase time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if err := baseline(); err != nil {
+			b.Fatal(err)
+		}
+		tBase += time.Since(start)
+		start = time.Now()
+		if err := ours(); err != nil {
+			b.Fatal(err)
+		}
+		tOurs += time.Since(start)
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(tOurs.Microseconds())/n/1000, "ms/ttmcp")
+	b.ReportMetric(float64(tBase.Microseconds())/n/1000, "ms/baseline")
+	b.ReportMetric(float64(tOurs)/float64(tBase), unit)
+}
