@@ -10,8 +10,16 @@ CHROME    ?= /usr/bin/chromium
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 GO_SRC    := $(shell find . -name '*.go' -not -path './node_modules/*') go.mod go.sum
 NATIVE_PKGS = $$($(GO) list ./... | grep -v '/webtest$$')
+# Pinned Node tooling (tools/node): Node 22, server-everything, the
+# conformance runners. NODE_STAMP is newer than the lock after a good npm ci.
+NODE_TOOLS  := $(CURDIR)/tools/node
+NODE_BIN    := $(NODE_TOOLS)/node_modules/.bin
+NODE_STAMP  := $(NODE_TOOLS)/node_modules/.installed
+CONFORMANCE := $(CURDIR)/bin/conformance
+CONF_CMD    := backend/cmd/ttmcp-conformance
 
 .PHONY: all build wasm backend run test check test-go test-wasm webtest bench chromium clean
+.PHONY: node-tools peers conformance
 
 all: build
 
@@ -36,7 +44,8 @@ run: build
 # Everything, on a fresh machine: formatting and vet (native and wasm),
 # the Go tests with the race detector, the shim's tests under Node, and the
 # browser tests in headless Chromium (installed when missing).
-test: check test-go test-wasm webtest
+# Then the gateway against server-everything, and the MCP conformance suite.
+test: check test-go test-wasm webtest peers conformance
 
 check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -53,8 +62,38 @@ test-wasm:
 webtest: chromium wasm
 	CHROME=$(CHROME) $(GO) test -count=1 -timeout 15m ./webtest
 
+# Node tooling pinned by tools/node/package-lock.json, installed once (and
+# again when the lock changes); everything after runs offline.
+node-tools: $(NODE_STAMP)
+
+$(NODE_STAMP): tools/node/package.json tools/node/package-lock.json
+	cd tools/node && npm ci --no-audit --no-fund --loglevel=error
+	@PATH="$(NODE_BIN):$$PATH" node --version | grep -q '^v22\.' || { echo "tools/node: node 22 missing"; exit 1; }
+	touch $@
+
+# The gateway against @modelcontextprotocol/server-everything (an
+# independent peer); without TTMCP_NODE_TOOLS these tests skip.
+peers: node-tools
+	TTMCP_NODE_TOOLS=$(NODE_TOOLS) $(GO) test -race -count=1 -run '^TestPeer' ./backend/gateway
+
+# The client scenarios of the MCP conformance suite against our gateway:
+# 0.1.16 (the 2025 revisions) and 0.2.0-alpha.12 at 2026-07-28, each with its
+# committed baseline of expected failures (docs/CONFORMANCE.md).
+conformance: node-tools
+	$(GO) build -o $(CONFORMANCE)/ttmcp-conformance ./$(CONF_CMD)
+	@status=0; export PATH="$(NODE_BIN):$$PATH"; \
+	  bash $(CONF_CMD)/run-suite.sh 2025 $(NODE_TOOLS)/node_modules/conformance-2025/dist/index.js \
+	    $(CONFORMANCE)/ttmcp-conformance $(CURDIR)/$(CONF_CMD)/expected-failures-2025.yml $(CONFORMANCE) || status=1; \
+	  bash $(CONF_CMD)/run-suite.sh 2026 $(NODE_TOOLS)/node_modules/conformance-2026/dist/index.js \
+	    $(CONFORMANCE)/ttmcp-conformance $(CURDIR)/$(CONF_CMD)/expected-failures-2026.yml $(CONFORMANCE) \
+	    --spec-version 2026-07-28 || status=1; \
+	  exit $$status
+
 # Benchmarks print ratios against a baseline measured in the same run.
+# Each benchmark runs ttmcp and its baseline alternately in the same run
+# and reports both and their ratio (x-…).
 bench: chromium wasm
+	$(GO) test -count=1 -run '^$$' -bench . -benchtime 20x ./backend/...
 	CHROME=$(CHROME) $(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 20m ./webtest
 
 chromium:

@@ -23,11 +23,13 @@ func (g *Gateway) Discover(ctx context.Context, r domain.Registration) (domain.C
 
 	init := s.cs.InitializeResult()
 	cat := domain.Catalog{ProtocolVersion: init.ProtocolVersion}
-	if name := init.ServerInfo.Name; name != "" {
-		cat.ServerName = &name
-	}
-	if v := init.ServerInfo.Version; v != "" {
-		cat.ServerVersion = &v
+	if info := init.ServerInfo; info != nil {
+		if info.Name != "" {
+			cat.ServerName = &info.Name
+		}
+		if info.Version != "" {
+			cat.ServerVersion = &info.Version
+		}
 	}
 	if init.Capabilities == nil || init.Capabilities.Tools == nil {
 		return cat, nil // no tools capability: nothing to list

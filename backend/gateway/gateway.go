@@ -152,7 +152,9 @@ func (g *Gateway) openWith(ctx context.Context, r domain.Registration, middlewar
 		return nil, domain.Errorf(domain.KindUnavailable, CodeInitializeFailed,
 			"The server selected MCP %s; accepted versions: %s", got, strings.Join(accept, ", "))
 	}
-	if res.ServerInfo == nil {
+	// serverInfo is required in an initialize result but optional in a
+	// 2026-07-28 server/discover result.
+	if res.ServerInfo == nil && res.ProtocolVersion < Versions[0] {
 		s.close(g.cfg.CloseTimeout)
 		return nil, domain.Errorf(domain.KindUnavailable, CodeInitializeFailed, "MCP startup completed without server information")
 	}

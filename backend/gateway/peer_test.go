@@ -203,8 +203,8 @@ func TestPeerEverythingDiscovery(t *testing.T) {
 
 // Test calls against server-everything (get-sum, get-structured-content
 // with structuredContent, get-resource-links, get-tiny-image, echo, ...)
-// come with Gateway.Call: add them here as TestPeerEverythingCalls, on
-// startEverything.
+// come with a later issue: add them here as TestPeerEverythingCalls, with
+// Gateway.Call on the endpoint startEverything returns.
 
 func toolNamed(t *testing.T, c domain.Catalog, name string) domain.Tool {
 	t.Helper()

@@ -10,14 +10,16 @@
 // its server saw; the exit status and output only explain.
 //
 // The client is ttmcp's own gateway (backend/gateway), driven as the backend
-// drives it: a registration with an endpoint and a protocol preference, and
-// a discovery. Nothing here talks MCP by itself, so every check the suite
-// makes is a check of the gateway. Scenarios the gateway cannot play yet
-// (tools/call) or by design never will (OAuth, elicitation, multi-round-trip,
-// SSE resumption) exit non-zero with the reason; they are listed in
-// expected-failures-*.yml beside this file. Which version the client offers
-// is the registration's preference: auto unless TTMCP_CONFORMANCE_PROTOCOL
-// names another one (auto, 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26).
+// drives it: a registration with an endpoint and a protocol preference,
+// Gateway.Discover and Gateway.Call (each on its own short-lived session).
+// Nothing here talks MCP by itself, so every check the suite makes is a
+// check of the gateway. Scenarios ttmcp by design does not play (OAuth,
+// elicitation, multi-round-trip, SSE resumption) exit non-zero with the
+// reason; they are listed in expected-failures-*.yml beside this file. Which
+// version the client offers is the registration's preference: auto unless
+// TTMCP_CONFORMANCE_PROTOCOL names another one (auto, 2026-07-28,
+// 2025-11-25, 2025-06-18, 2025-03-26). The catalog and every call outcome
+// are printed to stdout as JSON.
 package main
 
 import (
@@ -37,25 +39,26 @@ import (
 	"github.com/ttmcp/ttmcp/backend/gateway"
 )
 
-// Exit statuses: 0 the scenario was played, 1 the gateway failed, 2 misuse,
-// 3 the scenario needs what the gateway cannot do yet, 4 what ttmcp does
-// not do by design.
+// Exit statuses: 0 the scenario was played, 1 the gateway failed (or a call
+// had no known response), 2 misuse, 4 what ttmcp does not do by design.
 const (
-	exitFailed      = 1
-	exitUsage       = 2
-	exitUnavailable = 3
-	exitByDesign    = 4
+	exitFailed   = 1
+	exitUsage    = 2
+	exitByDesign = 4
 )
 
 // env is what the runner told the client.
 type env struct {
 	url      string
 	scenario string
-	version  string          // MCP_CONFORMANCE_PROTOCOL_VERSION, "" when unset
-	context  json.RawMessage // MCP_CONFORMANCE_CONTEXT, nil when unset
-	protocol domain.Protocol
-	stdout   io.Writer
-	log      *slog.Logger
+	version  string // MCP_CONFORMANCE_PROTOCOL_VERSION, "" when unset
+	// context is MCP_CONFORMANCE_CONTEXT, nil when unset; http-custom-headers
+	// puts the tool calls to make in it ({"toolCalls":[{name,arguments}]}).
+	context json.RawMessage
+	reg     domain.Registration
+	gw      *gateway.Gateway
+	stdout  io.Writer
+	log     *slog.Logger
 }
 
 // scenarioError ends a scenario with an exit status and a reason.
@@ -75,22 +78,97 @@ func discoverOnly(ctx context.Context, e env) error {
 	return err
 }
 
-// needsCall discovers (so the server sees startup and tools/list) and then
-// stops: the scenario goes on with tools/call, which the gateway does not
-// offer yet.
-func needsCall(ctx context.Context, e env) error {
-	if _, err := discover(ctx, e); err != nil {
-		return err
-	}
-	return &scenarioError{exitUnavailable, fmt.Sprintf(
-		"scenario %s needs tools/call, which the gateway does not offer yet (Gateway.Call); discovery succeeded", e.scenario)}
+// toolsCall calls add_numbers once.
+func toolsCall(ctx context.Context, e env) error {
+	_, err := call(ctx, e, "add_numbers", map[string]any{"a": 5, "b": 3})
+	return err
 }
 
-// byDesign discovers and then stops with why ttmcp does not play the rest.
-func byDesign(why string) play {
+// schemaPreservation echoes the focal tool's input schema, as the catalog
+// holds it, back through json_schema_echo: the server compares what
+// survived discovery.
+func schemaPreservation(ctx context.Context, e env) error {
+	cat, err := discover(ctx, e)
+	if err != nil {
+		return err
+	}
+	const focal = "json_schema_2020_12_tool"
+	i := slices.IndexFunc(cat.Tools, func(t domain.Tool) bool { return t.NativeName == focal })
+	if i < 0 {
+		return fmt.Errorf("tool %s is not in the catalog", focal)
+	}
+	_, err = call(ctx, e, "json_schema_echo", map[string]any{"schema": cat.Tools[i].InputSchema})
+	return err
+}
+
+// standardHeaders discovers and calls the first tool: the server checks
+// Mcp-Method/Mcp-Name on every request (ttmcp sends no resources/* or
+// prompts/*; those checks are skipped).
+func standardHeaders(ctx context.Context, e env) error {
+	cat, err := discover(ctx, e)
+	if err != nil || len(cat.Tools) == 0 {
+		return err
+	}
+	_, err = call(ctx, e, cat.Tools[0].NativeName, map[string]any{})
+	return err
+}
+
+// customHeaders makes the calls the runner lists in the context; the
+// server checks the Mcp-Param-* headers go-sdk derives from x-mcp-header.
+func customHeaders(ctx context.Context, e env) error {
+	var c struct {
+		ToolCalls []struct {
+			Name      string         `json:"name"`
+			Arguments map[string]any `json:"arguments"`
+		} `json:"toolCalls"`
+	}
+	if len(e.context) > 0 {
+		if err := json.Unmarshal(e.context, &c); err != nil {
+			return fmt.Errorf("MCP_CONFORMANCE_CONTEXT: %w", err)
+		}
+	}
+	if len(c.ToolCalls) == 0 {
+		return errors.New("MCP_CONFORMANCE_CONTEXT lists no toolCalls")
+	}
+	var errs []error
+	for _, tc := range c.ToolCalls {
+		if tc.Arguments == nil {
+			tc.Arguments = map[string]any{}
+		}
+		if _, err := call(ctx, e, tc.Name, tc.Arguments); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// invalidToolHeaders discovers (the tools with invalid x-mcp-header
+// annotations are left out, with a diagnostic each) and calls every tool
+// the catalog kept.
+func invalidToolHeaders(ctx context.Context, e env) error {
+	cat, err := discover(ctx, e)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, t := range cat.Tools {
+		if _, err := call(ctx, e, t.NativeName, map[string]any{"region": "us-west1"}); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// byDesign plays what ttmcp does of a scenario (discovery and, if given,
+// one call of each tool, whose outcomes show what the gateway made of the
+// part it does not play) and then stops with why ttmcp does not do the rest.
+func byDesign(why string, tools ...string) play {
 	return func(ctx context.Context, e env) error {
 		if _, err := discover(ctx, e); err != nil {
 			return fmt.Errorf("%w (and in any case: %s)", err, why)
+		}
+		for _, tool := range tools {
+			call(ctx, e, tool, map[string]any{}) // the outcome is printed; the scenario fails anyway
 		}
 		return &scenarioError{exitByDesign, fmt.Sprintf("scenario %s is not played: %s", e.scenario, why)}
 	}
@@ -111,21 +189,25 @@ func oauth(ctx context.Context, e env) error {
 // unexpected failure instead of passing unseen.
 var scenarios = map[string]play{
 	// Startup and tools/list: what discovery does.
-	"initialize":                discoverOnly,
-	"request-metadata":          discoverOnly,
-	"json-schema-ref-no-deref":  discoverOnly,
-	"http-invalid-tool-headers": discoverOnly,
+	"initialize":               discoverOnly,
+	"request-metadata":         discoverOnly,
+	"json-schema-ref-no-deref": discoverOnly,
 
 	// tools/call.
-	"tools_call":                       needsCall,
-	"json-schema-2020-12-preservation": needsCall,
-	"http-standard-headers":            needsCall,
-	"http-custom-headers":              needsCall,
+	"tools_call":                       toolsCall,
+	"json-schema-2020-12-preservation": schemaPreservation,
+	"http-standard-headers":            standardHeaders,
+	"http-custom-headers":              customHeaders,
+	"http-invalid-tool-headers":        invalidToolHeaders,
 
 	// Not part of ttmcp (SPEC §6: no client capabilities, no retries).
+	// Its server sends elicitation/create on the standalone GET stream,
+	// which ttmcp never opens: a call would only wait for CallWait.
 	"elicitation-sep1034-client-defaults": byDesign("ttmcp declares no client capabilities and answers no elicitation"),
-	"sep-2322-client-request-state":       byDesign("multi-round-trip is disabled: a tools/call is never sent twice"),
-	"sse-retry":                           byDesign("ttmcp never reconnects an SSE stream (no retries of any kind)"),
+	"sep-2322-client-request-state": byDesign("multi-round-trip is disabled: a tools/call is never sent twice",
+		"test_mrtr_echo_state", "test_mrtr_no_state", "test_mrtr_unrelated", "test_mrtr_no_result_type"),
+	"sse-retry": byDesign("ttmcp never reconnects an SSE stream (no retries of any kind)",
+		"test_reconnection"),
 }
 
 func lookup(scenario string) (play, bool) {
@@ -141,25 +223,7 @@ func lookup(scenario string) (play, bool) {
 // discover runs one gateway discovery of the scenario server and prints
 // what it found.
 func discover(ctx context.Context, e env) (domain.Catalog, error) {
-	ep, err := domain.ParseEndpoint(e.url)
-	if err != nil {
-		return domain.Catalog{}, err
-	}
-	r, err := domain.NewRegistration("conformance "+e.scenario, ep, nil, e.protocol)
-	if err != nil {
-		return domain.Catalog{}, err
-	}
-	r.State = domain.StateActive
-	g := gateway.New(gateway.Config{
-		ConnectTimeout: 5 * time.Second,
-		StartupTimeout: 15 * time.Second,
-		ListTimeout:    15 * time.Second,
-		CloseTimeout:   2 * time.Second,
-		ClientName:     "ttmcp-conformance",
-		ClientVersion:  "dev",
-		Log:            e.log,
-	})
-	cat, err := g.Discover(ctx, r)
+	cat, err := e.gw.Discover(ctx, e.reg)
 	if err != nil {
 		return domain.Catalog{}, fmt.Errorf("discovery failed: %w", err)
 	}
@@ -168,6 +232,27 @@ func discover(ctx context.Context, e env) (domain.Catalog, error) {
 		e.log.Warn("negotiated version differs from the runner's", "negotiated", cat.ProtocolVersion, "runner", e.version)
 	}
 	return cat, nil
+}
+
+// call makes one gateway call of tool with args, prints the outcome, and
+// fails unless the server's answer is known (a result or a JSON-RPC
+// error).
+func call(ctx context.Context, e env, tool string, args any) (domain.CallOutcome, error) {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return domain.CallOutcome{}, err
+	}
+	out := e.gw.Call(ctx, e.reg, tool, raw)
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	enc.Encode(struct {
+		Call    string
+		Outcome domain.CallOutcome
+	}{tool, out})
+	if out.Outcome != domain.OutcomeKnownResponse {
+		return out, fmt.Errorf("call %s: %s %s: %s", tool, out.Outcome, out.Code, out.Message)
+	}
+	return out, nil
 }
 
 // report prints a catalog as one JSON object: the runner keeps it in the
@@ -220,26 +305,44 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		url:      args[len(args)-1],
 		scenario: getenv("MCP_CONFORMANCE_SCENARIO"),
 		version:  getenv("MCP_CONFORMANCE_PROTOCOL_VERSION"),
-		protocol: domain.ProtocolAuto,
 		stdout:   stdout,
 		log:      slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
 	}
 	if raw := getenv("MCP_CONFORMANCE_CONTEXT"); raw != "" {
 		e.context = json.RawMessage(raw)
 	}
+	protocol := domain.ProtocolAuto
 	if p := getenv("TTMCP_CONFORMANCE_PROTOCOL"); p != "" {
 		parsed, err := domain.ParseProtocol(p)
 		if err != nil {
 			return fail(exitUsage, "TTMCP_CONFORMANCE_PROTOCOL: %v", err)
 		}
-		e.protocol = parsed
+		protocol = parsed
 	}
+	ep, err := domain.ParseEndpoint(e.url)
+	if err != nil {
+		return fail(exitUsage, "server URL: %v", err)
+	}
+	if e.reg, err = domain.NewRegistration("conformance", ep, nil, protocol); err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	e.reg.State = domain.StateActive
+	e.gw = gateway.New(gateway.Config{
+		ConnectTimeout: 5 * time.Second,
+		StartupTimeout: 10 * time.Second,
+		ListTimeout:    10 * time.Second,
+		CallWait:       10 * time.Second,
+		CloseTimeout:   2 * time.Second,
+		ClientName:     "ttmcp-conformance",
+		ClientVersion:  "dev",
+		Log:            e.log,
+	})
 	p, ok := lookup(e.scenario)
 	if !ok {
 		known := slices.Sorted(maps.Keys(scenarios))
 		return fail(exitUsage, "unknown scenario %q; known: %s and auth/*", e.scenario, strings.Join(known, ", "))
 	}
-	e.log.Info("scenario", "name", e.scenario, "url", e.url, "preference", e.protocol, "runnerVersion", e.version)
+	e.log.Info("scenario", "name", e.scenario, "url", e.url, "preference", protocol, "runnerVersion", e.version)
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
 	defer cancel()
 	if err := p(ctx, e); err != nil {

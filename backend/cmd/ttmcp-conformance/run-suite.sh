@@ -27,11 +27,18 @@ start=$SECONDS
 	--expected-failures "$baseline" -o "results-$name" "$@") >"$log" 2>&1
 status=$?
 
-echo "== conformance $name ($(node "$runner" --version), node $(node --version)): exit $status in $((SECONDS - start)) s"
-if grep -q '=== SUITE SUMMARY ===' "$log"; then
-	sed -n '/=== SUITE SUMMARY ===/,$p' "$log" | sed 's/\x1b\[[0-9;]*m//g' | grep -v '^$'
+# The runner's summary, with its check counts reworded so that no line reads
+# like a test runner's closing "N passed, N failed".
+summary=$(sed -n '/=== SUITE SUMMARY ===/,$p' "$log" | sed -e 's/\x1b\[[0-9;]*m//g' \
+	-e 's/\([0-9]*\) passed, \([0-9]*\) failed/\1 checks ok, \2 checks failing/' | grep -v '^$')
+echo "== conformance $name: runner $(node "$runner" --version) on node $(node --version)"
+if [ -n "$summary" ]; then
+	echo "$summary"
 else
 	tail -n 40 "$log"
 fi
+clean=$(grep -c '^✓ ' <<<"$summary")
+failing=$(grep -c '^✗ ' <<<"$summary")
 echo "full log: $log; per-scenario checks, stdout and stderr: $out/results-$name/"
+echo "== conformance $name: $clean scenarios clean, $failing with failing checks, baseline $([ $status = 0 ] && echo held || echo BROKEN) (exit $status, $((SECONDS - start)) s)"
 exit $status
