@@ -12,6 +12,7 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -201,10 +203,45 @@ func TestPeerEverythingDiscovery(t *testing.T) {
 	}
 }
 
-// Test calls against server-everything (get-sum, get-structured-content
-// with structuredContent, get-resource-links, get-tiny-image, echo, ...)
-// come with a later issue: add them here as TestPeerEverythingCalls, with
-// Gateway.Call on the endpoint startEverything returns.
+// TestPeerEverythingCalls makes test calls against the independent peer on
+// each 2025 version: a text result, structured content, resource links
+// (reported, not projected) and a server-side validation error.
+func TestPeerEverythingCalls(t *testing.T) {
+	endpoint := startEverything(t)
+	for _, pref := range []domain.Protocol{domain.Protocol20251125, domain.Protocol20250618, domain.Protocol20250326} {
+		t.Run(string(pref), func(t *testing.T) {
+			r := registration(t, endpoint, pref, nil)
+			call := func(name, args string) domain.CallOutcome {
+				t.Helper()
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				o := peerGateway().Call(ctx, r, name, json.RawMessage(args))
+				if o.Outcome != domain.OutcomeKnownResponse {
+					t.Fatalf("%s: %+v", name, o)
+				}
+				return o
+			}
+			sum := call("get-sum", `{"a":2,"b":3}`).Result
+			if sum == nil || sum.IsError || len(sum.TextBlocks) != 1 || sum.TextBlocks[0].Text != "The sum of 2 and 3 is 5." {
+				t.Fatalf("get-sum: %+v", sum)
+			}
+			weather := call("get-structured-content", `{"location":"Chicago"}`).Result
+			if weather == nil || weather.StructuredJSON == nil || !strings.Contains(*weather.StructuredJSON, `"temperature"`) ||
+				!strings.HasPrefix(*weather.StructuredJSON, "{\n  \"conditions\"") {
+				t.Fatalf("get-structured-content: %+v", weather)
+			}
+			links := call("get-resource-links", `{"count":2}`).Result
+			if links == nil || len(links.TextBlocks) != 1 || len(links.Diagnostics) != 2 ||
+				links.Diagnostics[0].Code != CodeCallContentUnsupported || *links.Diagnostics[1].ContentIndex != 2 {
+				t.Fatalf("get-resource-links: %+v", links)
+			}
+			bad := call("get-sum", `{"a":"two"}`)
+			if (bad.Result == nil || !bad.Result.IsError) && bad.ServerError == nil {
+				t.Fatalf("invalid arguments: %+v", bad)
+			}
+		})
+	}
+}
 
 func toolNamed(t *testing.T, c domain.Catalog, name string) domain.Tool {
 	t.Helper()
