@@ -125,7 +125,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // listener closes, sockets are closed with 1001, running requests are
 // cancelled, and Serve waits (up to grace) for the handlers to return.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
-	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return s.ctx }}
+	fresh := &freshConns{conns: map[net.Conn]bool{}}
+	hs := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return s.ctx },
+		ConnState:         fresh.track,
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -135,11 +141,18 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	case <-ctx.Done():
 	}
 	// Sockets first: they are hijacked, so http.Server neither closes nor
-	// waits for them, and a page should hear 1001 at once.
+	// waits for them, and a page should hear 1001 at once. Then connections
+	// that never sent a request (browsers open them speculatively):
+	// Shutdown would wait up to 5 s for each.
 	s.Close()
+	ln.Close()
+	fresh.closeAll()
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	err := hs.Shutdown(sctx)
+	if errors.Is(err, net.ErrClosed) || errors.Is(err, http.ErrServerClosed) {
+		err = nil // the listener was closed above
+	}
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
 	select {
@@ -147,10 +160,34 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	case <-sctx.Done():
 		err = errors.Join(err, sctx.Err())
 	}
-	if errors.Is(err, http.ErrServerClosed) {
-		err = nil
+	if err != nil {
+		hs.Close()
 	}
 	return err
+}
+
+// freshConns tracks the connections that have not sent a request yet.
+type freshConns struct {
+	mu    sync.Mutex
+	conns map[net.Conn]bool
+}
+
+func (f *freshConns) track(c net.Conn, state http.ConnState) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if state == http.StateNew {
+		f.conns[c] = true
+	} else {
+		delete(f.conns, c)
+	}
+}
+
+func (f *freshConns) closeAll() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for c := range f.conns {
+		c.Close()
+	}
 }
 
 // Close cancels every socket's work and closes the sockets with 1001.

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -82,5 +83,37 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Fatalf("Serve: %v", err)
+	}
+}
+
+// A connection that never sends a request (browsers open them
+// speculatively) must not hold up shutdown.
+func TestShutdownIgnoresConnectionsWithoutRequests(t *testing.T) {
+	srv := New(Config{Commands: NewCommands(nil, nil)})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln, time.Second) }()
+	idle, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	// Make sure the server has accepted it: a request on another
+	// connection is answered only after the accept loop moved on.
+	if resp, err := http.Get("http://" + ln.Addr().String() + "/jsapi/session"); err == nil {
+		resp.Body.Close()
+	}
+	stop()
+	// http.Server.Shutdown alone waits up to 5 s for such a connection:
+	// past the 1 s grace, Serve would report the deadline.
+	if err := <-done; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	if _, err := idle.Read(make([]byte, 1)); err == nil {
+		t.Fatal("the idle connection is still open")
 	}
 }
