@@ -7,11 +7,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ttmcp/ttmcp/backend/domain"
+	"github.com/ttmcp/ttmcp/backend/internal/benchpair"
 )
 
 // benchServer is a local go-sdk server with n tools served pageSize per page.
@@ -37,29 +37,6 @@ func bareSession(ctx context.Context, url, version string) (*mcp.ClientSession, 
 	return c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 }
 
-// paired runs ours and the baseline alternately and reports both and
-// their ratio, so the ratio comes from one run on one machine.
-func paired(b *testing.B, ours, bare func() error) {
-	b.Helper()
-	var tOurs, tBare time.Duration
-	for b.Loop() {
-		start := time.Now()
-		if err := bare(); err != nil {
-			b.Fatal(err)
-		}
-		tBare += time.Since(start)
-		start = time.Now()
-		if err := ours(); err != nil {
-			b.Fatal(err)
-		}
-		tOurs += time.Since(start)
-	}
-	n := float64(b.N)
-	b.ReportMetric(float64(tOurs.Microseconds())/n/1000, "ms/ttmcp")
-	b.ReportMetric(float64(tBare.Microseconds())/n/1000, "ms/bare")
-	b.ReportMetric(float64(tOurs)/float64(tBare), "x-bare")
-}
-
 // BenchmarkDiscover512Tools32Pages measures discovery of 512 tools over 32
 // pages, against the bare go-sdk page loop on the same server: the ratio
 // is the cost of our limits, validation (schema compilation) and
@@ -70,7 +47,7 @@ func BenchmarkDiscover512Tools32Pages(b *testing.B) {
 	r, _ := domain.NewRegistration("bench", ep, nil, domain.Protocol20251125)
 	g := New(Config{})
 	ctx := context.Background()
-	paired(b, func() error {
+	benchpair.Run(b, "bare", func() error {
 		cat, err := g.Discover(ctx, r)
 		if err == nil && len(cat.Tools) != 512 {
 			err = fmt.Errorf("%d tools", len(cat.Tools))
@@ -105,7 +82,7 @@ func BenchmarkCall(b *testing.B) {
 	g := New(Config{})
 	ctx := context.Background()
 	args := json.RawMessage(`{"q":"x"}`)
-	paired(b, func() error {
+	benchpair.Run(b, "bare", func() error {
 		if o := g.Call(ctx, r, "tool_001", args); o.Outcome != domain.OutcomeKnownResponse {
 			return fmt.Errorf("%+v", o)
 		}

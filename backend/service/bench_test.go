@@ -16,6 +16,7 @@ import (
 
 	"github.com/ttmcp/ttmcp/backend/domain"
 	"github.com/ttmcp/ttmcp/backend/gateway"
+	"github.com/ttmcp/ttmcp/backend/internal/benchpair"
 	"github.com/ttmcp/ttmcp/backend/storage"
 	"github.com/ttmcp/ttmcp/jsapi"
 )
@@ -59,13 +60,13 @@ func BenchmarkDiscoverMemoryHit8MiB(b *testing.B) {
 	ctx := context.Background()
 	dto := jsapi.McpRegistrationIdDto{RegistrationID: id}
 	res, _ := svc.Discover(ctx, dto)
-	pairedRun(b, func() error {
+	benchpair.Run(b, "encode", func() error {
 		_, err := svc.Discover(ctx, dto)
 		return err
 	}, func() error {
 		_, err := jsonv2.Marshal(res)
 		return err
-	}, "x-encode")
+	})
 }
 
 // BenchmarkDiscoverDiskHit8MiB is discover in a fresh process: the strict
@@ -76,7 +77,7 @@ func BenchmarkDiscoverDiskHit8MiB(b *testing.B) {
 	ctx := context.Background()
 	dto := jsapi.McpRegistrationIdDto{RegistrationID: id}
 	path := store.CatalogPath(domain.RegistrationID(id))
-	pairedRun(b, func() error {
+	benchpair.Run(b, "read+valid", func() error {
 		svc := New(Config{Registrations: store, Catalogs: store, Gateway: gateway.New(gateway.Config{StartupTimeout: time.Millisecond})})
 		_, err := svc.Discover(ctx, dto) // a network attempt would fail: the startup timeout is 1 ms
 		return err
@@ -86,25 +87,5 @@ func BenchmarkDiscoverDiskHit8MiB(b *testing.B) {
 			err = fmt.Errorf("invalid")
 		}
 		return err
-	}, "x-read+valid")
-}
-
-func pairedRun(b *testing.B, ours, baseline func() error, unit string) {
-	var tOurs, tBase time.Duration
-	for b.Loop() {
-		start := time.Now()
-		if err := baseline(); err != nil {
-			b.Fatal(err)
-		}
-		tBase += time.Since(start)
-		start = time.Now()
-		if err := ours(); err != nil {
-			b.Fatal(err)
-		}
-		tOurs += time.Since(start)
-	}
-	n := float64(b.N)
-	b.ReportMetric(float64(tOurs.Microseconds())/n/1000, "ms/ttmcp")
-	b.ReportMetric(float64(tBase.Microseconds())/n/1000, "ms/baseline")
-	b.ReportMetric(float64(tOurs)/float64(tBase), unit)
+	})
 }
