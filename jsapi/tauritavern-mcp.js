@@ -18,7 +18,10 @@
 // global that exists only while go.run() executes the Go main (which reads
 // it synchronously, before its first block) and is deleted right after:
 //
-//   globalThis.__ttmcpBoot = { backend: '<origin>', settled: () => void }
+//   globalThis.__ttmcpBoot = { backend: '<origin>', settled: () => void, session: Promise<Response> }
+//
+// (session is GET /jsapi/session, started while the wasm downloads, so the
+// shim's first connection does not wait for another round trip.)
 //
 // The shim calls settled() once the API is published and its first
 // handshake has settled (succeeded or failed); `ready` then resolves.
@@ -131,6 +134,11 @@ async function start(settle) {
     // start the download while wasm_exec.js loads
     const response = fetch(wasmURL, { credentials: 'omit' });
     response.catch(() => {}); // reported through instantiate
+    // and the session, which the shim's first connection attempt uses
+    // (saving a round trip before ready); a failure there makes the shim
+    // fetch it again.
+    const session = fetch(`${backend}/jsapi/session`, { credentials: 'omit', cache: 'no-store' });
+    session.catch(() => {});
     // wasm_exec.js is a classic script that defines globalThis.Go; it must
     // come from the toolchain that built the .wasm, so it is served beside it.
     await import(new URL('./wasm_exec.js', import.meta.url).href);
@@ -138,7 +146,7 @@ async function start(settle) {
     if (typeof Go !== 'function') throw new Error('wasm_exec.js did not define Go');
     const go = new Go();
     const { instance } = await instantiate(wasmURL, response, go.importObject);
-    g[BOOT_KEY] = { backend, settled: () => finish() };
+    g[BOOT_KEY] = { backend, settled: () => finish(), session };
     let exited;
     try {
       exited = go.run(instance); // runs Go main until it blocks: the API is published

@@ -93,15 +93,21 @@ type bridge struct {
 
 	onFirstSettle func()
 	settled       bool
+
+	// prefetched is the loader's GET /jsapi/session, started while the
+	// wasm downloaded: the first attempt uses it instead of fetching, which
+	// saves a round trip before ready. Later attempts fetch afresh.
+	prefetched js.Value
 }
 
 func newBridge(origin string, e env) *bridge {
 	return &bridge{
-		origin:   origin,
-		env:      e,
-		state:    stateConnecting,
-		status:   js.Undefined(),
-		inflight: make(map[uint64]*call),
+		origin:     origin,
+		env:        e,
+		state:      stateConnecting,
+		status:     js.Undefined(),
+		inflight:   make(map[uint64]*call),
+		prefetched: js.Undefined(),
 	}
 }
 
@@ -187,9 +193,13 @@ func (b *bridge) connect() {
 		c.abort = b.env.abortController.New()
 		init.Set("signal", c.abort.Get("signal"))
 	}
-	resp, err := tryCall(func() js.Value {
-		return b.env.fetch.Invoke(b.origin+jsapi.PathSession, init)
-	})
+	resp, err := b.prefetched, error(nil)
+	b.prefetched = js.Undefined()
+	if resp.Type() != js.TypeObject {
+		resp, err = tryCall(func() js.Value {
+			return b.env.fetch.Invoke(b.origin+jsapi.PathSession, init)
+		})
+	}
 	if err != nil {
 		c.fail("fetch failed: " + err.Error())
 		return

@@ -781,3 +781,33 @@ func TestTestCallBadInput(t *testing.T) {
 	s.reply(id, `{"outcome":"not_sent","code":"mcp.call_registration_invalid","message":"x"}`)
 	mustResolve(t, p)
 }
+
+// The loader's prefetched session serves the first attempt only: a
+// reconnect fetches a fresh token.
+func TestPrefetchedSession(t *testing.T) {
+	n, e := newFakeNet(t)
+	body := jsObject.New()
+	body.Set("token", "prefetched")
+	body.Set("ws", "ws://127.0.0.1:7878/ws")
+	resp := jsObject.New()
+	resp.Set("ok", true)
+	resp.Set("status", 200)
+	resp.Set("json", n.fn(func([]js.Value) any { return resolved(body) }))
+	b := newBridge(testOrigin, e)
+	b.status = jsObject.New()
+	b.prefetched = resolved(resp)
+	t.Cleanup(func() { b.cancelRetry() })
+	b.connect()
+	waitFor(t, "the first socket", func() bool { return len(n.sockets) == 1 })
+	s := n.socket(0)
+	s.open()
+	if h := s.frame(t, 0); h.Get("token").String() != "prefetched" || n.sessions != 0 {
+		t.Fatalf("hello %s after %d fetches", s.sent[0], n.sessions)
+	}
+	s.welcome()
+	s.drop(1006, "")
+	waitFor(t, "a reconnect", func() bool { return len(n.sockets) == 2 })
+	if n.sessions != 1 {
+		t.Fatalf("the reconnect did not fetch a new session (%d fetches)", n.sessions)
+	}
+}

@@ -27,6 +27,7 @@
 //	globalThis.__ttmcpBoot = {
 //	  backend: "http://127.0.0.1:7878", // the backend origin the loader was served from
 //	  settled: () => void,              // called once: API published and first handshake settled
+//	  session: Promise<Response>,       // optional: GET /jsapi/session, started while the wasm loaded
 //	}
 //
 // Without it (a page that runs the wasm by hand) the backend is
@@ -46,8 +47,9 @@ import "syscall/js"
 const bootKey = "__ttmcpBoot"
 
 func main() {
-	origin, settled := readBoot()
+	origin, settled, session := readBoot()
 	b := newBridge(origin, browserEnv())
+	b.prefetched = session
 	publish(b)
 	if settled.Type() == js.TypeFunction {
 		b.onFirstSettle = func() { settled.Invoke() }
@@ -57,14 +59,17 @@ func main() {
 }
 
 // readBoot takes the loader's boot data and deletes the private global.
-func readBoot() (origin string, settled js.Value) {
-	settled = js.Undefined()
+func readBoot() (origin string, settled, session js.Value) {
+	settled, session = js.Undefined(), js.Undefined()
 	boot := global.Get(bootKey)
 	if boot.Type() == js.TypeObject {
 		if o := boot.Get("backend"); o.Type() == js.TypeString {
 			origin = o.String()
 		}
 		settled = boot.Get("settled")
+		if p := boot.Get("session"); p.Type() == js.TypeObject && p.Get("then").Type() == js.TypeFunction {
+			session = p
+		}
 		global.Delete(bootKey)
 	}
 	if origin == "" {
@@ -74,5 +79,5 @@ func readBoot() (origin string, settled js.Value) {
 			}
 		}
 	}
-	return origin, settled
+	return origin, settled, session
 }
