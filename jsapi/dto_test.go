@@ -1,0 +1,65 @@
+package jsapi_test
+
+import (
+	"testing"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/ttmcp/ttmcp/jsapi"
+)
+
+// The DTOs encode with TauriTavern's member names, optional members
+// omitted and lists always present, as the backend encodes them.
+func TestDTOShapes(t *testing.T) {
+	desc, index, data := "d", 1, `{"field":"region"}`
+	tests := []struct {
+		name string
+		v    any
+		want string
+	}{
+		{"server", jsapi.McpServer{ID: "i", DisplayName: "n", Endpoint: "http://a/", Headers: map[string]string{}, ProtocolVersion: "auto", State: "paused",
+			ToolPermissions: map[string]string{"t": "ask"}, ToolDescriptionOverrides: map[string]jsapi.ToolDescriptionOverride{"t": {Properties: map[string]string{}}}},
+			`{"id":"i","displayName":"n","endpoint":"http://a/","headers":{},"protocolVersion":"auto","state":"paused","toolPermissions":{"t":"ask"},"toolDescriptionOverrides":{"t":{"properties":{}}}}`},
+		{"discovery", jsapi.McpDiscoveryResult{RegistrationID: "r", ProtocolVersion: "2025-11-25",
+			Tools:       []jsapi.McpTool{{ID: "mcp/r:t", NativeName: "t", Description: &desc, InputSchema: jsapi.RawJSON(`{"type":"object"}`), Annotations: jsapi.RawJSON(`{}`), Permission: "off"}},
+			Diagnostics: []jsapi.McpDiagnostic{{Code: "c", Message: "m"}}, StaleTools: []jsapi.McpStaleTool{}},
+			`{"registrationId":"r","protocolVersion":"2025-11-25","tools":[{"id":"mcp/r:t","nativeName":"t","description":"d","inputSchema":{"type":"object"},"annotations":{},"permission":"off"}],"diagnostics":[{"code":"c","message":"m"}],"staleTools":[]}`},
+		{"tool result", jsapi.McpCallOutcome{Outcome: jsapi.OutcomeKnownResponse, Response: &jsapi.McpToolResult{Kind: jsapi.ResponseToolResult,
+			TextBlocks: []jsapi.McpTextBlock{{Index: 0, Text: "x"}}, Diagnostics: []jsapi.McpCallDiagnostic{{Code: "c", Message: "m", ContentIndex: &index}}}},
+			`{"outcome":"known_response","response":{"kind":"tool_result","isError":false,"textBlocks":[{"index":0,"text":"x"}],"diagnostics":[{"code":"c","message":"m","contentIndex":1}]}}`},
+		{"server error", jsapi.McpCallOutcome{Outcome: jsapi.OutcomeKnownResponse, Response: &jsapi.McpServerError{Kind: jsapi.ResponseServerError, Code: -32602, Message: "bad", DataJSON: &data}},
+			`{"outcome":"known_response","response":{"kind":"server_error","code":-32602,"message":"bad","dataJson":"{\"field\":\"region\"}"}}`},
+		{"not sent", jsapi.McpCallOutcome{Outcome: jsapi.OutcomeNotSent, Code: "mcp.call_not_started", Message: "m"},
+			`{"outcome":"not_sent","code":"mcp.call_not_started","message":"m"}`},
+		{"error body", jsapi.ErrorBody{Kind: jsapi.KindNotFound, Code: "mcp.registration_not_found", Message: "mcp.registration_not_found: x"},
+			`{"kind":"NotFound","code":"mcp.registration_not_found","message":"mcp.registration_not_found: x"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := json.Marshal(tt.v)
+			if err != nil || string(got) != tt.want {
+				t.Fatalf("got  %s (%v)\nwant %s", got, err, tt.want)
+			}
+		})
+	}
+}
+
+// Every command of SPEC §5.2, once, and only the two list commands take no
+// dto.
+func TestCommands(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range jsapi.Commands {
+		if seen[c] {
+			t.Fatalf("%s twice", c)
+		}
+		seen[c] = true
+	}
+	if len(seen) != 16 {
+		t.Fatalf("%d commands", len(seen))
+	}
+	for c := range seen {
+		if jsapi.TakesNoArgs(c) != (c == jsapi.CmdListServers || c == jsapi.CmdListLegacyTools) {
+			t.Errorf("TakesNoArgs(%s)", c)
+		}
+	}
+}
