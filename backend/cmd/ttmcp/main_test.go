@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// start runs a subcommand until the returned stop is called, and returns
+// the base URL it announced on stderr.
+func start(t *testing.T, args ...string) (url string, stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	r, w := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, args, w); w.Close() }()
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(r)
+		re := regexp.MustCompile(`http://127\.0\.0\.1:\d+`)
+		for sc.Scan() {
+			if m := re.FindString(sc.Text()); m != "" {
+				select {
+				case found <- m:
+				default:
+				}
+			}
+		}
+	}()
+	select {
+	case url = <-found:
+	case err := <-done:
+		t.Fatalf("%v exited: %v", args, err)
+	}
+	return url, func() error { cancel(); return <-done }
+}
+
+// serve answers until its context ends (SIGINT/SIGTERM in main), then
+// shuts down cleanly.
+func TestServeAndShutdown(t *testing.T) {
+	url, stop := start(t, "serve", "--listen", "127.0.0.1:0", "--data-root", t.TempDir())
+	resp, err := http.Get(url + "/jsapi/session")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("session: %d", resp.StatusCode)
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("serve after shutdown: %v", err)
+	}
+}
+
+func TestDemoServer(t *testing.T) {
+	url, stop := start(t, "demo-server", "--listen", "127.0.0.1:0")
+	req, _ := http.NewRequest("POST", url+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "ttmcp-demo") {
+		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestServeRefusesNonLoopback(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, addr := range []string{"0.0.0.0:0", "192.0.2.1:7878", "example.com:7878"} {
+		err := run(ctx, []string{"serve", "--listen", addr, "--data-root", t.TempDir()}, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "loopback") {
+			t.Errorf("--listen %s: %v", addr, err)
+		}
+	}
+	if err := run(ctx, []string{"frobnicate"}, io.Discard); err == nil || !strings.Contains(err.Error(), "usage") {
+		t.Errorf("unknown command: %v", err)
+	}
+}
