@@ -3,7 +3,8 @@ package webtest
 // Benchmarks of deliverable 9: the wasm bridge against a plain-JavaScript
 // WebSocket client (testdata/plainclient.js) that sends the same frames to
 // the same backend from the same page, interleaved, in the same run
-// (testdata/bench.js). Run with `make bench`
+// (testdata/bench.js); and (issue 4) a test call from the page against the
+// same call made by a bare go-sdk client. Run with `make bench`
 // (go test -run '^$' -bench . -benchtime 1x ./webtest): each benchmark
 // measures once, whatever b.N, reports its figures with b.ReportMetric and
 // adds a row to the table TestMain prints at the end.
@@ -19,15 +20,24 @@ package webtest
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"sync"
 	"testing"
 	"text/tabwriter"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ttmcp/ttmcp/backend/demo"
+	"github.com/ttmcp/ttmcp/backend/domain"
+	"github.com/ttmcp/ttmcp/backend/gateway"
 	"github.com/ttmcp/ttmcp/jsapi"
 )
 
@@ -53,9 +63,9 @@ func printBenchTable() {
 	if len(benchRows) == 0 {
 		return
 	}
-	fmt.Println("\nttmcp wasm bridge vs plain-JS WebSocket client (same page, same backend, interleaved; medians)")
+	fmt.Println("\nttmcp wasm bridge vs its baselines: a plain-JS WebSocket client (same page, same backend, interleaved), a bare go-sdk client; medians")
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "measure\tbridge\tplain JS\tbridge/plain\tprototype (wasm-bridge-notes §5)")
+	fmt.Fprintln(w, "measure\tbridge\tbaseline\tbridge/baseline\tprototype (wasm-bridge-notes §5)")
 	for _, r := range benchRows {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.measure, r.bridge, r.plain, r.ratio, r.prototype)
 	}
@@ -102,7 +112,7 @@ func BenchmarkSequentialCalls(b *testing.B) {
 	addBenchRow(benchRow{
 		measure:   "sequential list(), per call (5 runs × 300)",
 		bridge:    fmt.Sprintf("%.3f ms (mean %.3f)", bm, bMean),
-		plain:     fmt.Sprintf("%.3f ms (mean %.3f)", pm, pMean),
+		plain:     fmt.Sprintf("%.3f ms (mean %.3f) plain JS", pm, pMean),
 		ratio:     fmt.Sprintf("%.2f× (means %.2f×)", bm/pm, bMean/pMean),
 		prototype: "≈1.45× (0.87–0.97 vs 0.61–0.67 ms, ping)",
 	})
@@ -122,7 +132,7 @@ func BenchmarkConcurrentCalls(b *testing.B) {
 	addBenchRow(benchRow{
 		measure:   "100 concurrent list() (20 batches)",
 		bridge:    fmt.Sprintf("%.1f ms → %.0f calls/s", bm, bRate),
-		plain:     fmt.Sprintf("%.1f ms → %.0f calls/s", pm, pRate),
+		plain:     fmt.Sprintf("%.1f ms → %.0f calls/s plain JS", pm, pRate),
 		ratio:     fmt.Sprintf("%.2f× throughput", bRate/pRate),
 		prototype: "≈0.5× (1,598–1,642 vs 3,265–3,339 calls/s)",
 	})
@@ -149,7 +159,7 @@ func BenchmarkLargeResult(b *testing.B) {
 	addBenchRow(benchRow{
 		measure:   fmt.Sprintf("%.2f MiB list() → object (7 reps)", float64(r.Chars)/(1<<20)),
 		bridge:    fmt.Sprintf("%.1f ms", bm),
-		plain:     fmt.Sprintf("%.1f ms", pm),
+		plain:     fmt.Sprintf("%.1f ms plain JS", pm),
 		ratio:     fmt.Sprintf("%.2f×", bm/pm),
 		prototype: "≈1.15× (146–175 vs 125–150 ms)",
 	})
@@ -212,5 +222,90 @@ func BenchmarkWasmSize(b *testing.B) {
 		plain:     "–",
 		ratio:     "–",
 		prototype: "3.76 MB / 1.04 MB (nocoder shim)",
+	})
+}
+
+// BenchmarkTestCall: one test call from the page (tools.testCall → wasm →
+// WebSocket → backend → go-sdk → the demo server's echo, over a fresh MCP
+// session) against the same call made in Go by a bare go-sdk client with a
+// fresh session per call, as the backend makes it. MCP 2025-11-25 on both
+// sides, one demo server; after a warm-up, 30 rounds each making one call
+// of every kind, in rotating order; medians of the 30. The backend's
+// gateway called directly from Go (its MCP leg alone, without the page,
+// the socket and the service) is measured in the same rounds, so the
+// ratio splits into the MCP leg's cost and the page's.
+func BenchmarkTestCall(b *testing.B) {
+	be := newBackend(b)
+	srv := httptest.NewServer(demo.Handler())
+	b.Cleanup(srv.Close)
+	p := be.openHost(b)
+	p.run(`tt.bench = await import('/webtest/bench.js');`)
+	const version = "2025-11-25"
+	endpoint := srv.URL + "/mcp"
+	id := evalJS[string](p, `
+		const s = await tt.mcp.servers.create({ displayName: 'Bench', endpoint: %s, protocolVersion: %s });
+		await tt.mcp.servers.setState({ registrationId: s.id, state: 'active' });
+		return s.id;`, endpoint, version)
+	input := map[string]string{"registrationId": id, "nativeName": "echo", "argumentsJson": `{"text":"bench"}`}
+
+	ctx := context.Background()
+	args := json.RawMessage(`{"text":"bench"}`)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	page := func() float64 { return evalJS[[]float64](p, `return await tt.bench.testCalls(1, %s);`, input)[0] }
+	bare := func() float64 {
+		start := time.Now()
+		c := mcp.NewClient(&mcp.Implementation{Name: "bare", Version: "1"}, nil)
+		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1, DisableStandaloneSSE: true},
+			&mcp.ClientSessionOptions{ProtocolVersion: version})
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: args})
+		cs.Close()
+		if err != nil || res.IsError || len(res.Content) != 1 {
+			b.Fatalf("bare call: %v %+v", err, res)
+		}
+		return ms(time.Since(start))
+	}
+	ep, err := domain.ParseEndpoint(endpoint)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg, err := domain.NewRegistration("bench", ep, nil, domain.Protocol(version))
+	if err != nil {
+		b.Fatal(err)
+	}
+	gw := gateway.New(gateway.Config{ClientVersion: "webtest"})
+	direct := func() float64 {
+		start := time.Now()
+		if o := gw.Call(ctx, reg, "echo", args); o.Outcome != domain.OutcomeKnownResponse {
+			b.Fatalf("gateway call: %+v", o)
+		}
+		return ms(time.Since(start))
+	}
+
+	kinds := []func() float64{page, bare, direct}
+	samples := make([][]float64, len(kinds))
+	const warmup, rounds = 5, 30
+	for r := range warmup + rounds {
+		for k := range kinds {
+			k = (k + r) % len(kinds)
+			if d := kinds[k](); r >= warmup {
+				samples[k] = append(samples[k], d)
+			}
+		}
+	}
+	pm, bm, gm := median(samples[0]), median(samples[1]), median(samples[2])
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(pm, "page-ms/call")
+	b.ReportMetric(bm, "bare-go-sdk-ms/call")
+	b.ReportMetric(gm, "gateway-ms/call")
+	b.ReportMetric(pm/bm, "page/bare")
+	addBenchRow(benchRow{
+		measure:   fmt.Sprintf("testCall echo from the page vs bare go-sdk call (fresh session, %s; %d rounds)", version, rounds),
+		bridge:    fmt.Sprintf("%.2f ms", pm),
+		plain:     fmt.Sprintf("%.2f ms bare go-sdk (backend gateway alone %.2f ms)", bm, gm),
+		ratio:     fmt.Sprintf("%.2f× (gateway/bare %.2f×)", pm/bm, gm/bm),
+		prototype: "–",
 	})
 }

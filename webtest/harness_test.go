@@ -10,6 +10,9 @@ package webtest
 // watched on the wire, which records the status of each /ws and
 // /jsapi/session request and, once a connection is upgraded, the command of
 // every invoke frame the backend reads.
+//
+// MCP servers for the backend to reach run on loopback behind a recorder
+// (newMCPServer, newDemoServer) that logs every request by JSON-RPC method.
 
 import (
 	"bufio"
@@ -18,6 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"net/http"
@@ -32,6 +36,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/ttmcp/ttmcp/backend/demo"
 	"github.com/ttmcp/ttmcp/backend/domain"
 	"github.com/ttmcp/ttmcp/backend/gateway"
 	"github.com/ttmcp/ttmcp/backend/server"
@@ -236,7 +241,7 @@ type request struct {
 // invoke is an invoke frame the backend read.
 type invoke struct {
 	Command string
-	Head    string // the frame's first bytes (up to 256)
+	Head    string // the frame's first bytes (up to tapHeadLen)
 }
 
 func newBackend(tb testing.TB) *backend {
@@ -345,6 +350,25 @@ func (b *backend) regFiles() map[string]string {
 		files[e.Name()] = string(data)
 	}
 	return files
+}
+
+// dropSockets breaks the TCP connection under every upgraded socket, as a
+// network failure would (no close frame: the page sees 1006), and returns
+// how many it broke. The backend stays up.
+func (b *backend) dropSockets() int {
+	b.mu.Lock()
+	conns := append([]*tapConn(nil), b.conns...)
+	b.mu.Unlock()
+	n := 0
+	for _, c := range conns {
+		c.mu.Lock()
+		ws := c.ws
+		c.mu.Unlock()
+		if ws && c.Conn.Close() == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // seenRequests returns the /ws and /jsapi/session requests answered so far.
@@ -520,7 +544,7 @@ type frameTap struct {
 	head      []byte
 }
 
-const tapHeadLen = 256
+const tapHeadLen = 1024
 
 func (t *frameTap) feed(b []byte, onText func(head []byte)) {
 	for len(b) > 0 {
@@ -583,5 +607,129 @@ func (t *frameTap) feed(b []byte, onText func(head []byte)) {
 				onText(t.head)
 			}
 		}
+	}
+}
+
+// ---------------------------------------------------------------- MCP servers
+
+// mcpServer is an MCP server on 127.0.0.1 that records every request it
+// receives: its JSON-RPC method, the tool name of a tools/call, the body
+// and headers, and how the request ended. Closing it (at the end of the
+// test) does not wait for handlers still running: the demo's slow tool
+// runs to its end even when the client went away (go-sdk's stateless
+// handler does not cancel it).
+type mcpServer struct {
+	URL  string
+	mu   sync.Mutex
+	reqs []*mcpRequest
+}
+
+// mcpRequest is one HTTP request an mcpServer received.
+type mcpRequest struct {
+	Method string // the JSON-RPC method, or the HTTP method of a request without one
+	Tool   string // params.name of a tools/call
+	Body   string
+	Header http.Header
+	// Gone: the client went away (the request's context ended) while the
+	// handler ran; Done: the handler returned.
+	Gone, Done bool
+}
+
+// newMCPServer serves h behind the recorder.
+func newMCPServer(tb testing.TB, h http.Handler) *mcpServer {
+	tb.Helper()
+	s := &mcpServer{}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s.URL = "http://" + ln.Addr().String()
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var msg struct {
+			Method string `json:"method"`
+			Params struct {
+				Name string `json:"name"`
+			} `json:"params"`
+		}
+		req := &mcpRequest{Method: r.Method, Body: string(body), Header: r.Header.Clone()}
+		if json.Unmarshal(body, &msg) == nil && msg.Method != "" {
+			req.Method = msg.Method
+			if msg.Method == "tools/call" {
+				req.Tool = msg.Params.Name
+			}
+		}
+		s.mu.Lock()
+		s.reqs = append(s.reqs, req)
+		s.mu.Unlock()
+		stop := context.AfterFunc(r.Context(), func() {
+			s.mu.Lock()
+			req.Gone = true
+			s.mu.Unlock()
+		})
+		h.ServeHTTP(w, r)
+		stop()
+		s.mu.Lock()
+		req.Done = true
+		s.mu.Unlock()
+	})}
+	go srv.Serve(ln)
+	tb.Cleanup(func() { srv.Close() })
+	return s
+}
+
+// newDemoServer serves backend/demo (stateless: every protocol version).
+func newDemoServer(tb testing.TB) *mcpServer {
+	tb.Helper()
+	return newMCPServer(tb, demo.Handler())
+}
+
+// endpoint is the URL to register.
+func (s *mcpServer) endpoint() string { return s.URL + "/mcp" }
+
+// requests returns copies of the requests received so far, in order.
+func (s *mcpServer) requests() []mcpRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]mcpRequest, len(s.reqs))
+	for i, r := range s.reqs {
+		out[i] = *r
+	}
+	return out
+}
+
+// count counts the requests of a JSON-RPC method; "" counts them all.
+func (s *mcpServer) count(method string) int {
+	n := 0
+	for _, r := range s.requests() {
+		if method == "" || r.Method == method {
+			n++
+		}
+	}
+	return n
+}
+
+// toolCalls returns the tools/call requests received so far.
+func (s *mcpServer) toolCalls() []mcpRequest {
+	var out []mcpRequest
+	for _, r := range s.requests() {
+		if r.Method == "tools/call" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// waitUntil polls cond until it holds. The deadline only keeps a broken
+// path from hanging the suite; it is not a timing assertion.
+func waitUntil(tb testing.TB, what string, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("still waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -24,7 +24,9 @@ const PageSize = 2
 func Handler() http.Handler {
 	s := NewServer()
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
-		&mcp.StreamableHTTPOptions{Stateless: true})
+		// A client that abandons a 2026 call (cancel, timeout) ends the tool
+		// too: the demo slow tool stops instead of running on.
+		&mcp.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: true})
 }
 
 // NewServer returns the demo MCP server.

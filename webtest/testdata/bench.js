@@ -83,3 +83,16 @@ export async function large(reps) {
   }
   return out;
 }
+
+// testCalls: `n` awaited tools.testCall(input), each timed until its
+// outcome is in hand; every outcome must be a known response.
+export async function testCalls(n, input) {
+  const d = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const out = await bridge().tools.testCall(input);
+    d[i] = performance.now() - t0;
+    if (out.outcome !== 'known_response') throw new Error('testCall: ' + JSON.stringify(out));
+  }
+  return d;
+}
