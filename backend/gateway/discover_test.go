@@ -1,9 +1,11 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -375,4 +377,68 @@ func TestCallerCancellation(t *testing.T) {
 	defer cancel()
 	_, err := testGateway().Discover(ctx, registration(t, ts.URL, domain.ProtocolAuto, nil))
 	wantCode(t, err, "mcp.request_cancelled")
+}
+
+// Under auto, every way a legacy server refuses server/discover ends in an
+// initialize negotiating 2025-11-25 (reference §9.1).
+func TestAutoFallsBackFromEveryLegacyRejection(t *testing.T) {
+	rejections := map[string]func(w http.ResponseWriter, id string){
+		"SSE -32601": func(w http.ResponseWriter, id string) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}\n\n", id)
+		},
+		"400 -32000": func(w http.ResponseWriter, id string) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(400)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32000,"message":"Bad Request: Server not initialized"}}`, id)
+		},
+		"400 -32600": func(w http.ResponseWriter, id string) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(400)
+			fmt.Fprint(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: Missing session ID"}}`)
+		},
+		"400 text": func(w http.ResponseWriter, id string) { http.Error(w, "Bad Request", 400) },
+		"404":      func(w http.ResponseWriter, id string) { http.NotFound(w, nil) },
+	}
+	for name, reject := range rejections {
+		t.Run(name, func(t *testing.T) {
+			legacy := &fake{version: "2025-11-25", list: func(string) any { return page("", rawTool("legacy_tool", `{"type":"object"}`)) }}
+			ts, rec := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				var m struct {
+					ID     json.RawMessage `json:"id"`
+					Method string          `json:"method"`
+				}
+				json.Unmarshal(body, &m)
+				if m.Method == "server/discover" {
+					reject(w, string(m.ID))
+					return
+				}
+				legacy.ServeHTTP(w, r)
+			}))
+			cat, err := testGateway().Discover(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cat.ProtocolVersion != "2025-11-25" || !slices.Equal(names(cat), []string{"legacy_tool"}) {
+				t.Fatalf("catalog %+v", cat)
+			}
+			if seen := rec.seen(); seen[0] != "server/discover" || !slices.Contains(seen, "initialize") {
+				t.Fatalf("requests %v", seen)
+			}
+		})
+	}
+}
+
+// The response cap holds for SSE too, before an oversized event is parsed.
+func TestOversizedSSEPage(t *testing.T) {
+	f := &fake{version: "2025-11-25", onList: func(w http.ResponseWriter, r *http.Request) bool {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"tools\":[{\"name\":\"t\",\"inputSchema\":{\"type\":\"object\"},\"description\":\"%s\"}]}}\n\n", strings.Repeat("z", 5<<20))
+		return true
+	}}
+	ts, _ := serve(t, f)
+	_, err := testGateway().Discover(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil))
+	wantCode(t, err, CodeListFailed, "4194304 bytes")
 }
