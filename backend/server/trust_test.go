@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/coder/websocket"
@@ -161,4 +163,31 @@ func TestSocketTrust(t *testing.T) {
 			t.Fatalf("close %d", code)
 		}
 	})
+}
+
+// Static files revalidate: a reload gets 304 and keeps the browser's
+// compiled wasm.
+func TestStaticFilesRevalidate(t *testing.T) {
+	f := newFixture(t, func(c *Config) {
+		c.Pages = map[string]fs.FS{"/extension/": fstest.MapFS{"index.js": {Data: []byte("export {}")}}}
+	})
+	resp, err := http.Get(f.url + "/extension/index.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	tag := resp.Header.Get("ETag")
+	if resp.StatusCode != 200 || tag == "" || resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Fatalf("status %d, headers %v", resp.StatusCode, resp.Header)
+	}
+	req, _ := http.NewRequest("GET", f.url+"/extension/index.js", nil)
+	req.Header.Set("If-None-Match", tag)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotModified {
+		t.Fatalf("revalidation: %d", resp.StatusCode)
+	}
 }
