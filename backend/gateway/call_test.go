@@ -212,6 +212,20 @@ func TestCallResponses(t *testing.T) {
 				t.Fatalf("%+v", o)
 			}
 		}},
+		{"a task", func(w http.ResponseWriter, id string) {
+			jsonReply(w, 200, `{"jsonrpc":"2.0","id":`+id+`,"result":{"task":{"taskId":"t1","status":"working"}}}`)
+		}, domain.OutcomeKnownResponse, "", func(t *testing.T, o domain.CallOutcome) {
+			if o.Unsupported == nil || o.Unsupported.ResponseType != "task" {
+				t.Fatalf("%+v", o)
+			}
+		}},
+		{"not a tool result", func(w http.ResponseWriter, id string) {
+			jsonReply(w, 200, `{"jsonrpc":"2.0","id":`+id+`,"result":{"answer":42}}`)
+		}, domain.OutcomeKnownResponse, "", func(t *testing.T, o domain.CallOutcome) {
+			if o.Unsupported == nil || o.Unsupported.ResponseType != "other" {
+				t.Fatalf("%+v", o)
+			}
+		}},
 		{"malformed JSON", func(w http.ResponseWriter, id string) { jsonReply(w, 200, `{"jsonrpc":"2.0","id":`+id+`,"result":{`) },
 			domain.OutcomeUnknown, CodeCallResponseFailed, nil},
 		{"5 MiB response", func(w http.ResponseWriter, id string) {
