@@ -57,7 +57,11 @@ func (s *Service) StartTestCall(ctx context.Context, dto jsapi.McpTestCallIdDto)
 	cctx, cancel := context.WithCancel(ctx)
 	p := &preparedCall{ctx: cctx, cancel: cancel}
 	s.calls.byID[dto.CallID] = p
-	context.AfterFunc(ctx, func() { s.forget(dto.CallID, p) })
+	// Forget the call once it is over, however it ends (its context is
+	// cancelled by the call's end, by cancel_mcp_test_call, or by the
+	// socket closing); a cancelled child context also leaves its parent,
+	// so a long-lived socket accumulates nothing.
+	context.AfterFunc(cctx, func() { s.forget(dto.CallID, p) })
 	return nil, nil
 }
 
