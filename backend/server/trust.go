@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -46,6 +47,15 @@ func normalizeOrigin(o string) (string, bool) {
 		host += ":" + port
 	}
 	return scheme + "://" + host, true
+}
+
+// CheckOrigin reports whether o can be allowed: an http(s) origin,
+// "scheme://host[:port]" without path, query or credentials.
+func CheckOrigin(o string) error {
+	if _, ok := normalizeOrigin(o); !ok {
+		return fmt.Errorf("%q is not an origin (want scheme://host[:port], e.g. http://localhost:8000)", o)
+	}
+	return nil
 }
 
 // allowedOrigin reports whether a browser Origin may use the backend: the

@@ -82,6 +82,11 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	for _, o := range allow {
+		if err := server.CheckOrigin(o); err != nil {
+			return fmt.Errorf("--allow-origin: %v", err)
+		}
+	}
 	level := slog.LevelInfo
 	if *verbose {
 		level = slog.LevelDebug

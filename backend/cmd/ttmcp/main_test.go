@@ -85,6 +85,9 @@ func TestServeRefusesNonLoopback(t *testing.T) {
 			t.Errorf("--listen %s: %v", addr, err)
 		}
 	}
+	if err := run(ctx, []string{"serve", "--allow-origin", "localhost:8000"}, io.Discard); err == nil || !strings.Contains(err.Error(), "not an origin") {
+		t.Errorf("bad --allow-origin: %v", err)
+	}
 	if err := run(ctx, []string{"frobnicate"}, io.Discard); err == nil || !strings.Contains(err.Error(), "usage") {
 		t.Errorf("unknown command: %v", err)
 	}
