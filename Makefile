@@ -18,7 +18,7 @@ NODE_STAMP  := $(NODE_TOOLS)/node_modules/.installed
 CONFORMANCE := $(CURDIR)/bin/conformance
 CONF_CMD    := backend/cmd/ttmcp-conformance
 
-.PHONY: all build wasm backend run test check test-go test-wasm webtest bench chromium clean
+.PHONY: all build wasm backend run test check typecheck test-go test-wasm webtest bench chromium clean
 .PHONY: node-tools peers conformance
 
 all: build
@@ -45,13 +45,18 @@ run: build
 # the Go tests with the race detector, the shim's tests under Node, and the
 # browser tests in headless Chromium (installed when missing).
 # Then the gateway against server-everything, and the MCP conformance suite.
-test: check test-go test-wasm webtest peers conformance
+test: check typecheck test-go test-wasm webtest peers conformance
 
 check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm ./jsapi
+
+# The TypeScript declarations must compile, with a consumer of the surface.
+typecheck: node-tools
+	$(NODE_TOOLS)/node_modules/.bin/tsc --strict --noEmit --target es2022 --module esnext \
+	  --moduleResolution bundler --lib es2022,dom jsapi/tauritavern-mcp.d.ts jsapi/tauritavern-mcp.check.ts
 
 test-go:
 	$(GO) test -race -count=1 $(NATIVE_PKGS)

@@ -1,0 +1,67 @@
+// A consumer of tauritavern-mcp.d.ts that must type-check (`make typecheck`,
+// part of `make test`): it keeps the declarations honest about the surface
+// pages and the mcp-manager extension rely on. It is never run.
+import type {
+  McpDiscoveryResult,
+  McpTestCallOutcome,
+  TauriTavernMcpApi,
+  TauriTavernMcpError,
+} from './tauritavern-mcp.js';
+
+export async function consumer(): Promise<string[]> {
+  await (window.__TAURITAVERN__?.ready ?? window.__TAURITAVERN_MAIN_READY__);
+  const mcp: TauriTavernMcpApi | undefined = window.__TAURITAVERN__?.api?.mcp;
+  if (!mcp) return [];
+
+  const server = await mcp.servers.create({ displayName: 'Search', endpoint: 'http://127.0.0.1:3000/mcp' });
+  await mcp.servers.update({
+    registrationId: server.id, displayName: 'Search', endpoint: server.endpoint,
+    headers: { 'X-Api-Key': 'k' }, protocolVersion: '2025-06-18',
+  });
+  await mcp.servers.setState({ registrationId: server.id, state: 'active' });
+  await mcp.tools.setPermission({ registrationId: server.id, nativeName: 'search', permission: 'ask' });
+  await mcp.tools.setDescriptionOverride({ registrationId: server.id, nativeName: 'search', override: null });
+  const found: McpDiscoveryResult = await mcp.servers.discover(server.id);
+  await mcp.servers.refresh({ registrationId: server.id });
+
+  // @ts-expect-error: there is no connect, as upstream.
+  mcp.servers.connect?.(server.id);
+  // @ts-expect-error: permissions are off, ask or allow.
+  await mcp.tools.setPermission({ registrationId: server.id, nativeName: 'search', permission: 'deny' });
+
+  const controller = new AbortController();
+  const outcome: McpTestCallOutcome = await mcp.tools.testCall(
+    { registrationId: server.id, nativeName: 'search', argumentsJson: '{"q":"x"}' },
+    { signal: controller.signal },
+  );
+  const lines: string[] = found.tools.map((t) => `${t.id} ${t.permission}`);
+  switch (outcome.outcome) {
+    case 'known_response':
+      if (outcome.response.kind === 'tool_result') {
+        lines.push(...outcome.response.textBlocks.map((b) => b.text), outcome.response.structuredJson ?? '');
+      } else if (outcome.response.kind === 'server_error') {
+        lines.push(String(outcome.response.code));
+      }
+      break;
+    case 'not_sent':
+    case 'outcome_unknown':
+      lines.push(outcome.code);
+      // @ts-expect-error: only a known response has one.
+      lines.push(outcome.response);
+  }
+
+  const invoke = window.__TAURITAVERN__?.invoke?.safeInvoke;
+  if (invoke) {
+    const list = await invoke('list_mcp_servers');
+    lines.push(...list.servers.map((s) => s.displayName), ...list.storageIssues.map((i) => i.fileName));
+    await invoke('start_mcp_test_call', { dto: { callId: crypto.randomUUID() } });
+  }
+  addEventListener('tauritavern-mcp:state', (e) => lines.push(e.detail.state));
+  try {
+    await mcp.servers.remove(server.id);
+  } catch (err) {
+    const e = err as TauriTavernMcpError;
+    lines.push(`${e.kind} ${e.code ?? ''} ${e.message}`);
+  }
+  return lines;
+}
