@@ -362,24 +362,23 @@ func TestNotSentCodes(t *testing.T) {
 }
 
 // A server that goes away between the handshake and the call: the request
-// is never written, so the call was not queued.
+// is never written, so the call was not queued. Every answer closes its
+// connection, and the listener closes before the handshake's last answer,
+// so the call finds nothing to write to.
 func TestCallNotQueuedWhenTheServerIsGone(t *testing.T) {
-	var ts *httptest.Server
 	f := &fake{version: "2025-11-25"}
-	ts = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	ts := httptest.NewUnstartedServer(nil)
+	ts.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		f.ServeHTTP(w, r)
+		w.Header().Set("Connection", "close")
 		if bytes.Contains(body, []byte(`"notifications/initialized"`)) {
-			w.(http.Flusher).Flush()
-			ts.Listener.Close() // no new connections
-			go ts.CloseClientConnections()
+			ts.Listener.Close() // no new connections from now on
 		}
-	}))
+		f.ServeHTTP(w, r)
+	})
 	ts.Start()
 	defer ts.Close()
 	o := callGateway(time.Second).Call(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil), "a", json.RawMessage(`{}`))
-	if o.Outcome != domain.OutcomeNotSent || (o.Code != CodeCallNotQueued) {
-		t.Fatalf("outcome %+v", o)
-	}
+	wantOutcome(t, o, domain.OutcomeNotSent, CodeCallNotQueued)
 }
