@@ -81,6 +81,14 @@ func (c *snapshots) drop(id domain.RegistrationID) {
 	}
 }
 
+// remove forgets everything of a removed registration. A discovery still
+// holding the old slot's lock fails anyway: its registration is gone.
+func (c *snapshots) remove(id domain.RegistrationID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.byID, id)
+}
+
 // Discover returns a registration's tools: from memory, else from its
 // catalog file, else from the server (reference §3.6). A paused
 // registration is refused before any cache is looked at. A corrupt or

@@ -130,7 +130,7 @@ func (s *Service) Remove(ctx context.Context, dto jsapi.McpRegistrationIdDto) er
 	if err := s.regs.Delete(id); err != nil {
 		return internal("cannot remove MCP registration", err)
 	}
-	s.cache.drop(id)
+	s.cache.remove(id)
 	if err := s.regs.DeleteCatalog(id); err != nil {
 		s.log.Warn("Failed to clean up removed MCP catalog snapshot", "registration", id, "err", err)
 	}
