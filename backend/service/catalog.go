@@ -115,6 +115,9 @@ func (s *Service) discover(ctx context.Context, dto jsapi.McpRegistrationIdDto, 
 	defer unlock()
 	r, err := s.active(id)
 	if err != nil {
+		if domain.KindOf(err) == domain.KindNotFound {
+			s.cache.remove(id) // the slot made for an id that names nothing
+		}
 		return jsapi.McpDiscoveryResult{}, err
 	}
 	if !network {
