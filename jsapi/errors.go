@@ -27,9 +27,6 @@ const (
 	// CodeArgsInvalid: args or their dto did not decode (unknown field,
 	// wrong type, missing member, trailing data).
 	CodeArgsInvalid = "mcp.dto_invalid"
-	// CodeCommandUnavailable: a command of the contract whose capability
-	// this build does not serve yet.
-	CodeCommandUnavailable = "mcp.command_unavailable"
 	// CodeHostUnavailable: the page could not reach the backend.
 	CodeHostUnavailable = "mcp.host_unavailable"
 	// CodeHostConnectionLost: the WebSocket dropped while a request was in

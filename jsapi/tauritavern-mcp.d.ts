@@ -199,7 +199,7 @@ export type McpErrorKind = 'BadRequest' | 'NotFound' | 'Conflict' | 'Unavailable
  * with the code where one applies, e.g. "mcp.endpoint_invalid: ..."). Host
  * codes: mcp.host_unavailable, mcp.host_connection_lost,
  * mcp.request_too_large, mcp.dto_invalid, mcp.command_unknown,
- * mcp.command_unavailable, mcp.host_internal.
+ * mcp.host_internal.
  */
 export type TauriTavernMcpError = Error & {
   code?: string;

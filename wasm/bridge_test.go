@@ -697,8 +697,8 @@ func TestTestCallRejectionSendsCancel(t *testing.T) {
 	id, start := s.invoked(t, 1, jsapi.CmdStartTestCall)
 	s.reply(id, `null`)
 	id, _ = s.invoked(t, 2, jsapi.CmdTestToolCall)
-	s.replyError(id, `{"kind":"Unavailable","code":"mcp.command_unavailable","message":"mcp.command_unavailable: test calls are not served yet"}`)
-	mustReject(t, p, jsapi.CodeCommandUnavailable, jsapi.KindUnavailable)
+	s.replyError(id, `{"kind":"Internal","code":"mcp.internal","message":"mcp.internal: the disk is full"}`)
+	mustReject(t, p, jsapi.CodeInternal, jsapi.KindInternal)
 	_, cargs := s.invoked(t, 3, jsapi.CmdCancelTestCall)
 	if stringify(cargs) != stringify(start) {
 		t.Errorf("cancel args = %s", stringify(cargs))

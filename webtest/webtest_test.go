@@ -35,19 +35,6 @@ func wantRejection(t *testing.T, what string, got *jsError, code, kind string) {
 	}
 }
 
-// wantDiscoveryRefused checks the rejection of discover or refresh of a
-// paused registration: command_unavailable until discovery lands, then
-// upstream's mcp.server_paused (Conflict), checked before anything else.
-func wantDiscoveryRefused(t *testing.T, what string, got *jsError) {
-	t.Helper()
-	if got != nil && got.Code == "mcp.server_paused" {
-		wantRejection(t, what, got, "mcp.server_paused", jsapi.KindConflict)
-		return
-	}
-	t.Logf("%s: discovery not served yet (%s)", what, jsapi.CodeCommandUnavailable)
-	wantRejection(t, what, got, jsapi.CodeCommandUnavailable, jsapi.KindUnavailable)
-}
-
 // wantFile checks the exact bytes of the registration file of id; want
 // holds ID where the id goes and <LS> for U+2028 (written raw, as
 // serde_json does).
@@ -291,7 +278,7 @@ func TestRegistrationMethodsWriteStrictFiles(t *testing.T) {
 			await tt.err(s.refresh({ registrationId: %[1]s })),
 		];`, id)
 	for i, e := range discovery {
-		wantDiscoveryRefused(t, []string{"discover(id)", "discover({registrationId})", "refresh(id)", "refresh({registrationId})"}[i], e)
+		wantRejection(t, []string{"discover(id)", "discover({registrationId})", "refresh(id)", "refresh({registrationId})"}[i], e, "mcp.server_paused", jsapi.KindConflict)
 	}
 	wantArgs := `"args":{"dto":{"registrationId":"` + id + `"}}`
 	for _, cmd := range []string{jsapi.CmdDiscoverTools, jsapi.CmdRefreshTools} {
@@ -384,19 +371,12 @@ func TestErrorsRejectWithCodeAndChangeNothing(t *testing.T) {
 		{"unknown id on setPermission", "tools.setPermission", map[string]any{"registrationId": unknownID, "nativeName": "search", "permission": "allow"}, "mcp.registration_not_found", "NotFound"},
 		{"unknown id on setDescriptionOverride", "tools.setDescriptionOverride", map[string]any{"registrationId": unknownID, "nativeName": "search", "override": map[string]any{"description": "d", "properties": map[string]string{}}}, "mcp.registration_not_found", "NotFound"},
 		{"empty override", "tools.setDescriptionOverride", map[string]any{"registrationId": id, "nativeName": "search", "override": map[string]any{"properties": map[string]string{}}}, "mcp.description_override_empty", "BadRequest"},
-		{"discover paused", "servers.discover", id, "", ""},
-		{"refresh paused", "servers.refresh", map[string]any{"registrationId": id}, "", ""},
+		{"discover paused", "servers.discover", id, "mcp.server_paused", "Conflict"},
+		{"refresh paused", "servers.refresh", map[string]any{"registrationId": id}, "mcp.server_paused", "Conflict"},
 		{"discover unknown id", "servers.discover", unknownID, "mcp.registration_not_found", "NotFound"},
 	}
 	for _, c := range cases {
 		got := evalJS[*jsError](p, `return await tt.err(tt.mcp.`+c.call+`(%s));`, c.arg)
-		if c.code == "" {
-			wantDiscoveryRefused(t, c.name+" ("+c.call+")", got)
-			continue
-		}
-		if c.name == "discover unknown id" && got != nil && got.Code == jsapi.CodeCommandUnavailable {
-			continue // discovery has not landed yet
-		}
 		wantRejection(t, c.name+" ("+c.call+")", got, c.code, c.kind)
 	}
 	got := evalJS[*jsError](p, `return await tt.err(window.__TAURITAVERN__.invoke.safeInvoke('no_such_command', {}));`)
@@ -654,10 +634,9 @@ func TestTestCallFromThePage(t *testing.T) {
 		}
 	}
 
-	// Without a signal the call reaches the backend. Until test calls land
-	// the start acknowledgement rejects with command_unavailable and nothing
-	// else is sent; then the registration, paused, makes the call not_sent
-	// mcp.call_server_paused after start and test frames. The input is
+	// Without a signal the call reaches the backend: the registration,
+	// paused, makes the call not_sent mcp.call_server_paused after start and
+	// test frames. The input is
 	// captured when testCall is called (reference §1.5 step 2), and
 	// argumentsJson stays the caller's string (an integer beyond 2^53).
 	type result struct {
@@ -675,12 +654,7 @@ func TestTestCallFromThePage(t *testing.T) {
 		return { err, out };`, id)
 	starts, tests := b.countInvokes(jsapi.CmdStartTestCall), b.countInvokes(jsapi.CmdTestToolCall)
 	if r.Err != nil {
-		t.Logf("test calls not served yet (%s)", r.Err.Code)
-		wantRejection(t, "testCall without a signal", r.Err, jsapi.CodeCommandUnavailable, jsapi.KindUnavailable)
-		if starts != 1 || tests != 0 {
-			t.Errorf("the backend read %d %s and %d %s frames; want 1 and 0", starts, jsapi.CmdStartTestCall, tests, jsapi.CmdTestToolCall)
-		}
-		return
+		t.Fatalf("testCall without a signal rejected: %+v", *r.Err)
 	}
 	if r.Out == nil || r.Out.Outcome != jsapi.OutcomeNotSent || r.Out.Code != "mcp.call_server_paused" {
 		t.Errorf("testCall of a paused registration: %+v; want not_sent mcp.call_server_paused", r.Out)

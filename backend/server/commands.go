@@ -26,8 +26,7 @@ type Commands struct {
 
 type handler func(ctx context.Context, args jsontext.Value) (any, error)
 
-// NewCommands wires every command to svc. Commands whose capability is
-// not in this build answer Unavailable with jsapi.CodeCommandUnavailable.
+// NewCommands wires every command of the contract to svc.
 func NewCommands(svc *service.Service, log *slog.Logger) *Commands {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -47,12 +46,11 @@ func NewCommands(svc *service.Service, log *slog.Logger) *Commands {
 		jsapi.CmdStartTestCall:              withDTO(svc.StartTestCall),
 		jsapi.CmdTestToolCall:               withDTO(svc.TestCall),
 		jsapi.CmdCancelTestCall:             withDTO(svc.CancelTestCall),
+		jsapi.CmdListLegacyTools:            noArgs(svc.ListLegacyTools),
+		jsapi.CmdStartLegacyToolCall:        withDTO(svc.StartLegacyCall),
+		jsapi.CmdCallLegacyTool:             withDTO(svc.CallLegacyTool),
+		jsapi.CmdCancelLegacyToolCall:       withDTO(svc.CancelLegacyCall),
 	}}
-	for _, name := range jsapi.Commands {
-		if _, ok := c.table[name]; !ok {
-			c.table[name] = unavailable(name)
-		}
-	}
 	return c
 }
 
@@ -115,12 +113,6 @@ func withDTO[D, R any](fn func(context.Context, D) (R, error)) handler {
 			return nil, err
 		}
 		return fn(ctx, dto)
-	}
-}
-
-func unavailable(name string) handler {
-	return func(context.Context, jsontext.Value) (any, error) {
-		return nil, errorf(jsapi.KindUnavailable, jsapi.CodeCommandUnavailable, "%s is not available in this build of ttmcp yet", name)
 	}
 }
 

@@ -319,7 +319,7 @@ func TestCommandErrors(t *testing.T) {
 		{"bad permission", jsapi.CmdSetToolPermission, dto(map[string]any{"registrationId": s.ID, "nativeName": "t", "permission": "deny"}), "BadRequest", "", "deny"},
 		{"paused discover", jsapi.CmdDiscoverTools, dto(map[string]any{"registrationId": s.ID}), "Conflict", service.CodeServerPaused, s.ID},
 		{"paused refresh", jsapi.CmdRefreshTools, dto(s.ID), "BadRequest", jsapi.CodeArgsInvalid, "object"},
-		{"not yet available", jsapi.CmdListLegacyTools, nil, "Unavailable", jsapi.CodeCommandUnavailable, jsapi.CmdListLegacyTools},
+		{"legacy call without an id", jsapi.CmdStartLegacyToolCall, dto(map[string]any{"executionCallId": ""}), "BadRequest", jsapi.CodeArgsInvalid, "call id"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -377,4 +377,17 @@ func TestConcurrentCreates(t *testing.T) {
 func newService(root string) *service.Service {
 	store := storage.Open(root)
 	return service.New(service.Config{Registrations: store, Catalogs: store, Gateway: gateway.New(gateway.Config{})})
+}
+
+// Every command of the contract is served.
+func TestEveryCommandIsWired(t *testing.T) {
+	c := NewCommands(newService(t.TempDir()), nil)
+	for _, name := range jsapi.Commands {
+		if _, ok := c.table[name]; !ok {
+			t.Errorf("%s is not wired", name)
+		}
+	}
+	if len(c.table) != len(jsapi.Commands) {
+		t.Errorf("%d handlers for %d commands", len(c.table), len(jsapi.Commands))
+	}
 }

@@ -69,8 +69,9 @@ type Service struct {
 	mu chan struct{}
 	// cache holds the published catalog snapshots in memory.
 	cache snapshots
-	// calls are the prepared test calls.
-	calls calls
+	// calls are the prepared test calls; legacyCalls the model tool calls.
+	calls       calls
+	legacyCalls calls
 }
 
 // New returns a Service over the adapters of cfg.
@@ -79,13 +80,14 @@ func New(cfg Config) *Service {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	return &Service{
-		regs:     cfg.Registrations,
-		catalogs: cfg.Catalogs,
-		gateway:  cfg.Gateway,
-		log:      cfg.Log,
-		mu:       make(chan struct{}, 1),
-		cache:    snapshots{byID: map[domain.RegistrationID]*snapshot{}},
-		calls:    calls{byID: map[string]*preparedCall{}},
+		regs:        cfg.Registrations,
+		catalogs:    cfg.Catalogs,
+		gateway:     cfg.Gateway,
+		log:         cfg.Log,
+		mu:          make(chan struct{}, 1),
+		cache:       snapshots{byID: map[domain.RegistrationID]*snapshot{}},
+		calls:       calls{byID: map[string]*preparedCall{}},
+		legacyCalls: calls{byID: map[string]*preparedCall{}},
 	}
 }
 

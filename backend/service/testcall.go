@@ -42,50 +42,67 @@ type preparedCall struct {
 	cancel context.CancelFunc
 }
 
-// StartTestCall registers a call id. The registration ends with the call,
-// with cancel_mcp_test_call, or when the caller's context ends (its page
-// closed the socket).
-func (s *Service) StartTestCall(ctx context.Context, dto jsapi.McpTestCallIdDto) (any, error) {
-	if dto.CallID == "" || len(dto.CallID) > maxCallIDBytes {
-		return nil, domain.Errorf(domain.KindBadRequest, jsapi.CodeArgsInvalid, "callId must be 1 to %d bytes", maxCallIDBytes)
+// start registers a call id. The registration ends with the call, with a
+// cancel, or when ctx ends (its page closed the socket).
+func (c *calls) start(ctx context.Context, id string) error {
+	if id == "" || len(id) > maxCallIDBytes {
+		return domain.Errorf(domain.KindBadRequest, jsapi.CodeArgsInvalid, "the call id must be 1 to %d bytes", maxCallIDBytes)
 	}
-	s.calls.mu.Lock()
-	defer s.calls.mu.Unlock()
-	if _, ok := s.calls.byID[dto.CallID]; ok {
-		return nil, domain.Errorf(domain.KindConflict, CodeCallIDInUse, "call `%s` is already active", dto.CallID)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.byID[id]; ok {
+		return domain.Errorf(domain.KindConflict, CodeCallIDInUse, "call `%s` is already active", id)
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	p := &preparedCall{ctx: cctx, cancel: cancel}
-	s.calls.byID[dto.CallID] = p
+	c.byID[id] = p
 	// Forget the call once it is over, however it ends (its context is
-	// cancelled by the call's end, by cancel_mcp_test_call, or by the
-	// socket closing); a cancelled child context also leaves its parent,
-	// so a long-lived socket accumulates nothing.
-	context.AfterFunc(cctx, func() { s.forget(dto.CallID, p) })
-	return nil, nil
+	// cancelled by the call's end, by a cancel, or by the socket closing);
+	// a cancelled child context also leaves its parent, so a long-lived
+	// socket accumulates nothing.
+	context.AfterFunc(cctx, func() { c.forget(id, p) })
+	return nil
 }
 
-// CancelTestCall cancels a prepared or running call; an unknown id is a
-// no-op (no tombstones: the page may cancel after the call ended).
-func (s *Service) CancelTestCall(_ context.Context, dto jsapi.McpTestCallIdDto) (any, error) {
-	s.calls.mu.Lock()
-	p, ok := s.calls.byID[dto.CallID]
-	delete(s.calls.byID, dto.CallID)
-	s.calls.mu.Unlock()
+// cancel cancels a prepared or running call; an unknown id is a no-op (no
+// tombstones: the page may cancel after the call ended).
+func (c *calls) cancel(id string) {
+	c.mu.Lock()
+	p, ok := c.byID[id]
+	delete(c.byID, id)
+	c.mu.Unlock()
 	if ok {
 		p.cancel()
 	}
-	return nil, nil
+}
+
+// get returns the prepared call of id.
+func (c *calls) get(id string) (*preparedCall, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.byID[id]
+	return p, ok
 }
 
 // forget removes p if it is still the call registered under id.
-func (s *Service) forget(id string, p *preparedCall) {
-	s.calls.mu.Lock()
-	if s.calls.byID[id] == p {
-		delete(s.calls.byID, id)
+func (c *calls) forget(id string, p *preparedCall) {
+	c.mu.Lock()
+	if c.byID[id] == p {
+		delete(c.byID, id)
 	}
-	s.calls.mu.Unlock()
+	c.mu.Unlock()
 	p.cancel()
+}
+
+// StartTestCall is the private start acknowledgement of a test call.
+func (s *Service) StartTestCall(ctx context.Context, dto jsapi.McpTestCallIdDto) (any, error) {
+	return nil, s.calls.start(ctx, dto.CallID)
+}
+
+// CancelTestCall cancels a prepared or running test call.
+func (s *Service) CancelTestCall(_ context.Context, dto jsapi.McpTestCallIdDto) (any, error) {
+	s.calls.cancel(dto.CallID)
+	return nil, nil
 }
 
 // TestCall runs one prepared test call: the gates of reference §1.5 in
@@ -93,13 +110,11 @@ func (s *Service) forget(id string, p *preparedCall) {
 // Permissions are neither checked nor changed: a test call is the user's
 // explicit act. The arguments reach the server byte for byte.
 func (s *Service) TestCall(ctx context.Context, dto jsapi.TestMcpToolCallDto) (jsapi.McpCallOutcome, error) {
-	s.calls.mu.Lock()
-	p, ok := s.calls.byID[dto.CallID]
-	s.calls.mu.Unlock()
+	p, ok := s.calls.get(dto.CallID)
 	if !ok {
 		return notSent(CodeCallNotStarted, "The test call was not prepared or was cancelled before it started"), nil
 	}
-	defer s.forget(dto.CallID, p)
+	defer s.calls.forget(dto.CallID, p)
 	if p.ctx.Err() != nil {
 		return notSent(CodeCallCancelledBeforeSend, "The tool request was cancelled before it started"), nil
 	}

@@ -1,0 +1,192 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/ttmcp/ttmcp/backend/domain"
+	"github.com/ttmcp/ttmcp/jsapi"
+)
+
+// Diagnostic codes of model-tool resolution (reference §5.1).
+const (
+	CodeRegistrationStorageIssue    = "mcp.registration_storage_issue"
+	CodeCatalogNotCached            = "mcp.catalog_not_cached"
+	CodeCatalogSnapshotInvalid      = "mcp.catalog_snapshot_invalid"
+	CodeToolNotInCachedCatalog      = "mcp.tool_not_in_cached_catalog"
+	CodeModelInputSchemaUnsupported = "mcp.model_input_schema_unsupported"
+	CodeOverrideInvalid             = "mcp.tool_description_override_invalid"
+	CodeCallPermissionOff           = "mcp.call_permission_off"
+)
+
+// ListLegacyTools lists the tools a model may be offered (reference §5.1):
+// of Active registrations, the tools set to Ask or Allow, from cached
+// catalogs only (memory, else the file; never the network), with the
+// registration's description overrides applied. Every registration or tool
+// left out is a diagnostic; one server's problem never hides another's
+// tools. The order is by server name (case-insensitive), then ToolId.
+func (s *Service) ListLegacyTools(ctx context.Context) (jsapi.LegacyMcpToolList, error) {
+	regs, issues, err := s.regs.Scan()
+	if err != nil {
+		return jsapi.LegacyMcpToolList{}, internal("cannot list MCP registrations", err)
+	}
+	out := jsapi.LegacyMcpToolList{Tools: []jsapi.LegacyMcpTool{}, Diagnostics: []jsapi.LegacyMcpDiagnostic{}}
+	diag := func(id *domain.ToolID, code, format string, args ...any) {
+		d := jsapi.LegacyMcpDiagnostic{Code: code, Message: fmt.Sprintf(format, args...)}
+		if id != nil {
+			s := string(*id)
+			d.ToolID = &s
+		}
+		out.Diagnostics = append(out.Diagnostics, d)
+	}
+	for _, issue := range issues {
+		diag(nil, CodeRegistrationStorageIssue, "MCP registration file `%s` could not be loaded: %s", issue.FileName, issue.Message)
+	}
+	for _, r := range regs {
+		if r.State != domain.StateActive || len(r.Permissions) == 0 {
+			continue // never touches the catalog
+		}
+		cat, ok, err := s.cached(r)
+		switch {
+		case err != nil:
+			diag(nil, CodeCatalogSnapshotInvalid, "MCP server `%s` has an invalid cached tool catalog: %v", r.DisplayName, err)
+			continue
+		case !ok:
+			diag(nil, CodeCatalogNotCached, "MCP server `%s` has no cached tool catalog; refresh it in MCP Manager", r.DisplayName)
+			continue
+		}
+		for _, d := range cat.Diagnostics {
+			var id *domain.ToolID
+			if d.NativeName != nil {
+				if tid, err := domain.NewToolID(r.ID, *d.NativeName); err == nil {
+					id = &tid
+				}
+			}
+			out.Diagnostics = append(out.Diagnostics, jsapi.LegacyMcpDiagnostic{ToolID: toolIDString(id), Code: d.Code, Message: d.Message})
+		}
+		listed := map[string]bool{}
+		for _, t := range cat.Tools {
+			listed[t.NativeName] = true
+		}
+		for _, name := range slices.Sorted(maps.Keys(r.Permissions)) {
+			if !listed[name] {
+				tid, _ := domain.NewToolID(r.ID, name)
+				diag(&tid, CodeToolNotInCachedCatalog, "Tool `%s` is absent from the cached catalog; refresh `%s` in MCP Manager", name, r.DisplayName)
+			}
+		}
+		for _, t := range cat.Tools {
+			if r.PermissionFor(t.NativeName) == domain.PermissionOff {
+				continue
+			}
+			tid, _ := domain.NewToolID(r.ID, t.NativeName)
+			if !rootIsObject(t.InputSchema) {
+				diag(&tid, CodeModelInputSchemaUnsupported, "MCP tool `%s` cannot be advertised to a model because its input schema root is not explicitly type object", tid)
+				continue
+			}
+			if o, ok := r.Overrides[t.NativeName]; ok {
+				applied, err := o.Apply(tid, t)
+				if err != nil {
+					diag(&tid, CodeOverrideInvalid, "%v", err)
+					continue
+				}
+				t = applied
+			}
+			out.Tools = append(out.Tools, jsapi.LegacyMcpTool{
+				ToolID: string(tid), NativeName: t.NativeName, ServerDisplayName: r.DisplayName,
+				Title: t.Title, Description: t.Description, InputSchema: jsapi.RawJSON(t.InputSchema),
+			})
+		}
+	}
+	slices.SortStableFunc(out.Tools, func(a, b jsapi.LegacyMcpTool) int {
+		if c := strings.Compare(strings.ToLower(a.ServerDisplayName), strings.ToLower(b.ServerDisplayName)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ToolID, b.ToolID)
+	})
+	return out, nil
+}
+
+// cached returns a registration's catalog from memory, else from its file,
+// without touching the network. A file read here is not published to
+// memory: only discovery publishes, in order (a concurrent refresh may be
+// saving a newer one).
+func (s *Service) cached(r domain.Registration) (domain.Catalog, bool, error) {
+	if cat, ok := s.cache.get(r); ok {
+		return cat, true, nil
+	}
+	return s.catalogs.LoadCatalog(r.ID, r.Endpoint)
+}
+
+// rootIsObject reports whether a schema's root says "type": "object"
+// exactly: models are only offered tools whose arguments are an object.
+func rootIsObject(schema json.RawMessage) bool {
+	var root struct {
+		Type json.RawMessage `json:"type"`
+	}
+	return json.Unmarshal(schema, &root) == nil && bytes.Equal(bytes.TrimSpace(root.Type), []byte(`"object"`))
+}
+
+func toolIDString(id *domain.ToolID) *string {
+	if id == nil {
+		return nil
+	}
+	s := string(*id)
+	return &s
+}
+
+// StartLegacyCall is the start acknowledgement of a model tool call.
+func (s *Service) StartLegacyCall(ctx context.Context, dto jsapi.McpExecutionCallIdDto) (any, error) {
+	return nil, s.legacyCalls.start(ctx, dto.ExecutionCallID)
+}
+
+// CancelLegacyCall cancels a prepared or running model tool call.
+func (s *Service) CancelLegacyCall(_ context.Context, dto jsapi.McpExecutionCallIdDto) (any, error) {
+	s.legacyCalls.cancel(dto.ExecutionCallID)
+	return nil, nil
+}
+
+// CallLegacyTool runs one prepared model tool call (reference §6.1, §5.4).
+// Unlike a test call it re-checks the permission: a tool set to Off since
+// the model was offered it is not called. An empty argumentsJson means {}.
+func (s *Service) CallLegacyTool(ctx context.Context, dto jsapi.CallLegacyMcpToolDto) (jsapi.McpCallOutcome, error) {
+	p, ok := s.legacyCalls.get(dto.ExecutionCallID)
+	if !ok {
+		return notSent(CodeCallNotStarted, "The Legacy tool call was not prepared or was cancelled before it started"), nil
+	}
+	defer s.legacyCalls.forget(dto.ExecutionCallID, p)
+	id, name, err := domain.ParseToolID(dto.ToolID)
+	if err != nil {
+		return jsapi.McpCallOutcome{}, err
+	}
+	text := dto.ArgumentsJSON
+	if text == "" {
+		text = "{}"
+	}
+	args, outcome := parseArguments(text)
+	if outcome != nil {
+		return *outcome, nil
+	}
+	callCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(p.ctx, cancel)()
+	if callCtx.Err() != nil {
+		return notSent(CodeCallCancelledBeforeSend, "The tool request was cancelled before it started"), nil
+	}
+	r, ok, err := s.regs.Load(id)
+	switch {
+	case err != nil:
+		return notSent(CodeCallRegistrationUnavailable, fmt.Sprintf("MCP registration `%s` cannot be loaded: %v", id, err)), nil
+	case !ok:
+		return notSent(CodeCallRegistrationNotFound, fmt.Sprintf("MCP registration not found: %s", id)), nil
+	case r.State != domain.StateActive:
+		return notSent(CodeCallServerPaused, fmt.Sprintf("MCP server `%s` is paused", r.DisplayName)), nil
+	case r.PermissionFor(name) == domain.PermissionOff:
+		return notSent(CodeCallPermissionOff, fmt.Sprintf("MCP tool `%s` is Off", dto.ToolID)), nil
+	}
+	return CallOutcomeDTO(s.gateway.Call(callCtx, r, name, args)), nil
+}
