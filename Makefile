@@ -18,7 +18,7 @@ NODE_STAMP  := $(NODE_TOOLS)/node_modules/.installed
 CONFORMANCE := $(CURDIR)/bin/conformance
 CONF_CMD    := backend/cmd/ttmcp-conformance
 
-.PHONY: all build wasm backend run test check typecheck test-go test-wasm webtest bench chromium clean
+.PHONY: all build wasm backend run test check typecheck test-js test-go test-wasm webtest bench chromium clean
 .PHONY: node-tools peers conformance
 
 all: build
@@ -45,7 +45,7 @@ run: build
 # the Go tests with the race detector, the shim's tests under Node, and the
 # browser tests in headless Chromium (installed when missing).
 # Then the gateway against server-everything, and the MCP conformance suite.
-test: check typecheck test-go test-wasm webtest peers conformance
+test: check typecheck test-js test-go test-wasm webtest peers conformance
 
 check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -56,7 +56,11 @@ check:
 # The TypeScript declarations must compile, with a consumer of the surface.
 typecheck: node-tools
 	$(NODE_TOOLS)/node_modules/.bin/tsc --strict --noEmit --target es2022 --module esnext \
-	  --moduleResolution bundler --lib es2022,dom jsapi/tauritavern-mcp.d.ts jsapi/tauritavern-mcp.check.ts
+	  --moduleResolution bundler --lib es2022,dom jsapi/tauritavern-mcp.d.ts jsapi/legacy-mcp-tools.d.ts jsapi/tauritavern-mcp.check.ts
+
+# The page modules' own tests (node:test).
+test-js:
+	node --test jsapi/*.test.mjs
 
 test-go:
 	$(GO) test -race -count=1 $(NATIVE_PKGS)

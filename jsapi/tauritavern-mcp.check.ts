@@ -65,3 +65,31 @@ export async function consumer(): Promise<string[]> {
   }
   return lines;
 }
+
+// The legacy adapter, as a Generate loop uses it.
+import {
+  LegacyMcpOutcomeUnknownError,
+  prepareLegacyMcpGenerationContext,
+  type LegacyToolData,
+} from './legacy-mcp-tools.js';
+
+export async function generateRound(signal: AbortSignal): Promise<string[]> {
+  const context = await prepareLegacyMcpGenerationContext();
+  const round = context.createRound();
+  const data: LegacyToolData = { tools: [] };
+  round.mergeIntoToolData(data);
+  round.finalizeAdvertisedTools(data);
+  const out: string[] = [];
+  for (const t of data.tools ?? []) {
+    const tool = round.resolveTool(t.function.name);
+    if (!tool) continue;
+    try {
+      const { result, error } = await tool.invoke({ argumentsJson: '{}', signal });
+      out.push(`${tool.displayName} ${error} ${result}`);
+    } catch (e) {
+      if (e instanceof LegacyMcpOutcomeUnknownError) out.push(e.code);
+      throw e;
+    }
+  }
+  return out;
+}
