@@ -159,23 +159,28 @@ func (s *Service) CallLegacyTool(ctx context.Context, dto jsapi.CallLegacyMcpToo
 		return notSent(CodeCallNotStarted, "The Legacy tool call was not prepared or was cancelled before it started"), nil
 	}
 	defer s.legacyCalls.forget(dto.ExecutionCallID, p)
-	id, name, err := domain.ParseToolID(dto.ToolID)
-	if err != nil {
-		return jsapi.McpCallOutcome{}, err
-	}
+	// The upstream order: the call's own arguments (§6.1), then the shared
+	// gate (§5.4): cancelled, tool id, object, registration, permission.
 	text := dto.ArgumentsJSON
 	if text == "" {
 		text = "{}"
 	}
-	args, outcome := parseArguments(text)
-	if outcome != nil {
-		return *outcome, nil
+	args, argsOutcome := parseArguments(text)
+	if argsOutcome != nil && argsOutcome.Code != CodeCallArgumentsNotObject {
+		return *argsOutcome, nil // too large, or not JSON
 	}
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(p.ctx, cancel)()
 	if callCtx.Err() != nil {
 		return notSent(CodeCallCancelledBeforeSend, "The tool request was cancelled before it started"), nil
+	}
+	id, name, err := domain.ParseToolID(dto.ToolID)
+	if err != nil {
+		return jsapi.McpCallOutcome{}, err
+	}
+	if argsOutcome != nil {
+		return *argsOutcome, nil // not an object
 	}
 	r, ok, err := s.regs.Load(id)
 	switch {

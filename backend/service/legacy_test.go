@@ -189,6 +189,16 @@ func TestLegacyCallGateAndArguments(t *testing.T) {
 	if _, err := w.svc.CallLegacyTool(context.Background(), jsapi.CallLegacyMcpToolDto{ExecutionCallID: "badid", ToolID: "nope", ArgumentsJSON: "{}"}); domain.KindOf(err) != domain.KindBadRequest {
 		t.Fatalf("bad tool id: %v", err)
 	}
+	// Upstream order: not-JSON arguments before the tool id, the tool id
+	// before a non-object.
+	start("order1")
+	if o := w.legacyCall("order1", "nope", "{"); o.Code != CodeCallArgumentsInvalidJSON {
+		t.Fatalf("invalid JSON with a bad tool id: %+v", o)
+	}
+	start("order2")
+	if _, err := w.svc.CallLegacyTool(context.Background(), jsapi.CallLegacyMcpToolDto{ExecutionCallID: "order2", ToolID: "nope", ArgumentsJSON: "[]"}); domain.KindOf(err) != domain.KindBadRequest {
+		t.Fatalf("an array with a bad tool id: %v", err)
+	}
 	if calls.Load() != 2 {
 		t.Fatalf("%d calls reached the server, want 2", calls.Load())
 	}
