@@ -70,6 +70,43 @@ func resolved(v js.Value) js.Value {
 	return p
 }
 
+// then attaches onOK/onErr to promise p. The two js.Funcs release each
+// other when either runs (a promise settles once), so late settlements
+// never reach a released function.
+func then(p js.Value, onOK, onErr func(js.Value)) {
+	var ok, bad js.Func
+	release := func() {
+		ok.Release()
+		bad.Release()
+	}
+	ok = callback("promise reaction", func(args []js.Value) {
+		release()
+		onOK(arg(args, 0))
+	})
+	bad = callback("promise reaction", func(args []js.Value) {
+		release()
+		onErr(arg(args, 0))
+	})
+	p.Call("then", ok, bad)
+}
+
+// jsErrorText renders a thrown JS value (an Error's "Name: message", else
+// String(v)).
+func jsErrorText(e js.Value) string {
+	if isObject(e) {
+		if m := e.Get("message"); m.Type() == js.TypeString {
+			if n := e.Get("name"); n.Type() == js.TypeString && n.String() != "" {
+				return n.String() + ": " + m.String()
+			}
+			return m.String()
+		}
+	}
+	if e.Type() == js.TypeString {
+		return e.String()
+	}
+	return "unknown error"
+}
+
 // newError builds new Error(message) carrying .code (when not empty) and
 // .kind, the shape every rejection of the API has (SPEC §4).
 func newError(code, kind, message string) js.Value {

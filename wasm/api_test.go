@@ -1,0 +1,108 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"strconv"
+	"syscall/js"
+	"testing"
+
+	"github.com/ttmcp/ttmcp/jsapi"
+)
+
+func TestPublishSurface(t *testing.T) {
+	n, e := newFakeNet(t)
+	_ = n
+	// a page that already has a host object keeps its properties
+	existing, _ := parseJSON(js.ValueOf(`{"keep":1,"api":{"other":2},"invoke":{"mine":3}}`))
+	global.Set("__TAURITAVERN__", existing)
+	defer global.Delete("__TAURITAVERN__")
+	b := newBridge(testOrigin, e)
+	publish(b)
+	tt := global.Get("__TAURITAVERN__")
+	if !tt.Equal(existing) || tt.Get("keep").Int() != 1 || tt.Get("api").Get("other").Int() != 2 || tt.Get("invoke").Get("mine").Int() != 3 {
+		t.Fatalf("existing properties lost: %s", stringify(tt))
+	}
+	keys := func(v js.Value) string {
+		return jsObject.Call("keys", v).Call("join", ",").String()
+	}
+	mcp := tt.Get("api").Get("mcp")
+	if k := keys(mcp); k != "servers,tools" {
+		t.Errorf("api.mcp keys = %s", k)
+	}
+	if k := keys(mcp.Get("servers")); k != "list,create,update,setState,remove,discover,refresh" {
+		t.Errorf("servers keys = %s", k)
+	}
+	if k := keys(mcp.Get("tools")); k != "setPermission,setDescriptionOverride,testCall" {
+		t.Errorf("tools keys = %s", k)
+	}
+	if tt.Get("invoke").Get("safeInvoke").Type() != js.TypeFunction {
+		t.Error("no safeInvoke")
+	}
+	st := tt.Get("mcpBridge")
+	if keys(st) != "state,backend" || st.Get("state").String() != stateConnecting || st.Get("backend").String() != testOrigin {
+		t.Errorf("mcpBridge = %s", stringify(st))
+	}
+
+	// without a host object, one is created
+	global.Delete("__TAURITAVERN__")
+	publish(newBridge(testOrigin, e))
+	if global.Get("__TAURITAVERN__").Get("api").Get("mcp").Get("servers").Get("list").Type() != js.TypeFunction {
+		t.Error("api.mcp not published on a fresh host object")
+	}
+}
+
+func TestPublishedMethodsSendCommands(t *testing.T) {
+	b, _, s := openBridge(t)
+	defer global.Delete("__TAURITAVERN__")
+	publish(b)
+	mcp := global.Get("__TAURITAVERN__").Get("api").Get("mcp")
+	servers, tools := mcp.Get("servers"), mcp.Get("tools")
+	input, _ := parseJSON(js.ValueOf(`{"displayName":" A ","endpoint":"http://x/mcp"}`))
+	cases := []struct {
+		p       js.Value
+		command string
+		args    string
+	}{
+		{servers.Call("list"), jsapi.CmdListServers, `{}`},
+		{servers.Call("create", input), jsapi.CmdCreateServer, `{"dto":{"displayName":" A ","endpoint":"http://x/mcp"}}`},
+		{servers.Call("update", obj("registrationId", "u")), jsapi.CmdUpdateServer, `{"dto":{"registrationId":"u"}}`},
+		{servers.Call("setState", obj("state", "active")), jsapi.CmdSetServerState, `{"dto":{"state":"active"}}`},
+		{servers.Call("remove", "id-1"), jsapi.CmdRemoveServer, `{"dto":{"registrationId":"id-1"}}`},
+		{servers.Call("discover", obj("registrationId", "id-2")), jsapi.CmdDiscoverTools, `{"dto":{"registrationId":"id-2"}}`},
+		{servers.Call("refresh", "id-3"), jsapi.CmdRefreshTools, `{"dto":{"registrationId":"id-3"}}`},
+		{tools.Call("setPermission", obj("permission", "ask")), jsapi.CmdSetToolPermission, `{"dto":{"permission":"ask"}}`},
+		{tools.Call("setDescriptionOverride", obj("override", js.Null())), jsapi.CmdSetToolDescriptionOverride, `{"dto":{"override":null}}`},
+		{global.Get("__TAURITAVERN__").Get("invoke").Call("safeInvoke", jsapi.CmdListLegacyTools), jsapi.CmdListLegacyTools, `{}`},
+		{global.Get("__TAURITAVERN__").Get("invoke").Call("safeInvoke", jsapi.CmdCallLegacyTool, obj("dto", obj("toolId", "t"))), jsapi.CmdCallLegacyTool, `{"dto":{"toolId":"t"}}`},
+		{global.Get("__TAURITAVERN__").Get("invoke").Call("safeInvoke", "no\"such", obj("dto", 1)), `no"such`, `{"dto":1}`},
+	}
+	for i, c := range cases {
+		id, args := s.invoked(t, i+1, c.command)
+		if got := stringify(args); got != c.args {
+			t.Errorf("%s: args = %s, want %s", c.command, got, c.args)
+		}
+		s.reply(id, `{"i":`+strconv.Itoa(i)+`}`)
+		if v := mustResolve(t, c.p); v.Get("i").Int() != i {
+			t.Errorf("%s resolved %s", c.command, stringify(v))
+		}
+	}
+	// a method detached from its object still works (no use of this)
+	list := servers.Get("list")
+	p := list.Invoke()
+	id, _ := s.invoked(t, len(cases)+1, jsapi.CmdListServers)
+	s.reply(id, `0`)
+	mustResolve(t, p)
+
+	safe := global.Get("__TAURITAVERN__").Get("invoke").Get("safeInvoke")
+	mustReject(t, safe.Invoke(), jsapi.CodeArgsInvalid, jsapi.KindBadRequest)
+	mustReject(t, safe.Invoke(jsapi.CmdListServers, "str"), jsapi.CodeArgsInvalid, jsapi.KindBadRequest)
+	mustReject(t, safe.Invoke(jsapi.CmdListServers, js.ValueOf([]any{1})), jsapi.CodeArgsInvalid, jsapi.KindBadRequest)
+	cyclic := jsObject.New()
+	cyclic.Set("dto", cyclic)
+	mustReject(t, safe.Invoke(jsapi.CmdCreateServer, cyclic), jsapi.CodeArgsInvalid, jsapi.KindBadRequest)
+	mustReject(t, servers.Call("create", obj("n", global.Get("BigInt").Invoke(3))), jsapi.CodeArgsInvalid, jsapi.KindBadRequest)
+	if len(s.sent) != len(cases)+2 {
+		t.Errorf("refused calls were sent: %d frames", len(s.sent))
+	}
+}

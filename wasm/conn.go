@@ -1,0 +1,294 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"strconv"
+	"syscall/js"
+
+	"github.com/ttmcp/ttmcp/jsapi"
+)
+
+// conn is one connection attempt and, once welcomed, the open connection.
+type conn struct {
+	b       *bridge
+	epoch   uint64
+	ws      js.Value
+	abort   js.Value // AbortController of the session fetch
+	wsFuncs []js.Func
+	timer   js.Value
+	timerFn js.Func
+	hasTime bool
+	open    bool // welcomed
+	done    bool // failed or closed; its callbacks are detached
+}
+
+// connect starts a connection attempt unless one is running or open:
+// fetch the session (a fresh token each time: a restarted backend has a new
+// one), open the socket, send hello, wait for welcome.
+func (b *bridge) connect() {
+	if b.pending != nil || b.conn != nil {
+		return
+	}
+	b.cancelRetry()
+	c := &conn{b: b, ws: js.Undefined(), abort: js.Undefined()}
+	b.pending = c
+	b.setState(stateConnecting)
+
+	c.timerFn = callback("handshake timeout", func([]js.Value) {
+		c.hasTime = false
+		c.fail("no answer within " + strconv.Itoa(b.env.handshakeTimeout/1000) + " s")
+	})
+	c.timer = b.env.setTimeout.Invoke(c.timerFn, b.env.handshakeTimeout)
+	c.hasTime = true
+
+	init := jsObject.New()
+	init.Set("credentials", "omit")
+	init.Set("cache", "no-store")
+	if b.env.abortController.Type() == js.TypeFunction {
+		c.abort = b.env.abortController.New()
+		init.Set("signal", c.abort.Get("signal"))
+	}
+	resp, err := b.prefetched, error(nil)
+	b.prefetched = js.Undefined()
+	if resp.Type() != js.TypeObject {
+		resp, err = tryCall(func() js.Value {
+			return b.env.fetch.Invoke(b.origin+jsapi.PathSession, init)
+		})
+	}
+	if err != nil {
+		c.fail("fetch failed: " + err.Error())
+		return
+	}
+	then(resp, func(r js.Value) {
+		if c.done {
+			return
+		}
+		if !r.Get("ok").Truthy() {
+			c.fail("GET " + jsapi.PathSession + " answered HTTP " + strconv.Itoa(r.Get("status").Int()))
+			return
+		}
+		body, err := tryCall(func() js.Value { return r.Call("json") })
+		if err != nil {
+			c.fail("the session answer is not JSON: " + err.Error())
+			return
+		}
+		then(body, c.gotSession, func(e js.Value) {
+			c.fail("the session answer is not JSON: " + jsErrorText(e))
+		})
+	}, func(e js.Value) {
+		c.fail("GET " + jsapi.PathSession + " failed: " + jsErrorText(e))
+	})
+}
+
+// gotSession opens the WebSocket named by the session answer.
+func (c *conn) gotSession(s js.Value) {
+	if c.done {
+		return
+	}
+	if !isObject(s) || s.Get("token").Type() != js.TypeString || s.Get("ws").Type() != js.TypeString {
+		c.fail("the session answer has no token and ws URL")
+		return
+	}
+	token, url := s.Get("token").String(), s.Get("ws").String()
+	ws, err := tryCall(func() js.Value { return c.b.env.webSocket.New(url) })
+	if err != nil {
+		c.fail("cannot open " + url + ": " + err.Error())
+		return
+	}
+	c.ws = ws
+	c.on("open", func([]js.Value) {
+		if !c.done {
+			c.ws.Call("send", helloFrame(token))
+		}
+	})
+	c.on("message", func(args []js.Value) {
+		if c.done {
+			return
+		}
+		data := arg(args, 0).Get("data")
+		if c.open {
+			c.b.receive(data)
+		} else {
+			c.handshake(data)
+		}
+	})
+	c.on("close", func(args []js.Value) {
+		if c.done {
+			return
+		}
+		ev := arg(args, 0)
+		code, reason := 0, ""
+		if isObject(ev) {
+			if v := ev.Get("code"); v.Type() == js.TypeNumber {
+				code = v.Int()
+			}
+			if v := ev.Get("reason"); v.Type() == js.TypeString {
+				reason = v.String()
+			}
+		}
+		if c.open {
+			c.b.dropped(c)
+			return
+		}
+		c.fail(closeText(code, reason))
+	})
+}
+
+// on sets ws.on<event> to a js.Func owned by the connection.
+func (c *conn) on(event string, fn func(args []js.Value)) {
+	f := callback("WebSocket "+event, fn)
+	c.wsFuncs = append(c.wsFuncs, f)
+	c.ws.Set("on"+event, f)
+}
+
+// handshake reads the first frame, which must be the welcome.
+func (c *conn) handshake(data js.Value) {
+	if data.Type() != js.TypeString {
+		c.fail("the backend's first frame is not text")
+		return
+	}
+	v, err := parseJSON(data)
+	if err != nil || !isObject(v) || v.Get("type").Type() != js.TypeString || v.Get("type").String() != jsapi.FrameWelcome {
+		c.fail("the backend's first frame is not a welcome")
+		return
+	}
+	c.stopTimer()
+	c.open = true
+	b := c.b
+	b.pending = nil
+	b.conn = c
+	b.epoch++
+	c.epoch = b.epoch
+	b.failures, b.reason = 0, ""
+	b.sendQueued()
+	b.setState(stateOpen)
+	b.firstSettle()
+}
+
+// fail ends a connection attempt that did not open: the calls queued behind
+// it reject with host_unavailable and a retry is scheduled.
+func (c *conn) fail(reason string) {
+	if c.done || c.open {
+		return
+	}
+	c.detach()
+	b := c.b
+	if b.pending == c {
+		b.pending = nil
+	}
+	b.failures++
+	b.reason = reason
+	queued := b.takeQueued()
+	b.setState(stateClosed)
+	b.scheduleRetry()
+	for _, q := range queued {
+		q.h.lost(false, b.unavailableError())
+	}
+	b.firstSettle()
+}
+
+// dropped handles the close of an open connection: reconnect at once, and
+// every call in flight on it is lost (never replayed).
+func (b *bridge) dropped(c *conn) {
+	c.detach()
+	if b.conn == c {
+		b.conn = nil
+	}
+	lost := b.takeInflight()
+	b.connect()
+	for _, q := range lost {
+		q.h.lost(true, newError(jsapi.CodeHostConnectionLost, jsapi.KindUnavailable,
+			jsapi.CodeHostConnectionLost+": the connection to the ttmcp backend at "+b.origin+
+				" dropped while "+q.command+" was in flight; it was not replayed"))
+	}
+}
+
+// detach stops every callback of the connection, closes its socket and
+// releases its js.Funcs. The handlers are unset before release, so the
+// browser never calls a released function.
+func (c *conn) detach() {
+	if c.done {
+		return
+	}
+	c.done = true
+	c.stopTimer()
+	if c.abort.Type() == js.TypeObject {
+		tryCall(func() js.Value { return c.abort.Call("abort") })
+	}
+	if c.ws.Type() == js.TypeObject {
+		for _, ev := range [...]string{"onopen", "onmessage", "onclose"} {
+			c.ws.Set(ev, js.Null())
+		}
+		tryCall(func() js.Value { return c.ws.Call("close") })
+	}
+	for _, f := range c.wsFuncs {
+		f.Release()
+	}
+	c.wsFuncs = nil
+}
+
+func (c *conn) stopTimer() {
+	if c.hasTime {
+		c.b.env.clearTimeout.Invoke(c.timer)
+		c.hasTime = false
+	}
+	if c.timerFn.Truthy() {
+		c.timerFn.Release()
+		c.timerFn = js.Func{}
+	}
+}
+
+// scheduleRetry starts the next attempt after a jittered backoff.
+func (b *bridge) scheduleRetry() {
+	b.cancelRetry()
+	delay := backoffDelay(b.failures-1, b.env.random())
+	b.retryFunc = callback("reconnect", func([]js.Value) {
+		b.retryFunc.Release()
+		b.retryFunc = js.Func{}
+		b.connect()
+	})
+	b.retryTimer = b.env.setTimeout.Invoke(b.retryFunc, delay)
+}
+
+func (b *bridge) cancelRetry() {
+	if b.retryFunc.Truthy() {
+		b.env.clearTimeout.Invoke(b.retryTimer)
+		b.retryFunc.Release()
+		b.retryFunc = js.Func{}
+	}
+}
+
+// openEpoch returns the epoch of the open connection, or 0.
+func (b *bridge) openEpoch() uint64 {
+	if b.conn == nil {
+		return 0
+	}
+	return b.epoch
+}
+
+// unavailableError is the rejection of a call made while the backend
+// cannot be reached.
+func (b *bridge) unavailableError() js.Value {
+	reason := b.reason
+	if reason == "" {
+		reason = "not connected"
+	}
+	return newError(jsapi.CodeHostUnavailable, jsapi.KindUnavailable,
+		jsapi.CodeHostUnavailable+": cannot reach the ttmcp backend at "+b.origin+": "+reason)
+}
+
+// closeText explains the close of a socket that never opened.
+func closeText(code int, reason string) string {
+	t := "the WebSocket closed with " + strconv.Itoa(code)
+	switch code {
+	case jsapi.ClosePolicyViolation:
+		t = "the backend refused the session (WebSocket close 1008)"
+	case 1006:
+		t = "the WebSocket closed abnormally (1006: refused or unreachable)"
+	}
+	if reason != "" {
+		t += ": " + reason
+	}
+	return t
+}
