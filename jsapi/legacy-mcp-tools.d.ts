@@ -1,14 +1,23 @@
 // Declarations of jsapi/legacy-mcp-tools.js, the legacy generation adapter.
-import type { LegacyMcpTool } from './tauritavern-mcp.js';
+// The first three exports are TauriTavern's (tauritavern-reference §6.2);
+// the rest are ttmcp's helpers beside them.
+import type { LegacyMcpDiagnostic, LegacyMcpTool } from './tauritavern-mcp.js';
 
-/** The option key under which a root generation passes its context to its recursive rounds. */
-export declare const LEGACY_MCP_GENERATION_CONTEXT: unique symbol;
-
-/** Thrown when a call may have run but its result is unknown: end the generation. */
+/** Thrown when a call may have run but its result is unknown: end the generation, save nothing, retry nothing. */
 export declare class LegacyMcpOutcomeUnknownError extends Error {
   readonly name: 'LegacyMcpOutcomeUnknownError';
   readonly code: string;
   constructor(code: string, message: string);
+}
+
+/** Sends one backend command (the host's safeInvoke by default). */
+export type LegacyMcpInvokeCommand = (command: string, args?: unknown) => Promise<unknown> | unknown;
+
+export interface LegacyMcpContextOptions {
+  /** Default: window.__TAURITAVERN__.invoke.safeInvoke, looked up when a command is sent. */
+  invokeCommand?: LegacyMcpInvokeCommand;
+  /** Names each call (executionCallId). Default: crypto.randomUUID(). */
+  createExecutionCallId?: () => string;
 }
 
 export interface OpenAiFunctionTool {
@@ -30,10 +39,26 @@ export interface LegacyToolResult {
   error: boolean;
 }
 
+export interface LegacyToolInvokeOptions {
+  /** Passed on exactly; an omitted value stays omitted. */
+  argumentsJson?: string;
+  /**
+   * Stop: before the call is sent it rejects with an Error named AbortError
+   * (message: the signal's reason when a string, else "Generation was
+   * aborted."); after, the backend is asked to stop and its outcome counts.
+   */
+  signal?: AbortSignal;
+}
+
 export interface LegacyResolvedTool {
+  /** "<title or nativeName> (<server display name>)". */
   displayName: string;
   formatMessage(): string;
-  invoke(options: { argumentsJson: string; signal?: AbortSignal }): Promise<LegacyToolResult>;
+  /**
+   * Rejects with LegacyMcpOutcomeUnknownError for outcome_unknown and for a
+   * connection lost while the call was in flight (mcp.host_connection_lost).
+   */
+  invoke(options?: LegacyToolInvokeOptions): Promise<LegacyToolResult>;
 }
 
 export interface LegacyMcpRound {
@@ -45,18 +70,52 @@ export interface LegacyMcpRound {
   resolveTool(name: string): LegacyResolvedTool | null;
 }
 
+/** One root generation's frozen listing. */
 export interface LegacyMcpGenerationContext {
-  readonly descriptors: readonly LegacyMcpTool[];
+  readonly tools: readonly LegacyMcpTool[];
+  readonly diagnostics: readonly LegacyMcpDiagnostic[];
   createRound(): LegacyMcpRound;
 }
 
-export interface LegacyMcpHost {
-  safeInvoke?: (command: string, args?: unknown) => Promise<unknown>;
-  console?: Pick<Console, 'warn' | 'error' | 'debug'>;
+/**
+ * Lists the permitted tools once (list_legacy_mcp_tools) and warns each
+ * diagnostic on the console. Rejects with "list_legacy_mcp_tools returned
+ * an invalid resolution" when the answer is not { tools: [], diagnostics: [] },
+ * or with the command's own error.
+ */
+export declare function createLegacyMcpGenerationContext(options?: LegacyMcpContextOptions): Promise<LegacyMcpGenerationContext>;
+
+/** A context without tools: the fallback when listing failed. */
+export declare function createEmptyLegacyMcpGenerationContext(): LegacyMcpGenerationContext;
+
+// ---------------------------------------------------------------- ttmcp helpers
+
+/** A key under which a root may pass its context to its recursive rounds (TauriTavern's hook keeps its own). */
+export declare const LEGACY_MCP_GENERATION_CONTEXT: unique symbol;
+
+export interface LegacyMcpPrepareOptions extends LegacyMcpContextOptions {
   toastr?: { warning?(text: string, title?: string): void; error?(text: string, title?: string): void };
+  console?: Pick<Console, 'error'>;
 }
 
-/** Lists the permitted MCP tools once for a root generation; never rejects. */
-export declare function prepareLegacyMcpGenerationContext(host?: LegacyMcpHost): Promise<LegacyMcpGenerationContext>;
+/**
+ * The hook's helper: createLegacyMcpGenerationContext that never rejects.
+ * A warning toast when there are diagnostics; on failure an error toast and
+ * the empty context.
+ */
+export declare function prepareLegacyMcpGenerationContext(options?: LegacyMcpPrepareOptions): Promise<LegacyMcpGenerationContext>;
+
+/** What the user answered an Ask prompt (a ttmcp addition). */
+export type McpCallApproval = 'once' | 'always' | 'denied';
+
+export interface LegacyMcpToolCall extends LegacyToolInvokeOptions {
+  toolId: string;
+  /** Sent only when given; 'denied' is recorded and answered not_sent mcp.call_denied_by_user without a call. */
+  approval?: McpCallApproval;
+}
+
+/** Executes one call (start, call, cancel on abort) as resolveTool(...).invoke does. */
+export declare function invokeLegacyMcpTool(options: LegacyMcpContextOptions, call: LegacyMcpToolCall): Promise<LegacyToolResult>;
+
 export declare function normalizeAliasSegment(text: string, fallback: string): string;
 export declare function allocateMcpAlias(serverName: string, toolName: string, used: Set<string>): string;

@@ -1,15 +1,22 @@
 // ttmcp legacy generation adapter: offers the MCP tools the user permitted
 // to a SillyTavern-style Generate loop, and executes the model's calls
-// through the backend (tauritavern-reference §6).
+// through the backend (tauritavern-reference §6). Its exports are
+// TauriTavern's (createLegacyMcpGenerationContext,
+// createEmptyLegacyMcpGenerationContext, LegacyMcpOutcomeUnknownError), so
+// TauriTavern's own Generate hooks and tests work against it unchanged:
 //
-//   import { prepareLegacyMcpGenerationContext } from '<backend>/jsapi/legacy-mcp-tools.js';
-//   const context = await prepareLegacyMcpGenerationContext();   // once per root generation
+//   import { createLegacyMcpGenerationContext } from '<backend>/jsapi/legacy-mcp-tools.js';
+//   const context = await createLegacyMcpGenerationContext();    // once per root; rejects when listing fails
 //   const round = context.createRound();                          // once per Generate round
 //   round.mergeIntoToolData(generate_data);   // after the local tools were registered
 //   await emit(CHAT_COMPLETION_SETTINGS_READY, generate_data);    // hooks may edit tools
 //   round.finalizeAdvertisedTools(generate_data);                 // before the fetch
 //   const tool = round.resolveTool(name);     // null: not an MCP alias (a local tool)
 //   const { result, error } = await tool.invoke({ argumentsJson, signal });
+//
+// prepareLegacyMcpGenerationContext() is the hook's helper beside them: it
+// never rejects, tells the user with a toast, and falls back to the empty
+// context (upstream keeps it local to script.js).
 //
 // The descriptors are listed once per root (list_legacy_mcp_tools) and
 // frozen for its recursive rounds; each round allocates model-facing
@@ -20,9 +27,9 @@
 // outcome is unknown throws LegacyMcpOutcomeUnknownError: the generation
 // must end, nothing of the batch may be saved or retried.
 //
-// The module only uses window.__TAURITAVERN__.invoke.safeInvoke (and, when
-// present, toastr and console); it never touches the request body options
-// or the local tool registry.
+// By default the module uses globalThis.window?.__TAURITAVERN__?.invoke?.safeInvoke,
+// looked up at call time; it never touches the request body options or the
+// local tool registry.
 
 /** The option key under which a root passes its context to its recursive rounds. */
 export const LEGACY_MCP_GENERATION_CONTEXT = Symbol('legacyMcpGenerationContext');
@@ -31,6 +38,7 @@ const MAX_ALIAS_BYTES = 64;
 const ALIAS_PREFIX = 'mcp__';
 const ALIAS_SEPARATOR = '__';
 const SERVER_SEGMENT_CAP = 20;
+const HOST_CONNECTION_LOST = 'mcp.host_connection_lost';
 
 /** Thrown when a call may have run but its result is unknown: end the generation. */
 export class LegacyMcpOutcomeUnknownError extends Error {
@@ -41,14 +49,22 @@ export class LegacyMcpOutcomeUnknownError extends Error {
   }
 }
 
-function abortError() {
-  return new DOMException('The operation was aborted.', 'AbortError');
+/** Stop: an Error named AbortError whose message is the signal's reason when that is a string. */
+function abortError(reason) {
+  const error = new Error(typeof reason === 'string' ? reason : 'Generation was aborted.');
+  error.name = 'AbortError';
+  return error;
 }
 
-function hostSafeInvoke() {
-  const safeInvoke = globalThis.__TAURITAVERN__?.invoke?.safeInvoke;
+/** The host's safeInvoke, looked up when a command is sent. */
+function hostSafeInvoke(command, args) {
+  const safeInvoke = globalThis.window?.__TAURITAVERN__?.invoke?.safeInvoke ?? globalThis.__TAURITAVERN__?.invoke?.safeInvoke;
   if (typeof safeInvoke !== 'function') throw new Error('Host ABI safeInvoke is missing');
-  return safeInvoke;
+  return safeInvoke(command, args);
+}
+
+function randomExecutionCallId() {
+  return globalThis.crypto.randomUUID();
 }
 
 /**
@@ -90,58 +106,81 @@ export function allocateMcpAlias(serverName, toolName, used) {
 function validResolution(r) {
   return r !== null && typeof r === 'object' && Array.isArray(r.tools) && Array.isArray(r.diagnostics) &&
     r.tools.every((t) => t && typeof t.toolId === 'string' && typeof t.nativeName === 'string' &&
-      typeof t.serverDisplayName === 'string' && t.inputSchema && typeof t.inputSchema === 'object');
-}
-
-function notify(host, level, text, title) {
-  const toastr = host.toastr ?? globalThis.toastr;
-  toastr?.[level]?.(text, title);
+      typeof t.serverDisplayName === 'string' && t.inputSchema !== null && typeof t.inputSchema === 'object');
 }
 
 /**
- * Lists the permitted MCP tools once for a root generation. It never
- * rejects: when the tools cannot be listed the context is empty (local
- * tools and normal generation are unaffected) and the user is told.
+ * Lists the permitted MCP tools once for a root generation
+ * (list_legacy_mcp_tools) and returns the root's context, whose `tools` and
+ * `diagnostics` are that listing. Each diagnostic is warned on the console.
+ * Rejects when the command fails or answers something else than
+ * { tools: [...], diagnostics: [...] }.
+ *
+ * invokeCommand(command, args) sends a command (default: the host's
+ * safeInvoke); createExecutionCallId() names each call (default: a random
+ * UUID).
  */
-export async function prepareLegacyMcpGenerationContext(host = {}) {
-  const safeInvoke = host.safeInvoke ?? hostSafeInvoke();
-  const log = host.console ?? globalThis.console;
-  let descriptors = [];
+export async function createLegacyMcpGenerationContext({
+  invokeCommand = hostSafeInvoke,
+  createExecutionCallId = randomExecutionCallId,
+} = {}) {
+  const resolution = await invokeCommand('list_legacy_mcp_tools');
+  if (!validResolution(resolution)) throw new Error('list_legacy_mcp_tools returned an invalid resolution');
+  for (const d of resolution.diagnostics) console.warn(`[Legacy MCP] ${d?.code}: ${d?.message}`);
+  return new LegacyMcpGenerationContext(resolution.tools, resolution.diagnostics, invokeCommand, createExecutionCallId);
+}
+
+/** A context without tools: what a root uses when its tools could not be listed. */
+export function createEmptyLegacyMcpGenerationContext() {
+  return new LegacyMcpGenerationContext([], [], hostSafeInvoke, randomExecutionCallId);
+}
+
+/**
+ * The hook's helper: createLegacyMcpGenerationContext, but it never rejects.
+ * Diagnostics raise one warning toast; a failed listing is logged, raises an
+ * error toast and yields the empty context (local tools and normal
+ * generation are unaffected). `toastr` and `console` default to the page's.
+ */
+export async function prepareLegacyMcpGenerationContext({ invokeCommand, createExecutionCallId, toastr, console: log } = {}) {
+  const toast = toastr ?? globalThis.toastr;
   try {
-    const resolution = await safeInvoke('list_legacy_mcp_tools');
-    if (!validResolution(resolution)) throw new Error('list_legacy_mcp_tools returned an invalid resolution');
-    descriptors = resolution.tools;
-    if (resolution.diagnostics.length > 0) {
-      for (const d of resolution.diagnostics) log?.warn?.(`[Legacy MCP] ${d.code}: ${d.message}`);
-      notify(host, 'warning', 'Some MCP tools are unavailable for this generation. Check MCP Manager and the console for details.', 'MCP tools unavailable');
+    const context = await createLegacyMcpGenerationContext({
+      ...(invokeCommand ? { invokeCommand } : {}),
+      ...(createExecutionCallId ? { createExecutionCallId } : {}),
+    });
+    if (context.diagnostics.length > 0) {
+      toast?.warning?.('Some MCP tools are unavailable for this generation. Check MCP Manager and the console for details.', 'MCP tools unavailable');
     }
+    return context;
   } catch (err) {
-    log?.error?.('[Legacy MCP] Failed to list MCP tools:', err);
-    notify(host, 'error', 'MCP tools are unavailable for this generation. Local tools and normal generation are unaffected.', 'MCP tools unavailable');
-    descriptors = [];
+    (log ?? globalThis.console)?.error?.('[Legacy MCP] Failed to list MCP tools:', err);
+    toast?.error?.('MCP tools are unavailable for this generation. Local tools and normal generation are unaffected.', 'MCP tools unavailable');
+    return createEmptyLegacyMcpGenerationContext();
   }
-  return new LegacyMcpGenerationContext(Object.freeze(descriptors.slice()), safeInvoke, log);
 }
 
 class LegacyMcpGenerationContext {
-  constructor(descriptors, safeInvoke, log) {
-    this.descriptors = descriptors;
-    this.safeInvoke = safeInvoke;
-    this.log = log;
+  constructor(tools, diagnostics, invokeCommand, createExecutionCallId) {
+    this.tools = tools;
+    this.diagnostics = diagnostics;
+    this.invokeCommand = invokeCommand;
+    this.createExecutionCallId = createExecutionCallId;
   }
 
-  /** Starts one Generate round over the root's frozen descriptors. */
+  /** Starts one Generate round over the root's frozen tools. */
   createRound() {
     return new LegacyMcpRound(this);
   }
 }
 
 class LegacyMcpRound {
+  #context;
+  #bindings = new Map(); // alias → descriptor, as merged
+  #advertised = null; // aliases that reached the request exactly once
+  #merged = false;
+
   constructor(context) {
-    this.context = context;
-    this.bindings = new Map(); // alias → descriptor, as merged
-    this.advertised = null; // aliases that reached the request exactly once
-    this.merged = false;
+    this.#context = context;
   }
 
   /**
@@ -149,21 +188,19 @@ class LegacyMcpRound {
    * under an alias unused by the round. Call exactly once per round.
    */
   mergeIntoToolData(toolData) {
-    if (this.merged) throw new Error('Legacy MCP tools were already merged into this round');
-    this.merged = true;
+    if (this.#merged) throw new Error('Legacy MCP tools were already merged into this round');
+    this.#merged = true;
     const tools = Array.isArray(toolData.tools) ? toolData.tools : [];
     const used = new Set(tools.map((t) => t?.function?.name).filter((n) => typeof n === 'string'));
-    let added = 0;
-    for (const d of this.context.descriptors) {
+    for (const d of this.#context.tools) {
       const alias = allocateMcpAlias(d.serverDisplayName, d.nativeName, used);
-      this.bindings.set(alias, d);
+      this.#bindings.set(alias, d);
       tools.push({
         type: 'function',
         function: { name: alias, description: d.description || d.title || d.nativeName, parameters: structuredClone(d.inputSchema) },
       });
-      added++;
     }
-    if (added > 0) {
+    if (this.#bindings.size > 0) {
       toolData.tools = tools;
       toolData.tool_choice = 'auto';
     }
@@ -175,14 +212,14 @@ class LegacyMcpRound {
    * after mergeIntoToolData and the settings hooks, before sending.
    */
   finalizeAdvertisedTools(generateData) {
-    if (!this.merged) throw new Error('Legacy MCP tools must be merged before they are finalized');
-    if (this.advertised) throw new Error('Legacy MCP tools were already finalized for this round');
+    if (!this.#merged) throw new Error('Legacy MCP tools must be merged before they are finalized');
+    if (this.#advertised) throw new Error('Legacy MCP tools were already finalized for this round');
     const counts = new Map();
     for (const t of Array.isArray(generateData?.tools) ? generateData.tools : []) {
       const name = t?.function?.name;
       if (typeof name === 'string') counts.set(name, (counts.get(name) ?? 0) + 1);
     }
-    this.advertised = new Set([...this.bindings.keys()].filter((alias) => counts.get(alias) === 1));
+    this.#advertised = new Set([...this.#bindings.keys()].filter((alias) => counts.get(alias) === 1));
   }
 
   /**
@@ -190,58 +227,80 @@ class LegacyMcpRound {
    * this round's MCP aliases (local tools resolve through their registry).
    */
   resolveTool(name) {
-    if (!this.advertised) throw new Error('Legacy MCP tools must be finalized before tool calls are resolved');
-    const d = this.bindings.get(name);
+    if (!this.#advertised) throw new Error('Legacy MCP tools must be finalized before tool calls are resolved');
+    const d = this.#bindings.get(name);
     if (!d) return null;
     const displayName = `${d.title || d.nativeName} (${d.serverDisplayName})`;
-    const advertised = this.advertised.has(name);
-    const { safeInvoke, log } = this.context;
+    const advertised = this.#advertised.has(name);
+    const context = this.#context;
     return {
       displayName,
       formatMessage: () => `Invoking MCP tool: ${displayName}`,
-      invoke: (options = {}) => advertised
-        ? callLegacyMcpTool(safeInvoke, log, d.toolId, options)
-        : Promise.resolve({
-          result: JSON.stringify({
+      invoke: advertised
+        ? ({ argumentsJson, signal } = {}) => invokeLegacyMcpTool(context, { toolId: d.toolId, argumentsJson, signal })
+        : async () => ({
+          result: serializeOutcome({
             outcome: 'not_sent',
             code: 'mcp.legacy_tool_not_advertised',
             message: `MCP tool alias "${name}" was not uniquely advertised in the post-hook frontend payload`,
-          }, null, 2),
+          }),
           error: true,
         }),
     };
   }
 }
 
+function serializeOutcome(outcome) {
+  return JSON.stringify(outcome, null, 2);
+}
+
+/** A rejection's message without the code it starts with. */
+function withoutCode(code, message) {
+  const text = String(message ?? '');
+  return text.startsWith(`${code}: `) ? text.slice(code.length + 2) : text;
+}
+
 /**
- * Executes one model tool call (start acknowledgement, call, cancel on
- * abort) and maps its outcome to a tool result: { result: <pretty JSON
- * outcome>, error }. An unknown outcome throws; so does a call stopped
- * before it was sent (AbortError). A known answer arriving after Stop is
- * returned: it happened.
+ * Executes one model tool call — start acknowledgement, call, cancel on
+ * abort — and maps its outcome to a tool result: { result: <pretty JSON
+ * outcome>, error }. An unknown outcome throws LegacyMcpOutcomeUnknownError,
+ * and so does a lost connection while the call was in flight (it may have
+ * run); a call stopped before it was sent throws AbortError. A known answer
+ * arriving after Stop is returned: it happened.
+ *
+ * `argumentsJson` is passed on as given (an omitted one stays omitted).
+ * `approval` (a ttmcp addition: 'once', 'always' or 'denied', what the user
+ * answered an Ask prompt) is sent only when given; with 'denied' the
+ * backend records the refusal and answers not_sent mcp.call_denied_by_user
+ * without calling the tool.
  */
-async function callLegacyMcpTool(safeInvoke, log, toolId, { argumentsJson, signal } = {}) {
-  if (signal?.aborted) throw abortError();
-  const executionCallId = crypto.randomUUID();
+export async function invokeLegacyMcpTool({ invokeCommand = hostSafeInvoke, createExecutionCallId = randomExecutionCallId } = {},
+  { toolId, argumentsJson, signal, approval } = {}) {
+  if (signal?.aborted) throw abortError(signal.reason);
+  const executionCallId = createExecutionCallId();
   const cancel = () => {
-    const failed = (err) => log?.debug?.('Failed to stop Legacy MCP tool call:', err);
+    const failed = (err) => console.debug('Failed to stop Legacy MCP tool call:', err);
     try {
-      Promise.resolve(safeInvoke('cancel_legacy_mcp_tool_call', { dto: { executionCallId } })).catch(failed);
+      Promise.resolve(invokeCommand('cancel_legacy_mcp_tool_call', { dto: { executionCallId } })).catch(failed);
     } catch (err) {
       failed(err);
     }
   };
-  await safeInvoke('start_legacy_mcp_tool_call', { dto: { executionCallId } });
+  await invokeCommand('start_legacy_mcp_tool_call', { dto: { executionCallId } });
   if (signal?.aborted) {
     cancel();
-    throw abortError();
+    throw abortError(signal.reason);
   }
   signal?.addEventListener('abort', cancel, { once: true });
+  const dto = { executionCallId, toolId, argumentsJson };
+  if (approval !== undefined) dto.approval = approval;
   let outcome;
   try {
-    outcome = await safeInvoke('call_legacy_mcp_tool', { dto: { executionCallId, toolId, argumentsJson: argumentsJson ?? '' } });
+    outcome = await invokeCommand('call_legacy_mcp_tool', { dto });
   } catch (err) {
     cancel();
+    // The socket dropped with the call in flight: it may have been sent.
+    if (err?.code === HOST_CONNECTION_LOST) throw new LegacyMcpOutcomeUnknownError(HOST_CONNECTION_LOST, withoutCode(HOST_CONNECTION_LOST, err.message));
     throw err;
   } finally {
     signal?.removeEventListener('abort', cancel);
@@ -250,12 +309,11 @@ async function callLegacyMcpTool(safeInvoke, log, toolId, { argumentsJson, signa
     case 'outcome_unknown':
       throw new LegacyMcpOutcomeUnknownError(outcome.code, outcome.message);
     case 'not_sent':
-      if (signal?.aborted) throw abortError();
-      return { result: JSON.stringify(outcome, null, 2), error: true };
+      if (signal?.aborted) throw abortError(signal.reason);
+      return { result: serializeOutcome(outcome), error: true };
     case 'known_response': {
       const r = outcome.response;
-      const error = !(r?.kind === 'tool_result' && r.isError !== true);
-      return { result: JSON.stringify(outcome, null, 2), error };
+      return { result: serializeOutcome(outcome), error: !(r?.kind === 'tool_result' && r.isError !== true) };
     }
     default:
       throw new Error(`Unexpected Legacy MCP call outcome: ${outcome?.outcome}`);

@@ -6,6 +6,9 @@ import { readFile } from 'node:fs/promises';
 import {
   LegacyMcpOutcomeUnknownError,
   allocateMcpAlias,
+  createEmptyLegacyMcpGenerationContext,
+  createLegacyMcpGenerationContext,
+  invokeLegacyMcpTool,
   normalizeAliasSegment,
   prepareLegacyMcpGenerationContext,
 } from './legacy-mcp-tools.js';
@@ -20,19 +23,21 @@ const tool = (over = {}) => ({
   ...over,
 });
 
-// A fake host: records every command; answers from `answers`.
+// A fake host: records every command; answers from `answers`. It is the
+// options object of createLegacyMcpGenerationContext (invokeCommand) and of
+// the toast helper (toastr, console).
 function fakeHost(answers = {}) {
   const calls = [];
   const host = {
     calls,
-    warnings: [],
+    errors: [],
     toasts: [],
-    console: { warn: (m) => host.warnings.push(m), error: () => {}, debug: () => {} },
+    console: { error: (...m) => host.errors.push(m.join(' ')) },
     toastr: {
       warning: (text, title) => host.toasts.push(['warning', title]),
       error: (text, title) => host.toasts.push(['error', title]),
     },
-    safeInvoke: async (command, args) => {
+    invokeCommand: async (command, args) => {
       calls.push([command, args]);
       const a = answers[command];
       return typeof a === 'function' ? a(args) : a;
@@ -45,8 +50,21 @@ function resolution(tools, diagnostics = []) {
   return { list_legacy_mcp_tools: { tools, diagnostics } };
 }
 
+// warnings runs fn with console.warn recorded.
+async function warnings(fn) {
+  const warned = [];
+  const original = console.warn;
+  console.warn = (...m) => warned.push(m.join(' '));
+  try {
+    await fn();
+  } finally {
+    console.warn = original;
+  }
+  return warned;
+}
+
 async function round(host, localTools = [], hook = (d) => d) {
-  const ctx = await prepareLegacyMcpGenerationContext(host);
+  const ctx = await createLegacyMcpGenerationContext(host);
   const r = ctx.createRound();
   const data = { tools: localTools.map((name) => ({ type: 'function', function: { name, description: '', parameters: {} } })) };
   r.mergeIntoToolData(data);
@@ -86,7 +104,9 @@ test('aliases fit 64 bytes, are unique and stay in [A-Za-z0-9_-]', () => {
 test('one list per root; aliases avoid local names; schemas are deep clones', async () => {
   const t = tool();
   const host = fakeHost(resolution([t, tool({ toolId: 'mcp/x:issue.create', serverDisplayName: 'my server' })]));
-  const ctx = await prepareLegacyMcpGenerationContext(host);
+  const ctx = await createLegacyMcpGenerationContext(host);
+  assert.deepEqual(ctx.tools.map((x) => x.toolId), [t.toolId, 'mcp/x:issue.create']);
+  assert.deepEqual(ctx.diagnostics, []);
   const first = ctx.createRound();
   const data = { tools: [{ type: 'function', function: { name: 'mcp__my_server__issue_create' } }] };
   first.mergeIntoToolData(data);
@@ -97,7 +117,10 @@ test('one list per root; aliases avoid local names; schemas are deep clones', as
   assert.notEqual(data.tools[1].function.parameters, t.inputSchema);
   assert.equal(data.tools[1].function.description, 'Creates an issue');
   assert.throws(() => first.mergeIntoToolData(data), /already merged/);
-  ctx.createRound().mergeIntoToolData({ tools: [] }); // a recursive round reuses the root's list
+  data.tools[1].function.parameters.properties.title.type = 'number'; // a hook edits the request
+  const next = {};
+  ctx.createRound().mergeIntoToolData(next); // a recursive round reuses the root's list
+  assert.equal(next.tools[0].function.parameters.properties.title.type, 'string');
   assert.equal(host.calls.filter(([c]) => c === 'list_legacy_mcp_tools').length, 1);
 });
 
@@ -105,17 +128,60 @@ test('no MCP tools leave toolData alone', async () => {
   const { data } = await round(fakeHost(resolution([])), ['local']);
   assert.equal(data.tool_choice, undefined);
   assert.equal(data.tools.length, 1);
+  const empty = createEmptyLegacyMcpGenerationContext();
+  assert.deepEqual([empty.tools, empty.diagnostics], [[], []]);
+  const r = empty.createRound();
+  const request = { tools: [{ type: 'function', function: { name: 'local' } }] };
+  r.mergeIntoToolData(request);
+  r.finalizeAdvertisedTools(request);
+  assert.deepEqual(request, { tools: [{ type: 'function', function: { name: 'local' } }] });
+  assert.equal(r.resolveTool('local'), null);
 });
 
-test('diagnostics warn once per root; a failed list gives an empty context', async () => {
+test('the context warns each diagnostic; an invalid or failed listing rejects', async () => {
+  const host = fakeHost(resolution([tool()], [{ code: 'mcp.catalog_not_cached', message: 'refresh it' }]));
+  let ctx;
+  const warned = await warnings(async () => { ctx = await createLegacyMcpGenerationContext(host); });
+  assert.deepEqual(warned, ['[Legacy MCP] mcp.catalog_not_cached: refresh it']);
+  assert.deepEqual(ctx.diagnostics, [{ code: 'mcp.catalog_not_cached', message: 'refresh it' }]);
+  assert.equal(ctx.tools.length, 1);
+  assert.deepEqual(host.calls, [['list_legacy_mcp_tools', undefined]]);
+
+  for (const bad of [null, 'x', {}, { tools: [] }, { diagnostics: [] }, { tools: 'nope', diagnostics: [] },
+    { tools: [{ toolId: 't' }], diagnostics: [] }]) {
+    await assert.rejects(createLegacyMcpGenerationContext(fakeHost({ list_legacy_mcp_tools: bad })),
+      { message: 'list_legacy_mcp_tools returned an invalid resolution' }, JSON.stringify(bad));
+  }
+  await assert.rejects(createLegacyMcpGenerationContext(fakeHost({ list_legacy_mcp_tools: () => { throw new Error('backend down'); } })),
+    { message: 'backend down' });
+});
+
+test('without invokeCommand the host safeInvoke is used, looked up when a command is sent', async () => {
+  await assert.rejects(createLegacyMcpGenerationContext(), { message: 'Host ABI safeInvoke is missing' });
+  const host = fakeHost(resolution([tool()]));
+  globalThis.window = { __TAURITAVERN__: { invoke: { safeInvoke: host.invokeCommand } } };
+  try {
+    const ctx = await createLegacyMcpGenerationContext();
+    assert.equal(ctx.tools.length, 1);
+    assert.deepEqual(host.calls.map(([c]) => c), ['list_legacy_mcp_tools']);
+  } finally {
+    delete globalThis.window;
+  }
+});
+
+test('the toast helper: a warning for diagnostics, an error toast and the empty context on failure', async () => {
   const warned = fakeHost(resolution([tool()], [{ code: 'mcp.catalog_not_cached', message: 'refresh it' }]));
-  await prepareLegacyMcpGenerationContext(warned);
-  assert.deepEqual(warned.warnings, ['[Legacy MCP] mcp.catalog_not_cached: refresh it']);
+  const ctx = await warnings(() => prepareLegacyMcpGenerationContext(warned));
   assert.deepEqual(warned.toasts, [['warning', 'MCP tools unavailable']]);
+  assert.ok(ctx);
 
   const broken = fakeHost({ list_legacy_mcp_tools: { tools: 'nope' } });
-  const { data } = await round(broken, ['local']);
+  const empty = await prepareLegacyMcpGenerationContext(broken);
   assert.deepEqual(broken.toasts, [['error', 'MCP tools unavailable']]);
+  assert.match(broken.errors[0], /list_legacy_mcp_tools returned an invalid resolution/);
+  assert.deepEqual(empty.tools, []);
+  const data = { tools: [{ type: 'function', function: { name: 'local' } }] };
+  empty.createRound().mergeIntoToolData(data);
   assert.deepEqual(data.tools.map((x) => x.function.name), ['local']);
 
   const failing = fakeHost({ list_legacy_mcp_tools: () => { throw new Error('backend down'); } });
@@ -141,37 +207,68 @@ test('binding = initial alias ∩ names occurring once after the hooks', async (
   for (const alias of ['mcp__my_server__b', 'mcp__my_server__c', 'mcp__my_server__d']) {
     const out = await r.resolveTool(alias).invoke({ argumentsJson: '{}' });
     assert.equal(out.error, true);
-    assert.equal(JSON.parse(out.result).code, 'mcp.legacy_tool_not_advertised');
+    assert.equal(out.result, JSON.stringify({
+      outcome: 'not_sent',
+      code: 'mcp.legacy_tool_not_advertised',
+      message: `MCP tool alias "${alias}" was not uniquely advertised in the post-hook frontend payload`,
+    }, null, 2));
   }
   assert.equal(host.calls.filter(([c]) => c !== 'list_legacy_mcp_tools').length, 0, 'not-advertised tools send nothing');
 });
 
-test('resolving before finalize is a programming error', async () => {
-  const ctx = await prepareLegacyMcpGenerationContext(fakeHost(resolution([tool()])));
+test('merge, finalize and resolve are each in their place', async () => {
+  const ctx = await createLegacyMcpGenerationContext(fakeHost(resolution([tool()])));
   const r = ctx.createRound();
   assert.throws(() => r.finalizeAdvertisedTools({ tools: [] }), /merged/);
   r.mergeIntoToolData({});
   assert.throws(() => r.resolveTool('x'), /finalized/);
+  r.finalizeAdvertisedTools({});
+  assert.throws(() => r.finalizeAdvertisedTools({}), /already finalized/);
 });
 
+const ARGS = '{"title":"x","n":9007199254740993}';
+
 async function invokeWith(outcome, options = {}) {
+  let n = 0;
   const host = fakeHost({ ...resolution([tool()]), start_legacy_mcp_tool_call: null, call_legacy_mcp_tool: outcome, cancel_legacy_mcp_tool_call: null });
+  host.createExecutionCallId = () => `exec-${++n}`;
   const { r } = await round(host);
   const invoke = r.resolveTool('mcp__my_server__issue_create').invoke;
-  return { host, result: await invoke({ argumentsJson: '{"title":"x","n":9007199254740993}', ...options }).catch((e) => e) };
+  return { host, result: await invoke({ argumentsJson: ARGS, ...options }).catch((e) => e) };
 }
 
-test('execution: fresh executionCallId, start then call with the exact arguments', async () => {
+test('execution: an executionCallId per call, start then call with the exact arguments', async () => {
   const known = { outcome: 'known_response', response: { kind: 'tool_result', isError: false, textBlocks: [{ index: 0, text: 'ok' }], diagnostics: [] } };
-  const a = await invokeWith(known);
-  const b = await invokeWith(known);
-  const [start, call] = a.host.calls.slice(1);
-  assert.equal(start[0], 'start_legacy_mcp_tool_call');
-  assert.equal(call[0], 'call_legacy_mcp_tool');
-  assert.equal(call[1].dto.executionCallId, start[1].dto.executionCallId);
-  assert.notEqual(start[1].dto.executionCallId, b.host.calls[1][1].dto.executionCallId);
-  assert.deepEqual(call[1].dto, { executionCallId: start[1].dto.executionCallId, toolId: tool().toolId, argumentsJson: '{"title":"x","n":9007199254740993}' });
-  assert.deepEqual(a.result, { result: JSON.stringify(known, null, 2), error: false });
+  const { host, result } = await invokeWith(known);
+  assert.deepEqual(host.calls.slice(1), [
+    ['start_legacy_mcp_tool_call', { dto: { executionCallId: 'exec-1' } }],
+    ['call_legacy_mcp_tool', { dto: { executionCallId: 'exec-1', toolId: tool().toolId, argumentsJson: ARGS } }],
+  ]);
+  assert.deepEqual(result, { result: JSON.stringify(known, null, 2), error: false });
+
+  // By default every call gets a fresh random UUID.
+  const ids = [];
+  const plain = fakeHost({ ...resolution([tool()]), call_legacy_mcp_tool: known });
+  const { r } = await round({ invokeCommand: plain.invokeCommand });
+  for (let i = 0; i < 2; i++) await r.resolveTool('mcp__my_server__issue_create').invoke({ argumentsJson: '{}' });
+  for (const [c, args] of plain.calls) if (c === 'start_legacy_mcp_tool_call') ids.push(args.dto.executionCallId);
+  assert.equal(ids.length, 2);
+  assert.notEqual(ids[0], ids[1]);
+  for (const id of ids) assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+});
+
+test('an omitted argumentsJson is passed on omitted, an empty one as it is', async () => {
+  const known = { outcome: 'known_response', response: { kind: 'tool_result', isError: false, textBlocks: [], diagnostics: [] } };
+  for (const [options, wire] of [[{ argumentsJson: undefined }, '{"dto":{"executionCallId":"exec-1","toolId":"T"}}'],
+    [{ argumentsJson: '' }, '{"dto":{"executionCallId":"exec-1","toolId":"T","argumentsJson":""}}']]) {
+    const host = fakeHost({ call_legacy_mcp_tool: known });
+    await invokeLegacyMcpTool({ invokeCommand: host.invokeCommand, createExecutionCallId: () => 'exec-1' }, { toolId: 'T', ...options });
+    assert.equal(JSON.stringify(host.calls[1][1]), wire);
+  }
+  const host = fakeHost({ ...resolution([tool()]), call_legacy_mcp_tool: known });
+  const { r } = await round(host);
+  await r.resolveTool('mcp__my_server__issue_create').invoke();
+  assert.equal(JSON.stringify(host.calls.at(-1)[1].dto.argumentsJson), undefined);
 });
 
 test('errors: isError, server_error, unsupported and not_sent are error results', async () => {
@@ -193,15 +290,36 @@ test('outcome_unknown throws LegacyMcpOutcomeUnknownError; unexpected outcomes t
   assert.equal(result.code, 'mcp.call_timeout');
   assert.equal(result.message, 'mcp.call_timeout: may have run');
   const odd = await invokeWith({ outcome: 'maybe' });
-  assert.match(odd.result.message, /Unexpected Legacy MCP call outcome: maybe/);
+  assert.equal(odd.result.message, 'Unexpected Legacy MCP call outcome: maybe');
 });
 
-test('pre-aborted: AbortError and no command', async () => {
-  const c = new AbortController();
-  c.abort();
-  const { host, result } = await invokeWith(null, { signal: c.signal });
-  assert.equal(result.name, 'AbortError');
-  assert.equal(host.calls.length, 1); // the root's list only
+test('a lost connection during the call is an unknown outcome; other rejections pass through', async () => {
+  const lost = Object.assign(new Error('mcp.host_connection_lost: the connection to http://127.0.0.1:7878 was lost'), { code: 'mcp.host_connection_lost', kind: 'Unavailable' });
+  const { host, result } = await invokeWith(() => { throw lost; });
+  assert.ok(result instanceof LegacyMcpOutcomeUnknownError, String(result));
+  assert.equal(result.code, 'mcp.host_connection_lost');
+  assert.equal(result.message, 'mcp.host_connection_lost: the connection to http://127.0.0.1:7878 was lost');
+  assert.deepEqual(host.calls.slice(1).map(([c]) => c), ['start_legacy_mcp_tool_call', 'call_legacy_mcp_tool', 'cancel_legacy_mcp_tool_call']);
+
+  const other = Object.assign(new Error('mcp.dto_invalid: unknown field'), { code: 'mcp.dto_invalid', kind: 'BadRequest' });
+  assert.equal((await invokeWith(() => { throw other; })).result, other);
+
+  // Lost before the call was sent (the start acknowledgement): nothing ran.
+  const early = fakeHost({ ...resolution([tool()]), start_legacy_mcp_tool_call: () => { throw lost; } });
+  const { r } = await round(early);
+  assert.equal(await r.resolveTool('mcp__my_server__issue_create').invoke({ argumentsJson: '{}' }).catch((e) => e), lost);
+});
+
+test('pre-aborted: AbortError with the reason, and no command', async () => {
+  for (const [reason, message] of [['stop', 'stop'], [undefined, 'Generation was aborted.'], [new Error('x'), 'Generation was aborted.']]) {
+    const c = new AbortController();
+    c.abort(reason);
+    const { host, result } = await invokeWith(null, { signal: c.signal });
+    assert.ok(result instanceof Error);
+    assert.equal(result.name, 'AbortError');
+    assert.equal(result.message, message);
+    assert.equal(host.calls.length, 1); // the root's list only
+  }
 });
 
 test('abort during the call: cancel sent; not_sent becomes AbortError, a known answer is kept', async () => {
@@ -210,11 +328,13 @@ test('abort during the call: cancel sent; not_sent becomes AbortError, a known a
     [{ outcome: 'known_response', response: { kind: 'tool_result', isError: false, textBlocks: [], diagnostics: [] } }, false],
   ]) {
     const c = new AbortController();
-    const { host, result } = await invokeWith(() => { c.abort(); return outcome; }, { signal: c.signal });
-    const commands = host.calls.map(([cmd]) => cmd);
-    assert.deepEqual(commands.slice(1), ['start_legacy_mcp_tool_call', 'call_legacy_mcp_tool', 'cancel_legacy_mcp_tool_call']);
-    assert.equal(host.calls[3][1].dto.executionCallId, host.calls[1][1].dto.executionCallId);
-    if (expectAbort) assert.equal(result.name, 'AbortError');
+    const { host, result } = await invokeWith(() => { c.abort('Stopped by the user'); return outcome; }, { signal: c.signal });
+    assert.deepEqual(host.calls.slice(1), [
+      ['start_legacy_mcp_tool_call', { dto: { executionCallId: 'exec-1' } }],
+      ['call_legacy_mcp_tool', { dto: { executionCallId: 'exec-1', toolId: tool().toolId, argumentsJson: ARGS } }],
+      ['cancel_legacy_mcp_tool_call', { dto: { executionCallId: 'exec-1' } }],
+    ]);
+    if (expectAbort) assert.deepEqual([result.name, result.message], ['AbortError', 'Stopped by the user']);
     else assert.equal(result.error, false);
   }
 });
@@ -224,12 +344,22 @@ test('abort during the start acknowledgement: start, cancel, AbortError', async 
   const host = fakeHost({ ...resolution([tool()]), start_legacy_mcp_tool_call: () => { c.abort(); return null; }, cancel_legacy_mcp_tool_call: null });
   const { r } = await round(host);
   const err = await r.resolveTool('mcp__my_server__issue_create').invoke({ argumentsJson: '{}', signal: c.signal }).catch((e) => e);
-  assert.equal(err.name, 'AbortError');
+  assert.deepEqual([err.name, err.message], ['AbortError', 'Generation was aborted.']);
   assert.deepEqual(host.calls.slice(1).map(([cmd]) => cmd), ['start_legacy_mcp_tool_call', 'cancel_legacy_mcp_tool_call']);
 });
 
-test('structural: the adapter never touches request-body options or the local tool registry', async () => {
+test('approval (a ttmcp addition) is sent only when given', async () => {
+  const denied = { outcome: 'not_sent', code: 'mcp.call_denied_by_user', message: 'The user denied this call' };
+  const host = fakeHost({ call_legacy_mcp_tool: denied });
+  const out = await invokeLegacyMcpTool({ invokeCommand: host.invokeCommand, createExecutionCallId: () => 'e' },
+    { toolId: 'T', argumentsJson: '{}', approval: 'denied' });
+  assert.deepEqual(host.calls[1], ['call_legacy_mcp_tool', { dto: { executionCallId: 'e', toolId: 'T', argumentsJson: '{}', approval: 'denied' } }]);
+  assert.deepEqual(out, { result: JSON.stringify(denied, null, 2), error: true });
+});
+
+test('structural: the host safeInvoke as upstream names it; no request-body options, no local tool registry', async () => {
   const source = await readFile(new URL('./legacy-mcp-tools.js', import.meta.url), 'utf8');
+  assert.match(source, /globalThis\.window\?\.__TAURITAVERN__\?\.invoke\?\.safeInvoke/);
   for (const banned of ['custom_include_body', 'custom_exclude_body', 'registerFunctionTool']) {
     assert.ok(!source.includes(banned), banned);
   }

@@ -66,20 +66,30 @@ export async function consumer(): Promise<string[]> {
   return lines;
 }
 
-// The legacy adapter, as a Generate loop uses it.
+// The legacy adapter, as TauriTavern's Generate hooks use it.
 import {
+  createEmptyLegacyMcpGenerationContext,
+  createLegacyMcpGenerationContext,
+  invokeLegacyMcpTool,
   LegacyMcpOutcomeUnknownError,
   prepareLegacyMcpGenerationContext,
+  type LegacyMcpGenerationContext,
   type LegacyToolData,
 } from './legacy-mcp-tools.js';
 
 export async function generateRound(signal: AbortSignal): Promise<string[]> {
-  const context = await prepareLegacyMcpGenerationContext();
+  let context: LegacyMcpGenerationContext;
+  try {
+    context = await createLegacyMcpGenerationContext({ createExecutionCallId: () => crypto.randomUUID() });
+  } catch {
+    context = createEmptyLegacyMcpGenerationContext();
+  }
+  const out: string[] = context.diagnostics.map((d) => `${d.code}: ${d.message}`);
+  out.push(...context.tools.map((t) => t.toolId));
   const round = context.createRound();
   const data: LegacyToolData = { tools: [] };
   round.mergeIntoToolData(data);
   round.finalizeAdvertisedTools(data);
-  const out: string[] = [];
   for (const t of data.tools ?? []) {
     const tool = round.resolveTool(t.function.name);
     if (!tool) continue;
@@ -91,5 +101,11 @@ export async function generateRound(signal: AbortSignal): Promise<string[]> {
       throw e;
     }
   }
+  const helped = await prepareLegacyMcpGenerationContext({ toastr: { warning: (text) => out.push(text) } });
+  out.push(String(helped.tools.length));
+  const denied = await invokeLegacyMcpTool({}, { toolId: 'mcp/x:echo', argumentsJson: '{}', approval: 'denied' });
+  out.push(denied.result);
+  // @ts-expect-error: an approval is once, always or denied.
+  await invokeLegacyMcpTool({}, { toolId: 'mcp/x:echo', approval: 'maybe' });
   return out;
 }

@@ -15,7 +15,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"reflect"
 	"regexp"
 	"slices"
@@ -945,16 +944,9 @@ func TestLegacyOutcomeUnknown(t *testing.T) {
 // flight: the call was sent and the backend cancels it, so its outcome is
 // unknown and the generation must end as for any unknown outcome
 // (LegacyMcpOutcomeUnknownError, the persistent warning, nothing saved).
-//
-// Known bug (jsapi/legacy-mcp-tools.js, callLegacyMcpTool): the shim
-// rejects the in-flight call_legacy_mcp_tool with an Error whose code is
-// mcp.host_connection_lost (SPEC §5.2: only testCall resolves
-// outcome_unknown), and the adapter rethrows that Error as is. The
-// generation ends, but as an ordinary error: no LegacyMcpOutcomeUnknownError
-// and so no persistent "MCP tool result unknown" warning, although the
-// tool may have run. Skipped unless TTMCP_WEBTEST_KNOWN_BUGS is set.
+// The shim rejects the in-flight command with mcp.host_connection_lost;
+// the adapter turns that rejection into LegacyMcpOutcomeUnknownError.
 func TestLegacyConnectionLost(t *testing.T) {
-	knownBug(t, "the adapter rethrows call_legacy_mcp_tool's mcp.host_connection_lost rejection instead of LegacyMcpOutcomeUnknownError")
 	e := newLegacyEnv(t, nil, "auto", map[string]string{"slow": "allow"})
 	e.llm.script(calls(toolCall{"s", "mcp__Demo__slow", `{"ms":30000}`}))
 	from := len(e.b.seenInvokes())
@@ -1001,14 +993,5 @@ func TestLegacyListingFails(t *testing.T) {
 	}
 	if want := []string{"MCP tools unavailable: MCP tools are unavailable for this generation. Local tools and normal generation are unaffected."}; !slices.Equal(errs, want) {
 		t.Errorf("error toasts %q; want %q", errs, want)
-	}
-}
-
-// knownBug skips a test that shows a bug outside webtest/ until
-// TTMCP_WEBTEST_KNOWN_BUGS is set (then it runs, and fails until fixed).
-func knownBug(t *testing.T, what string) {
-	t.Helper()
-	if os.Getenv("TTMCP_WEBTEST_KNOWN_BUGS") == "" {
-		t.Skipf("known bug: %s (set TTMCP_WEBTEST_KNOWN_BUGS=1 to run)", what)
 	}
 }

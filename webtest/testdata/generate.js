@@ -5,8 +5,11 @@
 // (legacy_test.go) script the model and drive this through window.gen.
 //
 // What is emulated, in ST's order:
-//   GenerateInternal: a root obtains its Legacy MCP context once (prepared,
-//     or inherited under LEGACY_MCP_GENERATION_CONTEXT on recursion), only
+//   GenerateInternal: a root obtains its Legacy MCP context once (the hook's
+//     prepareLegacyMcpGenerationContext over the module's
+//     createLegacyMcpGenerationContext, falling back to
+//     createEmptyLegacyMcpGenerationContext; or inherited under
+//     LEGACY_MCP_GENERATION_CONTEXT on recursion), only
 //     while depth < ToolManager.RECURSE_LIMIT;
 //   sendOpenAIRequest: generate_data, ToolManager.registerFunctionToolsOpenAI,
 //     round.mergeIntoToolData, the CHAT_COMPLETION_SETTINGS_READY listeners
@@ -20,10 +23,28 @@
 // Toasts are recorded in gen.toasts (window.toastr), saves in gen.saves.
 
 import {
-  LEGACY_MCP_GENERATION_CONTEXT,
+  createEmptyLegacyMcpGenerationContext,
+  createLegacyMcpGenerationContext,
   LegacyMcpOutcomeUnknownError,
-  prepareLegacyMcpGenerationContext,
 } from '/jsapi/legacy-mcp-tools.js';
+
+// As in TauriTavern's script.js: the option key is the hook's own, and so
+// is the helper that turns a failed listing into the empty context.
+const LEGACY_MCP_GENERATION_CONTEXT = Symbol('legacyMcpGenerationContext');
+
+async function prepareLegacyMcpGenerationContext() {
+  try {
+    const context = await createLegacyMcpGenerationContext();
+    if (context.diagnostics.length > 0) {
+      window.toastr.warning('Some MCP tools are unavailable for this generation. Check MCP Manager and the console for details.', 'MCP tools unavailable');
+    }
+    return context;
+  } catch (error) {
+    console.error('[Legacy MCP] Failed to prepare MCP tools:', error);
+    window.toastr.error('MCP tools are unavailable for this generation. Local tools and normal generation are unaffected.', 'MCP tools unavailable');
+    return createEmptyLegacyMcpGenerationContext();
+  }
+}
 
 const OUTCOME_UNKNOWN_TITLE = 'MCP tool result unknown';
 const OUTCOME_UNKNOWN_TEXT = 'One or more tools in this batch may have executed, but an MCP result is unknown. ' +
