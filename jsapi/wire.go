@@ -62,4 +62,5 @@ const (
 	ClosePolicyViolation = 1008 // wrong or missing token, or a frame out of protocol
 	CloseMessageTooBig   = 1009 // a frame above MaxInboundFrame
 	CloseGoingAway       = 1001 // backend shutting down
+	CloseUnsupportedData = 1003 // a binary frame: the protocol is JSON text
 )

@@ -16,9 +16,10 @@ import (
 )
 
 // Commands maps the command names of SPEC §5.2 to the service. Each
-// command decodes its dto strictly: unknown members, duplicate members,
-// members in the wrong case, trailing data and invalid UTF-8 are all
-// BadRequest errors, as serde's deny_unknown_fields makes them upstream.
+// command decodes its dto strictly (decodeArgs): unknown members, duplicate
+// members, members in the wrong case, null where serde has no Option,
+// trailing data, invalid UTF-8 and lone surrogates are all BadRequest
+// errors, as serde's deny_unknown_fields makes them upstream.
 type Commands struct {
 	table map[string]handler
 	log   *slog.Logger
@@ -85,7 +86,7 @@ func noArgs[R any](fn func(context.Context) (R, error)) handler {
 	return func(ctx context.Context, args jsontext.Value) (any, error) {
 		var empty struct{}
 		if len(args) > 0 && string(args) != "null" {
-			if err := strict(args, &empty); err != nil {
+			if err := decodeArgs(args, &empty, ""); err != nil {
 				return nil, err
 			}
 		}
@@ -93,7 +94,9 @@ func noArgs[R any](fn func(context.Context) (R, error)) handler {
 	}
 }
 
-// withDTO adapts a command whose args are {"dto": D}.
+// withDTO adapts a command whose args are {"dto": D}. Errors name where
+// in args the input is wrong ("/dto/endpoint: expected a string, got
+// null"), so args are read first, then the dto at "/dto".
 func withDTO[D, R any](fn func(context.Context, D) (R, error)) handler {
 	return func(ctx context.Context, args jsontext.Value) (any, error) {
 		var in struct {
@@ -102,44 +105,18 @@ func withDTO[D, R any](fn func(context.Context, D) (R, error)) handler {
 		if len(args) == 0 {
 			return nil, errorf(jsapi.KindBadRequest, jsapi.CodeArgsInvalid, "args {dto} is required")
 		}
-		if err := strict(args, &in); err != nil {
+		if err := decodeArgs(args, &in, ""); err != nil {
 			return nil, err
 		}
-		if len(in.DTO) == 0 || in.DTO.Kind() != '{' {
-			return nil, errorf(jsapi.KindBadRequest, jsapi.CodeArgsInvalid, "dto must be an object")
+		if len(in.DTO) == 0 {
+			return nil, errorf(jsapi.KindBadRequest, jsapi.CodeArgsInvalid, "args: missing field \"dto\" (args are {dto})")
 		}
 		var dto D
-		if err := strict(in.DTO, &dto); err != nil {
+		if err := decodeArgs(in.DTO, &dto, "/dto"); err != nil {
 			return nil, err
 		}
 		return fn(ctx, dto)
 	}
-}
-
-// strict decodes data into v, refusing anything serde would refuse.
-func strict(data jsontext.Value, v any) error {
-	if err := json.Unmarshal(data, v, json.RejectUnknownMembers(true)); err != nil {
-		return errorf(jsapi.KindBadRequest, jsapi.CodeArgsInvalid, "%s", describe(err))
-	}
-	return nil
-}
-
-// describe turns a decoding error into a short message naming the member.
-func describe(err error) string {
-	var se *json.SemanticError
-	if errors.As(err, &se) {
-		if errors.Is(se.Err, json.ErrUnknownName) {
-			return fmt.Sprintf("unknown field %s", se.JSONPointer)
-		}
-		if se.JSONPointer != "" {
-			return fmt.Sprintf("invalid value at %s: %v", se.JSONPointer, se.Err)
-		}
-	}
-	var syn *jsontext.SyntacticError
-	if errors.As(err, &syn) {
-		return fmt.Sprintf("invalid JSON at %s: %v", syn.JSONPointer, syn.Err)
-	}
-	return err.Error()
 }
 
 // errorf makes a wire error.

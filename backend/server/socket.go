@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coder/websocket"
 	"github.com/go-json-experiment/json"
@@ -50,14 +51,10 @@ type socket struct {
 	work     sync.WaitGroup
 }
 
-// envelope is an inbound frame. Args stays raw: each command decodes its
-// own dto strictly.
-type envelope struct {
-	Type    string         `json:"type"`
-	Token   *string        `json:"token,omitempty"`
-	ID      *uint64        `json:"id,omitempty"`
-	Command string         `json:"command,omitempty"`
-	Args    jsontext.Value `json:"args,omitempty"`
+// hello is the first frame.
+type hello struct {
+	Type  string  `json:"type"`
+	Token *string `json:"token,omitempty"`
 }
 
 func (sk *socket) run() {
@@ -74,19 +71,28 @@ func (sk *socket) run() {
 		// Reads never take a cancellable context: cancelling one closes the
 		// socket without a status. The socket ends by Close (shutdown sends
 		// 1001) or by the peer.
-		_, data, err := sk.conn.Read(context.Background())
+		typ, data, err := sk.conn.Read(context.Background())
 		if err != nil {
 			// Too-big frames were already closed with 1009 by the library.
 			return
 		}
-		var env envelope
-		if err := json.Unmarshal(data, &env, json.RejectUnknownMembers(true)); err != nil || env.Type != jsapi.FrameInvoke || env.ID == nil {
-			sk.conn.Close(jsapi.ClosePolicyViolation, "ttmcp: expected an invoke frame {type,id,command,args}")
+		if typ != websocket.MessageText {
+			sk.conn.Close(jsapi.CloseUnsupportedData, "ttmcp: binary frames are not supported; send JSON text frames")
 			return
 		}
-		id := *env.ID
+		inv, err := parseInvoke(data)
+		if err != nil {
+			sk.conn.Close(jsapi.ClosePolicyViolation, closeReason("ttmcp: expected an invoke frame {type,id,command,args}: "+err.Error()))
+			return
+		}
+		id := inv.id
 		if !sk.begin(id) {
 			sk.reply(id, nil, errorf(jsapi.KindBadRequest, jsapi.CodeArgsInvalid, "request id %d is already in flight on this socket", id))
+			continue
+		}
+		if inv.err != nil {
+			sk.end(id)
+			sk.reply(id, nil, inv.err)
 			continue
 		}
 		select {
@@ -98,12 +104,27 @@ func (sk *socket) run() {
 		go func() {
 			defer sk.work.Done()
 			defer func() { <-sk.slots }()
-			defer sk.end(id)
-			value, err := sk.srv.cfg.Commands.Invoke(ctx, env.Command, env.Args)
+			value, err := sk.srv.cfg.Commands.Invoke(ctx, inv.command, inv.args)
+			sk.end(id) // the id is free once its result is on the way
 			sk.reply(id, value, err)
 		}()
 	}
 }
+
+// closeReason cuts a close reason to the 123 bytes a close frame holds,
+// on a UTF-8 boundary.
+func closeReason(s string) string {
+	if len(s) <= maxCloseReason {
+		return s
+	}
+	s = s[:maxCloseReason]
+	for len(s) > 0 && !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+const maxCloseReason = 123
 
 // handshake reads the hello frame and checks the token in constant time.
 func (sk *socket) handshake() bool {
@@ -114,11 +135,15 @@ func (sk *socket) handshake() bool {
 		sk.conn.Close(jsapi.ClosePolicyViolation, "ttmcp: no hello frame in time")
 	})
 	defer timer.Stop()
-	_, data, err := sk.conn.Read(context.Background())
+	typ, data, err := sk.conn.Read(context.Background())
 	if err != nil || !timer.Stop() {
 		return false
 	}
-	var hello envelope
+	if typ != websocket.MessageText {
+		sk.conn.Close(jsapi.CloseUnsupportedData, "ttmcp: binary frames are not supported; send JSON text frames")
+		return false
+	}
+	var hello hello
 	if json.Unmarshal(data, &hello) != nil || hello.Type != jsapi.FrameHello || hello.Token == nil ||
 		subtle.ConstantTimeCompare([]byte(*hello.Token), []byte(sk.srv.token)) != 1 {
 		sk.conn.Close(jsapi.ClosePolicyViolation, "ttmcp: invalid session token")
