@@ -20,15 +20,20 @@ const (
 	CmdStartLegacyToolCall        = "start_legacy_mcp_tool_call"
 	CmdCallLegacyTool             = "call_legacy_mcp_tool"
 	CmdCancelLegacyToolCall       = "cancel_legacy_mcp_tool_call"
+
+	// ttmcp's own additions (SPEC §10).
+	CmdListAuditEntries = "list_mcp_audit_entries"
 )
 
-// Commands lists every command name in the order of SPEC §5.2.
+// Commands lists every command name in the order of SPEC §5.2, then
+// ttmcp's additions.
 var Commands = []string{
 	CmdListServers, CmdCreateServer, CmdUpdateServer, CmdSetServerState,
 	CmdRemoveServer, CmdDiscoverTools, CmdRefreshTools, CmdSetToolPermission,
 	CmdSetToolDescriptionOverride, CmdStartTestCall, CmdTestToolCall,
 	CmdCancelTestCall, CmdListLegacyTools, CmdStartLegacyToolCall,
 	CmdCallLegacyTool, CmdCancelLegacyToolCall,
+	CmdListAuditEntries,
 }
 
 // TakesNoArgs reports whether a command is called without a dto (the two

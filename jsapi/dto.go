@@ -218,11 +218,73 @@ type McpExecutionCallIdDto struct {
 	ExecutionCallID string `json:"executionCallId"`
 }
 
-// CallLegacyMcpToolDto runs one prepared legacy tool call.
+// CallLegacyMcpToolDto runs one prepared legacy tool call. Approval is a
+// ttmcp addition (upstream's hooks never send it): what the user answered
+// an Ask prompt, ApprovalOnce, ApprovalAlways or ApprovalDenied; with
+// ApprovalDenied the call is recorded and answered not_sent
+// mcp.call_denied_by_user without reaching the server.
 type CallLegacyMcpToolDto struct {
-	ExecutionCallID string `json:"executionCallId"`
-	ToolID          string `json:"toolId"`
-	ArgumentsJSON   string `json:"argumentsJson"`
+	ExecutionCallID string  `json:"executionCallId"`
+	ToolID          string  `json:"toolId"`
+	ArgumentsJSON   string  `json:"argumentsJson"`
+	Approval        *string `json:"approval,omitempty"`
+}
+
+// Approvals (what let a call through besides its permission; the audit
+// log's approval). A page sends only ApprovalOnce, ApprovalAlways or
+// ApprovalDenied.
+const (
+	ApprovalNone   = "none"   // nobody was asked: an Allow tool, or a caller that asks no one
+	ApprovalManual = "manual" // a test call: the user's click
+	ApprovalOnce   = "once"   // Ask prompt: "Allow once"
+	ApprovalAlways = "always" // Ask prompt: "Always allow"
+	ApprovalDenied = "denied" // Ask prompt: "Deny", closed, or Stop
+)
+
+// Call sources of the audit log.
+const (
+	AuditSourceTest  = "test"
+	AuditSourceModel = "model"
+)
+
+// OutcomeRejected is the audit outcome of a call command that failed with
+// an error instead of an outcome: nothing was sent.
+const OutcomeRejected = "rejected"
+
+// McpAuditListDto selects audit records, newest first (api.mcp.audit.list,
+// a ttmcp addition). Limit defaults to 50 (at most 1000); Before is the
+// time of a record (RFC 3339): only older ones are listed.
+type McpAuditListDto struct {
+	RegistrationID *string `json:"registrationId,omitempty"`
+	Limit          *int    `json:"limit,omitempty"`
+	Before         *string `json:"before,omitempty"`
+}
+
+// McpAuditList is the result of list_mcp_audit_entries. SkippedLines
+// counts the lines read that were not records (a torn last line, damage).
+type McpAuditList struct {
+	Entries      []McpAuditEntry `json:"entries"`
+	SkippedLines int             `json:"skippedLines"`
+}
+
+// McpAuditEntry is one tools/call ttmcp sent or refused. It never holds
+// the arguments (only their size and SHA-256) nor the result.
+type McpAuditEntry struct {
+	Time              string  `json:"time"` // when the outcome was known, RFC 3339 UTC with nanoseconds
+	CallID            string  `json:"callId"`
+	Source            string  `json:"source"` // AuditSource*
+	RegistrationID    string  `json:"registrationId"`
+	ServerDisplayName string  `json:"serverDisplayName"`
+	NativeName        string  `json:"nativeName"`
+	Permission        string  `json:"permission"` // off, ask, allow; "" when unknown
+	Approval          string  `json:"approval"`   // Approval*
+	Outcome           string  `json:"outcome"`    // Outcome*, or OutcomeRejected
+	Code              string  `json:"code"`
+	ResponseKind      string  `json:"responseKind"` // Response* for known_response
+	IsError           bool    `json:"isError"`
+	DurationMs        float64 `json:"durationMs"`
+	ArgumentsBytes    int     `json:"argumentsBytes"`
+	ArgumentsSHA256   string  `json:"argumentsSha256"`
 }
 
 // LegacyMcpToolList is the result of list_legacy_mcp_tools.

@@ -6,12 +6,14 @@ import type {
   McpTestCallOutcome,
   TauriTavernMcpApi,
   TauriTavernMcpError,
+  TtmcpMcpApi,
 } from './tauritavern-mcp.js';
 
 export async function consumer(): Promise<string[]> {
   await (window.__TAURITAVERN__?.ready ?? window.__TAURITAVERN_MAIN_READY__);
-  const mcp: TauriTavernMcpApi | undefined = window.__TAURITAVERN__?.api?.mcp;
-  if (!mcp) return [];
+  const mcp: TtmcpMcpApi | undefined = window.__TAURITAVERN__?.api?.mcp;
+  const upstream: TauriTavernMcpApi | undefined = mcp; // code that knows only upstream's surface
+  if (!mcp || !upstream) return [];
 
   const server = await mcp.servers.create({ displayName: 'Search', endpoint: 'http://127.0.0.1:3000/mcp' });
   await mcp.servers.update({
@@ -57,6 +59,16 @@ export async function consumer(): Promise<string[]> {
     await invoke('start_mcp_test_call', { dto: { callId: crypto.randomUUID() } });
   }
   addEventListener('tauritavern-mcp:state', (e) => lines.push(e.detail.state));
+
+  // ttmcp's audit log (SPEC §10).
+  const recent = await mcp.audit.list({ registrationId: server.id, limit: 20 });
+  for (const e of recent.entries) {
+    lines.push(`${e.time} ${e.source} ${e.serverDisplayName} ${e.nativeName} ${e.approval} ${e.outcome} ${e.code} ${e.durationMs}`);
+  }
+  const older = await mcp.audit.list({ before: recent.entries.at(-1)?.time });
+  lines.push(String(older.skippedLines + (await mcp.audit.list()).entries.length));
+  // @ts-expect-error: an entry's source is test or model.
+  if (recent.entries[0]?.source === 'agent') lines.push('never');
   try {
     await mcp.servers.remove(server.id);
   } catch (err) {

@@ -234,6 +234,69 @@ export interface TauriTavernMcpApi {
   tools: TauriTavernMcpToolsApi;
 }
 
+// ---------------------------------------------------------------- ttmcp's additions (SPEC §10)
+
+/** What let a call through besides its permission. */
+export type McpAuditApproval =
+  | 'none' // nobody was asked: an Allow tool, or a caller that asks no one (upstream's Generate hooks)
+  | 'manual' // a test call: the user's click in the Manager
+  | 'once' // the Ask prompt's "Allow once"
+  | 'always' // the Ask prompt's "Always allow"
+  | 'denied'; // the Ask prompt's "Deny", closed, or Stop: the tool was not called
+
+/** One tools/call ttmcp sent or refused. Never the arguments (only their size and SHA-256) nor the result. */
+export interface McpAuditEntry {
+  /** When the outcome was known: RFC 3339 UTC with nine fraction digits; strictly increasing. */
+  time: string;
+  /** The page's callId (test) or executionCallId (model). */
+  callId: string;
+  source: 'test' | 'model';
+  /** '' when the request named no valid registration. */
+  registrationId: string;
+  /** '' when the registration could not be read. */
+  serverDisplayName: string;
+  nativeName: string;
+  /** The tool's permission when the call was decided; '' when unknown. */
+  permission: McpToolPermission | '';
+  approval: McpAuditApproval;
+  /** 'rejected': the command failed with an error (e.g. a malformed toolId); nothing was sent. */
+  outcome: McpCallOutcome['outcome'] | 'rejected';
+  /** The not_sent, outcome_unknown or rejection code; '' for a known response. */
+  code: string;
+  /** For known_response. */
+  responseKind: McpKnownResponse['kind'] | '';
+  /** A tool_result's isError. */
+  isError: boolean;
+  durationMs: number;
+  argumentsBytes: number;
+  argumentsSha256: string;
+}
+
+export interface McpAuditListInput {
+  /** Only this registration's calls. */
+  registrationId?: string;
+  /** 1–1000, default 50. */
+  limit?: number;
+  /** Only calls older than this time (an entry's time: the next page). */
+  before?: string;
+}
+
+export interface McpAuditList {
+  /** Newest first. */
+  entries: McpAuditEntry[];
+  /** Lines read that were not records (a torn last line, damage). */
+  skippedLines: number;
+}
+
+export interface McpAuditApi {
+  list(input?: McpAuditListInput): Promise<McpAuditList>;
+}
+
+/** api.mcp as ttmcp publishes it: upstream's surface plus ttmcp's additions. */
+export interface TtmcpMcpApi extends TauriTavernMcpApi {
+  audit: McpAuditApi;
+}
+
 // ---------------------------------------------------------------- safeInvoke
 
 export interface LegacyMcpTool {
@@ -272,10 +335,12 @@ export interface McpCommandMap {
   list_legacy_mcp_tools: { args: undefined | Record<string, never>; result: LegacyMcpToolList };
   start_legacy_mcp_tool_call: { args: { dto: { executionCallId: string } }; result: null };
   call_legacy_mcp_tool: {
-    args: { dto: { executionCallId: string; toolId: string; argumentsJson: string } };
+    /** approval is ttmcp's: what the user answered an Ask prompt (denied: recorded, never called). */
+    args: { dto: { executionCallId: string; toolId: string; argumentsJson?: string; approval?: 'once' | 'always' | 'denied' } };
     result: McpCallOutcome;
   };
   cancel_legacy_mcp_tool_call: { args: { dto: { executionCallId: string } }; result: null };
+  list_mcp_audit_entries: { args: { dto: McpAuditListInput }; result: McpAuditList };
 }
 
 export type McpCommandName = keyof McpCommandMap;
@@ -302,7 +367,7 @@ export type McpBridgeStateEvent = CustomEvent<{ state: McpBridgeState }>;
 export interface TauriTavernHostAbi {
   /** Resolves (never rejects) once api.mcp and invoke.safeInvoke are published and the first handshake settled. */
   ready?: Promise<void>;
-  api?: { mcp?: TauriTavernMcpApi; [key: string]: unknown };
+  api?: { mcp?: TtmcpMcpApi; [key: string]: unknown };
   invoke?: { safeInvoke?: SafeInvoke; [key: string]: unknown };
   mcpBridge?: McpBridgeStatus;
   [key: string]: unknown;

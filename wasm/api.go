@@ -15,6 +15,7 @@ const (
 	argsDTO            argShape = iota // {dto: input}, input as-is
 	argsNone                           // {} (the list commands)
 	argsRegistrationID                 // {dto: {registrationId}} from a string id or an object
+	argsOptionalDTO                    // {dto: input}, {dto: {}} without one
 )
 
 // method maps one api.mcp method onto its command (reference §1.2).
@@ -39,9 +40,15 @@ var toolMethods = [...]method{
 	{"setDescriptionOverride", jsapi.CmdSetToolDescriptionOverride, argsDTO},
 }
 
+// auditMethods are ttmcp's addition (SPEC §10): api.mcp.audit.
+var auditMethods = [...]method{
+	{"list", jsapi.CmdListAuditEntries, argsOptionalDTO},
+}
+
 // publish installs the API on window.__TAURITAVERN__, keeping whatever the
 // page already put there: api.mcp (exactly servers and tools),
-// invoke.safeInvoke and the mcpBridge status object.
+// invoke.safeInvoke and the mcpBridge status object. api.mcp holds
+// upstream's servers and tools, and ttmcp's audit.
 func publish(b *bridge) {
 	tt := ensureObject(global, "__TAURITAVERN__")
 	api := ensureObject(tt, "api")
@@ -57,9 +64,14 @@ func publish(b *bridge) {
 	tools.Set("testCall", guard("tools.testCall", func(args []js.Value) js.Value {
 		return b.testCall(arg(args, 0), arg(args, 1))
 	}))
+	audit := jsObject.New()
+	for _, m := range auditMethods {
+		audit.Set(m.name, b.methodFunc("audit."+m.name, m))
+	}
 	mcp := jsObject.New()
 	mcp.Set("servers", servers)
 	mcp.Set("tools", tools)
+	mcp.Set("audit", audit)
 	api.Set("mcp", mcp)
 
 	invoke := ensureObject(tt, "invoke")
@@ -108,6 +120,10 @@ func buildArgs(shape argShape, input js.Value) (js.Value, error) {
 		dto := jsObject.New()
 		dto.Set("registrationId", id)
 		input = dto
+	case argsOptionalDTO:
+		if input.IsUndefined() || input.IsNull() {
+			input = jsObject.New()
+		}
 	}
 	wrap := jsObject.New()
 	wrap.Set("dto", input)

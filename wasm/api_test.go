@@ -27,7 +27,7 @@ func TestPublishSurface(t *testing.T) {
 		return jsObject.Call("keys", v).Call("join", ",").String()
 	}
 	mcp := tt.Get("api").Get("mcp")
-	if k := keys(mcp); k != "servers,tools" {
+	if k := keys(mcp); k != "servers,tools,audit" {
 		t.Errorf("api.mcp keys = %s", k)
 	}
 	if k := keys(mcp.Get("servers")); k != "list,create,update,setState,remove,discover,refresh" {
@@ -35,6 +35,9 @@ func TestPublishSurface(t *testing.T) {
 	}
 	if k := keys(mcp.Get("tools")); k != "setPermission,setDescriptionOverride,testCall" {
 		t.Errorf("tools keys = %s", k)
+	}
+	if k := keys(mcp.Get("audit")); k != "list" {
+		t.Errorf("audit keys = %s", k)
 	}
 	if tt.Get("invoke").Get("safeInvoke").Type() != js.TypeFunction {
 		t.Error("no safeInvoke")
@@ -57,7 +60,7 @@ func TestPublishedMethodsSendCommands(t *testing.T) {
 	defer global.Delete("__TAURITAVERN__")
 	publish(b)
 	mcp := global.Get("__TAURITAVERN__").Get("api").Get("mcp")
-	servers, tools := mcp.Get("servers"), mcp.Get("tools")
+	servers, tools, audit := mcp.Get("servers"), mcp.Get("tools"), mcp.Get("audit")
 	input, _ := parseJSON(js.ValueOf(`{"displayName":" A ","endpoint":"http://x/mcp"}`))
 	cases := []struct {
 		p       js.Value
@@ -73,6 +76,8 @@ func TestPublishedMethodsSendCommands(t *testing.T) {
 		{servers.Call("refresh", "id-3"), jsapi.CmdRefreshTools, `{"dto":{"registrationId":"id-3"}}`},
 		{tools.Call("setPermission", obj("permission", "ask")), jsapi.CmdSetToolPermission, `{"dto":{"permission":"ask"}}`},
 		{tools.Call("setDescriptionOverride", obj("override", js.Null())), jsapi.CmdSetToolDescriptionOverride, `{"dto":{"override":null}}`},
+		{audit.Call("list"), jsapi.CmdListAuditEntries, `{"dto":{}}`},
+		{audit.Call("list", obj("limit", 5)), jsapi.CmdListAuditEntries, `{"dto":{"limit":5}}`},
 		{global.Get("__TAURITAVERN__").Get("invoke").Call("safeInvoke", jsapi.CmdListLegacyTools), jsapi.CmdListLegacyTools, `{}`},
 		{global.Get("__TAURITAVERN__").Get("invoke").Call("safeInvoke", jsapi.CmdCallLegacyTool, obj("dto", obj("toolId", "t"))), jsapi.CmdCallLegacyTool, `{"dto":{"toolId":"t"}}`},
 		{global.Get("__TAURITAVERN__").Get("invoke").Call("safeInvoke", "no\"such", obj("dto", 1)), `no"such`, `{"dto":1}`},

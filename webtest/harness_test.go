@@ -219,6 +219,7 @@ type backend struct {
 	tb    testing.TB
 	root  string
 	store *gatedStore
+	audit *storage.AuditLog
 	addr  string // 127.0.0.1:port, fixed at the first start
 
 	srv    *server.Server
@@ -247,7 +248,8 @@ type invoke struct {
 func newBackend(tb testing.TB) *backend {
 	tb.Helper()
 	root := tb.TempDir()
-	b := &backend{tb: tb, root: root, store: &gatedStore{Store: storage.Open(root)}, accepted: make(chan struct{}, 64)}
+	b := &backend{tb: tb, root: root, store: &gatedStore{Store: storage.Open(root)}, audit: storage.OpenAuditLog(root, storage.AuditOptions{}),
+		accepted: make(chan struct{}, 64)}
 	b.start()
 	tb.Cleanup(func() {
 		if b.cancel != nil {
@@ -277,6 +279,7 @@ func (b *backend) start() {
 			Registrations: b.store,
 			Catalogs:      b.store,
 			Gateway:       gateway.New(gateway.Config{ClientVersion: "webtest"}),
+			Audit:         b.audit,
 		}), nil),
 		Assets:           jsapi.Assets(),
 		Pages:            map[string]fs.FS{"/webtest/": os.DirFS("testdata")},

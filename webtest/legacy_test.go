@@ -10,11 +10,15 @@ package webtest
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -993,5 +997,95 @@ func TestLegacyListingFails(t *testing.T) {
 	}
 	if want := []string{"MCP tools unavailable: MCP tools are unavailable for this generation. Local tools and normal generation are unaffected."}; !slices.Equal(errs, want) {
 		t.Errorf("error toasts %q; want %q", errs, want)
+	}
+}
+
+// auditEntries reads the audit log from the page (api.mcp.audit.list).
+func (e *legacyEnv) auditEntries(input map[string]any) []jsapi.McpAuditEntry {
+	return evalJS[jsapi.McpAuditList](e.p, `return await tt.mcp.audit.list(%s);`, input).Entries
+}
+
+// auditFileLines returns the lines of the backend's audit files, oldest
+// first (monthly files, none sealed in a test).
+func (e *legacyEnv) auditFileLines(t *testing.T) []string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(e.b.audit.Dir(), "*.jsonl"))
+	slices.Sort(files)
+	var lines []string
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")...)
+	}
+	return lines
+}
+
+// Every tools/call of a generation and of the Manager's test console is in
+// the audit file once, and api.mcp.audit.list returns it newest first: a
+// model call that ran, one refused by the permission re-check, one whose
+// outcome is unknown, and a test call. An alias the hooks removed never
+// reaches the backend, so it is no call of ttmcp's (nothing recorded).
+func TestLegacyAuditRecordsEveryCall(t *testing.T) {
+	e := newLegacyEnv(t, nil, "auto", map[string]string{"echo": "allow", "add": "ask", "slow": "allow"})
+	e.p.run(`
+		gen.hooks.push(async (data, { depth }) => {
+			if (depth === 0) await tt.mcp.tools.setPermission({ registrationId: %s, nativeName: 'add', permission: 'off' });
+		});`, e.id)
+	e.llm.script(
+		calls(toolCall{"a", "mcp__Demo__echo", `{"text":"secret words"}`}, toolCall{"b", "mcp__Demo__add", `{"a":1,"b":2}`}),
+		reply{Text: "done"},
+	)
+	if r := e.generate("Go", false); r.Status != "done" {
+		t.Fatalf("generation ended %s with %+v", r.Status, r.Error)
+	}
+	e.p.run(`gen.reset();`)
+	e.llm.script(calls(toolCall{"s", "mcp__Demo__slow", `{"ms":30000}`}))
+	e.start("Wait")
+	waitUntil(t, "the slow tools/call at the MCP server", func() bool { return len(e.mcp.toolCalls()) == 2 })
+	e.p.run(`gen.stop();`)
+	if r := e.finish(); r.Error == nil || r.Error.Name != "LegacyMcpOutcomeUnknownError" {
+		t.Fatalf("stopped generation ended %s with %+v", r.Status, r.Error)
+	}
+	e.p.run(`await tt.mcp.tools.testCall({ registrationId: %s, nativeName: 'echo', argumentsJson: '{"text":"t"}' });`, e.id)
+
+	type row struct{ Source, Name, Permission, Approval, Outcome, Code, Kind string }
+	want := []row{
+		{"test", "echo", "allow", "manual", "known_response", "", "tool_result"},
+		{"model", "slow", "allow", "none", "outcome_unknown", "mcp.call_cancelled", ""},
+		{"model", "add", "off", "none", "not_sent", "mcp.call_permission_off", ""},
+		{"model", "echo", "allow", "none", "known_response", "", "tool_result"},
+	}
+	entries := e.auditEntries(map[string]any{"registrationId": e.id})
+	var got []row
+	for _, en := range entries {
+		got = append(got, row{en.Source, en.NativeName, en.Permission, en.Approval, en.Outcome, en.Code, en.ResponseKind})
+		if en.RegistrationID != e.id || en.ServerDisplayName != "Demo" {
+			t.Errorf("entry %+v; want registration %s Demo", en, e.id)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("audit.list:\n%+v\nwant newest first:\n%+v", got, want)
+	}
+	n, sum := len(`{"text":"secret words"}`), sha256.Sum256([]byte(`{"text":"secret words"}`))
+	if last := entries[len(entries)-1]; last.ArgumentsBytes != n || last.ArgumentsSHA256 != hex.EncodeToString(sum[:]) {
+		t.Errorf("echo's arguments recorded as %d %s", last.ArgumentsBytes, last.ArgumentsSHA256)
+	}
+	lines := e.auditFileLines(t)
+	if len(lines) != len(want) {
+		t.Fatalf("the audit file holds %d lines; want %d:\n%s", len(lines), len(want), strings.Join(lines, "\n"))
+	}
+	for i, line := range lines {
+		if strings.Contains(line, "secret") {
+			t.Errorf("the arguments reached the audit file: %s", line)
+		}
+		var en jsapi.McpAuditEntry
+		if err := json.Unmarshal([]byte(line), &en); err != nil || en != entries[len(entries)-1-i] {
+			t.Errorf("line %d %s; want the entry %+v", i+1, line, entries[len(entries)-1-i])
+		}
+	}
+	if page := e.auditEntries(map[string]any{"limit": 2, "before": entries[1].Time}); len(page) != 2 || page[0] != entries[2] || page[1] != entries[3] {
+		t.Errorf("the page before %s: %+v", entries[1].Time, page)
 	}
 }

@@ -92,7 +92,7 @@ func TestReadyPublishesTheHostAPI(t *testing.T) {
 			backend: tt_.mcpBridge.backend,
 		};`)
 	want := surface{
-		MCP:          []string{"servers", "tools"},
+		MCP:          []string{"audit", "servers", "tools"},
 		Servers:      []string{"create", "discover", "list", "refresh", "remove", "setState", "update"},
 		Tools:        []string{"setDescriptionOverride", "setPermission", "testCall"},
 		NotFunctions: []string{},

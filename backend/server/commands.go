@@ -51,6 +51,7 @@ func NewCommands(svc *service.Service, log *slog.Logger) *Commands {
 		jsapi.CmdStartLegacyToolCall:        withDTO(svc.StartLegacyCall),
 		jsapi.CmdCallLegacyTool:             withDTO(svc.CallLegacyTool),
 		jsapi.CmdCancelLegacyToolCall:       withDTO(svc.CancelLegacyCall),
+		jsapi.CmdListAuditEntries:           withDTO(svc.ListAudit),
 	}}
 	return c
 }

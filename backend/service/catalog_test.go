@@ -94,6 +94,7 @@ type world struct {
 	t     *testing.T
 	root  string
 	store *faultyCatalogs
+	audit *storage.AuditLog
 	svc   *Service
 }
 
@@ -106,7 +107,8 @@ func newWorld(t *testing.T) *world {
 // restart is a fresh process over the same data root: memory is empty.
 func (w *world) restart() {
 	w.store = &faultyCatalogs{Store: storage.Open(w.root)}
-	w.svc = New(Config{Registrations: w.store.Store, Catalogs: w.store, Gateway: gateway.New(gateway.Config{})})
+	w.audit = storage.OpenAuditLog(w.root, storage.AuditOptions{})
+	w.svc = New(Config{Registrations: w.store.Store, Catalogs: w.store, Gateway: gateway.New(gateway.Config{}), Audit: w.audit})
 }
 
 func (w *world) register(endpoint string, active bool) string {

@@ -153,12 +153,37 @@ func (s *Service) CancelLegacyCall(_ context.Context, dto jsapi.McpExecutionCall
 // CallLegacyTool runs one prepared model tool call (reference §6.1, §5.4).
 // Unlike a test call it re-checks the permission: a tool set to Off since
 // the model was offered it is not called. An empty argumentsJson means {}.
-func (s *Service) CallLegacyTool(ctx context.Context, dto jsapi.CallLegacyMcpToolDto) (jsapi.McpCallOutcome, error) {
+//
+// approval (a ttmcp addition) is what the user answered an Ask prompt: it
+// is recorded; "denied" is answered not_sent mcp.call_denied_by_user
+// without a call. Without one (upstream's hooks) Ask behaves as Allow, as
+// upstream's does (docs/DECISIONS.md). Every call, sent or refused,
+// appends one audit record.
+func (s *Service) CallLegacyTool(ctx context.Context, dto jsapi.CallLegacyMcpToolDto) (out jsapi.McpCallOutcome, err error) {
+	audit := s.beginAudit(domain.SourceModel, dto.ExecutionCallID, dto.ArgumentsJSON, domain.ApprovalNone)
+	if id, name, err := domain.ParseToolID(dto.ToolID); err == nil {
+		audit.tool(id, name)
+	}
+	defer func() { audit.finish(out, err) }()
+
 	p, ok := s.legacyCalls.get(dto.ExecutionCallID)
 	if !ok {
 		return notSent(CodeCallNotStarted, "The Legacy tool call was not prepared or was cancelled before it started"), nil
 	}
 	defer s.legacyCalls.forget(dto.ExecutionCallID, p)
+	approval := domain.ApprovalNone
+	if dto.Approval != nil {
+		if approval, err = domain.ParseApproval(*dto.Approval); err != nil {
+			return jsapi.McpCallOutcome{}, err
+		}
+		audit.rec.Approval = approval
+	}
+	if approval == domain.ApprovalDenied {
+		if _, _, err := domain.ParseToolID(dto.ToolID); err != nil {
+			return jsapi.McpCallOutcome{}, err
+		}
+		return notSent(CodeCallDeniedByUser, fmt.Sprintf("The user denied the call to MCP tool `%s`; it was not sent", dto.ToolID)), nil
+	}
 	// The upstream order: the call's own arguments (§6.1), then the shared
 	// gate (§5.4): cancelled, tool id, object, registration, permission.
 	text := dto.ArgumentsJSON
@@ -188,6 +213,9 @@ func (s *Service) CallLegacyTool(ctx context.Context, dto jsapi.CallLegacyMcpToo
 		return notSent(CodeCallRegistrationUnavailable, fmt.Sprintf("MCP registration `%s` cannot be loaded: %v", id, err)), nil
 	case !ok:
 		return notSent(CodeCallRegistrationNotFound, fmt.Sprintf("MCP registration not found: %s", id)), nil
+	}
+	audit.registration(r)
+	switch {
 	case r.State != domain.StateActive:
 		return notSent(CodeCallServerPaused, fmt.Sprintf("MCP server `%s` is paused", r.DisplayName)), nil
 	case r.PermissionFor(name) == domain.PermissionOff:

@@ -55,6 +55,7 @@ type Config struct {
 	Registrations Registrations
 	Catalogs      Catalogs
 	Gateway       Gateway
+	Audit         AuditLog     // nil records nothing
 	Log           *slog.Logger // nil discards
 }
 
@@ -63,6 +64,7 @@ type Service struct {
 	regs     Registrations
 	catalogs Catalogs
 	gateway  Gateway
+	audit    AuditLog
 	log      *slog.Logger
 	// mu serialises mutations. It is a channel so that a caller whose
 	// context ends while waiting gives up instead of queueing forever.
@@ -83,6 +85,7 @@ func New(cfg Config) *Service {
 		regs:        cfg.Registrations,
 		catalogs:    cfg.Catalogs,
 		gateway:     cfg.Gateway,
+		audit:       cfg.Audit,
 		log:         cfg.Log,
 		mu:          make(chan struct{}, 1),
 		cache:       snapshots{byID: map[domain.RegistrationID]*snapshot{}},

@@ -108,8 +108,15 @@ func (s *Service) CancelTestCall(_ context.Context, dto jsapi.McpTestCallIdDto) 
 // TestCall runs one prepared test call: the gates of reference §1.5 in
 // their order, each failing as not_sent, then exactly one tools/call.
 // Permissions are neither checked nor changed: a test call is the user's
-// explicit act. The arguments reach the server byte for byte.
-func (s *Service) TestCall(ctx context.Context, dto jsapi.TestMcpToolCallDto) (jsapi.McpCallOutcome, error) {
+// explicit act (approval manual in the audit log). The arguments reach the
+// server byte for byte. Every test call, sent or refused, appends one
+// audit record.
+func (s *Service) TestCall(ctx context.Context, dto jsapi.TestMcpToolCallDto) (out jsapi.McpCallOutcome, err error) {
+	audit := s.beginAudit(domain.SourceTest, dto.CallID, dto.ArgumentsJSON, domain.ApprovalManual)
+	id, _ := domain.ParseRegistrationID(dto.RegistrationID) // "" when invalid
+	audit.tool(id, dto.NativeName)
+	defer func() { audit.finish(out, err) }()
+
 	p, ok := s.calls.get(dto.CallID)
 	if !ok {
 		return notSent(CodeCallNotStarted, "The test call was not prepared or was cancelled before it started"), nil
@@ -123,8 +130,7 @@ func (s *Service) TestCall(ctx context.Context, dto jsapi.TestMcpToolCallDto) (j
 	defer cancel()
 	defer context.AfterFunc(p.ctx, cancel)()
 
-	id, err := domain.ParseRegistrationID(dto.RegistrationID)
-	if err != nil {
+	if _, err := domain.ParseRegistrationID(dto.RegistrationID); err != nil {
 		return notSent(CodeCallRegistrationInvalid, err.Error()), nil
 	}
 	if err := domain.ValidateNativeName(dto.NativeName); err != nil {
@@ -140,7 +146,9 @@ func (s *Service) TestCall(ctx context.Context, dto jsapi.TestMcpToolCallDto) (j
 		return notSent(CodeCallRegistrationUnavailable, fmt.Sprintf("MCP registration `%s` cannot be loaded: %v", id, err)), nil
 	case !ok:
 		return notSent(CodeCallRegistrationNotFound, fmt.Sprintf("MCP registration not found: %s", id)), nil
-	case r.State != domain.StateActive:
+	}
+	audit.registration(r)
+	if r.State != domain.StateActive {
 		return notSent(CodeCallServerPaused, fmt.Sprintf("MCP registration `%s` must be Active before a test call", id)), nil
 	}
 	if callCtx.Err() != nil {

@@ -5,6 +5,10 @@
 //	<data-root>/_tauritavern/mcp/registrations/<uuid>.json
 //	<data-root>/_tauritavern/mcp/catalogs/<uuid>.json
 //
+// and ttmcp's own audit log of tool calls (see AuditLog):
+//
+//	<data-root>/_tauritavern/mcp/audit/<yyyy-mm>[.<n>].jsonl
+//
 // Reading is strict: a file with an unknown or repeated member, a value of
 // the wrong type, trailing data or a broken rule is rejected, never
 // repaired or half-loaded. Scan reports such files as storage issues and

@@ -102,6 +102,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		Registrations: store,
 		Catalogs:      store,
 		Gateway:       gateway.New(gateway.Config{ClientVersion: version, Log: log}),
+		Audit:         storage.OpenAuditLog(*dataRoot, storage.AuditOptions{}),
 		Log:           log,
 	})
 	srv := server.New(server.Config{

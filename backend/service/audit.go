@@ -1,0 +1,155 @@
+package service
+
+import (
+	"context"
+	"time"
+
+	"github.com/ttmcp/ttmcp/backend/domain"
+	"github.com/ttmcp/ttmcp/jsapi"
+)
+
+// AuditLog keeps a record of every tools/call the service sends or
+// refuses (SPEC §10, seed 001 §7).
+type AuditLog interface {
+	// Append writes r as the newest record, setting its time.
+	Append(r domain.CallRecord) (domain.CallRecord, error)
+	// List returns the records q selects, newest first, and how many lines
+	// read were not records.
+	List(q domain.AuditQuery) ([]domain.CallRecord, int, error)
+}
+
+// Audit limits of list_mcp_audit_entries.
+const (
+	DefaultAuditLimit = 50
+	MaxAuditLimit     = 1000
+)
+
+// Codes of the audit and approval rules.
+const (
+	CodeCallDeniedByUser   = "mcp.call_denied_by_user"
+	CodeAuditLimitInvalid  = "mcp.audit_limit_invalid"
+	CodeAuditBeforeInvalid = "mcp.audit_before_invalid"
+)
+
+// callAudit gathers the record of one call command while it runs; finish
+// appends it. Every call command that decoded appends exactly one record,
+// whatever its end: an outcome, or an error (OutcomeRejected).
+type callAudit struct {
+	s      *Service
+	rec    domain.CallRecord
+	start  time.Time
+	loaded bool // rec holds the registration's name and permission
+}
+
+func (s *Service) beginAudit(source domain.CallSource, callID, argumentsJSON string, approval domain.Approval) *callAudit {
+	n, sum := domain.DigestArguments(argumentsJSON)
+	return &callAudit{s: s, start: time.Now(), rec: domain.CallRecord{
+		CallID: callID, Source: source, Approval: approval, ArgumentsBytes: n, ArgumentsSHA256: sum,
+	}}
+}
+
+// tool names the tool called.
+func (a *callAudit) tool(id domain.RegistrationID, nativeName string) {
+	a.rec.RegistrationID, a.rec.NativeName = id, nativeName
+}
+
+// registration records the registration the call was decided against.
+func (a *callAudit) registration(r domain.Registration) {
+	a.rec.ServerDisplayName = r.DisplayName
+	a.rec.Permission = r.PermissionFor(a.rec.NativeName)
+	a.loaded = true
+}
+
+// finish appends the record of the call's end. A record that cannot be
+// written is logged: the call already happened (or was refused), and
+// hiding its outcome from the page would be worse than a gap in the log.
+func (a *callAudit) finish(out jsapi.McpCallOutcome, err error) {
+	a.rec.Duration = time.Since(a.start)
+	if !a.loaded && a.rec.RegistrationID != "" {
+		// A gate before the registration was loaded refused the call:
+		// name the server anyway, if it can be read.
+		if r, ok, lerr := a.s.regs.Load(a.rec.RegistrationID); lerr == nil && ok {
+			a.registration(r)
+		}
+	}
+	switch {
+	case err != nil:
+		a.rec.Outcome, a.rec.Code = domain.OutcomeRejected, domain.CodeOf(err)
+	default:
+		a.rec.Outcome, a.rec.Code = domain.Outcome(out.Outcome), out.Code
+		switch r := out.Response.(type) {
+		case *jsapi.McpToolResult:
+			a.rec.ResponseKind, a.rec.IsError = r.Kind, r.IsError
+		case *jsapi.McpServerError:
+			a.rec.ResponseKind = r.Kind
+		case *jsapi.McpUnsupportedResponse:
+			a.rec.ResponseKind = r.Kind
+		}
+	}
+	if a.s.audit == nil {
+		return
+	}
+	if _, err := a.s.audit.Append(a.rec); err != nil {
+		a.s.log.Error("cannot record a tool call in the audit log", "callId", a.rec.CallID,
+			"registrationId", a.rec.RegistrationID, "nativeName", a.rec.NativeName, "outcome", a.rec.Outcome, "err", err)
+	}
+}
+
+// ListAudit lists the audit records, newest first (list_mcp_audit_entries).
+func (s *Service) ListAudit(_ context.Context, dto jsapi.McpAuditListDto) (jsapi.McpAuditList, error) {
+	q := domain.AuditQuery{Limit: DefaultAuditLimit}
+	if dto.RegistrationID != nil {
+		id, err := domain.ParseRegistrationID(*dto.RegistrationID)
+		if err != nil {
+			return jsapi.McpAuditList{}, err
+		}
+		q.RegistrationID = id
+	}
+	if dto.Limit != nil {
+		if *dto.Limit < 1 || *dto.Limit > MaxAuditLimit {
+			return jsapi.McpAuditList{}, domain.Errorf(domain.KindBadRequest, CodeAuditLimitInvalid, "limit must be 1 to %d, not %d", MaxAuditLimit, *dto.Limit)
+		}
+		q.Limit = *dto.Limit
+	}
+	if dto.Before != nil {
+		t, err := time.Parse(time.RFC3339Nano, *dto.Before)
+		if err != nil {
+			return jsapi.McpAuditList{}, domain.Errorf(domain.KindBadRequest, CodeAuditBeforeInvalid, "before must be an RFC 3339 time such as a record's time: %v", err)
+		}
+		q.Before = t
+	}
+	out := jsapi.McpAuditList{Entries: []jsapi.McpAuditEntry{}}
+	if s.audit == nil {
+		return out, nil
+	}
+	recs, skipped, err := s.audit.List(q)
+	if err != nil {
+		return jsapi.McpAuditList{}, err
+	}
+	out.SkippedLines = skipped
+	for _, r := range recs {
+		out.Entries = append(out.Entries, AuditEntryDTO(r))
+	}
+	return out, nil
+}
+
+// AuditEntryDTO projects an audit record for the page.
+func AuditEntryDTO(r domain.CallRecord) jsapi.McpAuditEntry {
+	return jsapi.McpAuditEntry{
+		Time:              r.Time.UTC().Format(domain.AuditTimeLayout),
+		CallID:            r.CallID,
+		Source:            string(r.Source),
+		RegistrationID:    string(r.RegistrationID),
+		ServerDisplayName: r.ServerDisplayName,
+		NativeName:        r.NativeName,
+		Permission:        string(r.Permission),
+		Approval:          string(r.Approval),
+		Outcome:           string(r.Outcome),
+		Code:              r.Code,
+		ResponseKind:      r.ResponseKind,
+		IsError:           r.IsError,
+		DurationMs:        float64(r.Duration.Microseconds()) / 1000,
+		ArgumentsBytes:    r.ArgumentsBytes,
+		ArgumentsSHA256:   r.ArgumentsSHA256,
+	}
+}
