@@ -12,6 +12,7 @@ import (
 
 	"github.com/ttmcp/ttmcp/backend/domain"
 	"github.com/ttmcp/ttmcp/backend/internal/benchpair"
+	"github.com/ttmcp/ttmcp/backend/internal/mcpbench"
 )
 
 // benchServer is a local go-sdk server with n tools served pageSize per page.
@@ -31,12 +32,6 @@ func benchServer(b *testing.B, n, pageSize int) string {
 	return ts.URL
 }
 
-// bareSession is what a plain go-sdk client does: connect, nothing else.
-func bareSession(ctx context.Context, url, version string) (*mcp.ClientSession, error) {
-	c := mcp.NewClient(&mcp.Implementation{Name: "bare", Version: "1"}, nil)
-	return c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: version})
-}
-
 // BenchmarkDiscover512Tools32Pages measures discovery of 512 tools over 32
 // pages, against the bare go-sdk page loop on the same server: the ratio
 // is the cost of our limits, validation (schema compilation) and
@@ -46,6 +41,7 @@ func BenchmarkDiscover512Tools32Pages(b *testing.B) {
 	ep, _ := domain.ParseEndpoint(url)
 	r, _ := domain.NewRegistration("bench", ep, nil, domain.Protocol20251125)
 	g := New(Config{})
+	bare := mcpbench.NewBare(nil)
 	ctx := context.Background()
 	benchpair.Run(b, "bare", func() error {
 		cat, err := g.Discover(ctx, r)
@@ -54,22 +50,7 @@ func BenchmarkDiscover512Tools32Pages(b *testing.B) {
 		}
 		return err
 	}, func() error {
-		cs, err := bareSession(ctx, url, "2025-11-25")
-		if err != nil {
-			return err
-		}
-		defer cs.Close()
-		n := 0
-		for _, err := range cs.Tools(ctx, nil) {
-			if err != nil {
-				return err
-			}
-			n++
-		}
-		if n != 512 {
-			return fmt.Errorf("%d tools", n)
-		}
-		return nil
+		return bare.Discover(ctx, url, "2025-11-25", 512)
 	})
 }
 
@@ -80,6 +61,7 @@ func BenchmarkCall(b *testing.B) {
 	ep, _ := domain.ParseEndpoint(url)
 	r, _ := domain.NewRegistration("bench", ep, nil, domain.Protocol20251125)
 	g := New(Config{})
+	bare := mcpbench.NewBare(nil)
 	ctx := context.Background()
 	args := json.RawMessage(`{"q":"x"}`)
 	benchpair.Run(b, "bare", func() error {
@@ -88,12 +70,6 @@ func BenchmarkCall(b *testing.B) {
 		}
 		return nil
 	}, func() error {
-		cs, err := bareSession(ctx, url, "2025-11-25")
-		if err != nil {
-			return err
-		}
-		defer cs.Close()
-		_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "tool_001", Arguments: args})
-		return err
+		return bare.Call(ctx, url, "2025-11-25", "tool_001", args)
 	})
 }

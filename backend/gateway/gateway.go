@@ -12,6 +12,7 @@ package gateway
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"log/slog"
 	"slices"
@@ -32,6 +33,7 @@ type Config struct {
 	CallWait         time.Duration // waiting for the answer to a sent tools/call, default 60 s
 	CloseTimeout     time.Duration // closing a session, default 2 s
 	MaxResponseBytes int64         // one HTTP response body, default 4 MiB
+	TLS              *tls.Config   // client TLS settings; nil: the system's roots
 	ClientName       string        // implementation name sent to servers, default "ttmcp"
 	ClientVersion    string
 	Log              *slog.Logger

@@ -65,6 +65,7 @@ func newTransport(cfg Config, headers map[string]string, refuseInitialize bool) 
 		Proxy:               http.ProxyFromEnvironment,
 		DialContext:         (&net.Dialer{Timeout: cfg.ConnectTimeout}).DialContext,
 		TLSHandshakeTimeout: cfg.ConnectTimeout,
+		TLSClientConfig:     cfg.TLS.Clone(),
 		ForceAttemptHTTP2:   true,
 		MaxIdleConnsPerHost: 1,
 	}
