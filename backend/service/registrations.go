@@ -52,7 +52,7 @@ func (s *Service) Create(ctx context.Context, dto jsapi.CreateMcpServerDto) (jsa
 	}
 	defer unlock()
 	if err := s.regs.Save(r); err != nil {
-		return jsapi.McpServer{}, internal("cannot save MCP registration", err)
+		return jsapi.McpServer{}, saveFailed(err)
 	}
 	return ServerDTO(r), nil
 }
@@ -199,7 +199,7 @@ func (s *Service) mutate(ctx context.Context, id domain.RegistrationID, change f
 		return err
 	}
 	if err := s.regs.Save(next); err != nil {
-		return internal("cannot save MCP registration", err)
+		return saveFailed(err)
 	}
 	return nil
 }
@@ -235,6 +235,16 @@ const (
 	CodeRegistrationNotFound    = "mcp.registration_not_found"
 	CodeRegistrationUnavailable = "mcp.registration_unavailable"
 )
+
+// saveFailed reports a registration that could not be saved: the caller's
+// fault when the store refused it (too large to read back), else the
+// store's.
+func saveFailed(err error) error {
+	if domain.KindOf(err) == domain.KindBadRequest {
+		return err
+	}
+	return internal("cannot save MCP registration", err)
+}
 
 // internal wraps an adapter failure: the caller did nothing wrong.
 func internal(what string, err error) error {

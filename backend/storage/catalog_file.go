@@ -81,7 +81,7 @@ func (s *Store) LoadCatalog(id domain.RegistrationID, endpoint domain.Endpoint) 
 		return domain.Catalog{}, false, err
 	}
 	path := s.CatalogPath(id)
-	data, found, err := readText(path)
+	data, found, err := readText(path, MaxCatalogFileBytes, "catalog")
 	if !found || err != nil {
 		return domain.Catalog{}, false, err
 	}
@@ -97,8 +97,8 @@ func (s *Store) LoadCatalog(id domain.RegistrationID, endpoint domain.Endpoint) 
 // server described and the discovery diagnostics: permissions, description
 // overrides and staleTools live elsewhere, and the caller strips the
 // mcp.catalog_persistence_failed diagnostic (about this very write) before
-// saving. A catalog that LoadCatalog would refuse is refused before
-// anything is written. A tool without annotations is written with {}.
+// saving. A catalog that LoadCatalog would refuse (above
+// MaxCatalogFileBytes included) is refused before anything is written. A tool without annotations is written with {}.
 func (s *Store) SaveCatalog(id domain.RegistrationID, endpoint domain.Endpoint, c domain.Catalog) error {
 	if _, err := domain.ParseRegistrationID(string(id)); err != nil {
 		return err
@@ -113,6 +113,9 @@ func (s *Store) SaveCatalog(id domain.RegistrationID, endpoint domain.Endpoint, 
 	data, err := encodeCatalog(id, endpoint, c)
 	if err != nil {
 		return domain.Errorf(domain.KindBadRequest, "", "Failed to serialize JSON for %s: %v", path, err)
+	}
+	if len(data) > MaxCatalogFileBytes {
+		return domain.Errorf(domain.KindBadRequest, "", "the catalog file would be %d bytes; catalog files are limited to %d bytes", len(data), MaxCatalogFileBytes)
 	}
 	return writeFileAtomic(path, data)
 }

@@ -56,13 +56,16 @@ func (s *Store) CatalogPath(id domain.RegistrationID) string {
 	return filepath.Join(s.catalogsDir(), string(id)+".json")
 }
 
-// Scan loads every registration file (reference §2.5): each regular
-// "*.json" file of the registrations directory, in file name order. A file
-// that cannot be loaded (a name that is not a canonical id, unreadable,
-// invalid UTF-8 or JSON, a broken rule) becomes a storage issue naming the
-// file, and the others still load. A missing directory holds nothing; a
-// directory that cannot be listed fails the whole scan, since its healthy
-// registrations would silently disappear.
+// Scan loads every registration file (reference §2.5): each "*.json"
+// entry of the registrations directory, in file name order. An entry that
+// cannot be loaded (a name that is not a canonical id; a directory, FIFO,
+// device or dangling link; a file above MaxRegistrationFileBytes;
+// unreadable, invalid UTF-8 or JSON, a broken rule) becomes a storage issue
+// naming the file, and the others still load. (Upstream lists regular files
+// only and skips the rest silently; ttmcp reports them, so a damaged entry
+// is seen instead of a registration vanishing.) A missing directory holds
+// nothing; a directory that cannot be listed fails the whole scan, since
+// its healthy registrations would silently disappear.
 func (s *Store) Scan() ([]domain.Registration, []jsapi.StorageIssue, error) {
 	dir := s.registrationsDir()
 	entries, err := os.ReadDir(dir)
@@ -84,10 +87,6 @@ func (s *Store) Scan() ([]domain.Registration, []jsapi.StorageIssue, error) {
 			continue // ".json" has no extension, as Rust's Path sees it
 		}
 		path := filepath.Join(dir, name)
-		// Follow symbolic links, as upstream's Path::is_file does.
-		if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
-			continue
-		}
 		if !utf8.ValidString(stem) {
 			issue(name, "mcp.registration_filename_utf8: filename is not valid UTF-8")
 			continue
@@ -121,7 +120,7 @@ func (s *Store) Load(id domain.RegistrationID) (domain.Registration, bool, error
 }
 
 func (s *Store) load(path string, id domain.RegistrationID) (domain.Registration, bool, error) {
-	data, found, err := readText(path)
+	data, found, err := readText(path, MaxRegistrationFileBytes, "registration")
 	if !found || err != nil {
 		return domain.Registration{}, false, err
 	}
@@ -130,22 +129,6 @@ func (s *Store) load(path string, id domain.RegistrationID) (domain.Registration
 		return domain.Registration{}, false, err
 	}
 	return reg, true, nil
-}
-
-// readText reads the file at path, which must be UTF-8 text; false when
-// there is no file.
-func readText(path string) ([]byte, bool, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, ioError(err, "Failed to read %s: %v", path, reason(err))
-	}
-	if !utf8.Valid(data) {
-		return nil, false, domain.Errorf(domain.KindBadRequest, "", "Invalid UTF-8 in %s: invalid UTF-8 sequence at byte offset %d", path, invalidUTF8Offset(data))
-	}
-	return data, true, nil
 }
 
 // invalidUTF8Offset returns the offset of the first invalid UTF-8 sequence
@@ -162,8 +145,9 @@ func invalidUTF8Offset(b []byte) int {
 }
 
 // Save writes r to its file, replacing the previous version atomically. An
-// invalid registration is refused before anything is written: the file
-// would only come back as a storage issue.
+// invalid registration, or one whose file would exceed
+// MaxRegistrationFileBytes, is refused before anything is written: the
+// file would only come back as a storage issue.
 func (s *Store) Save(r domain.Registration) error {
 	if err := r.Validate(); err != nil {
 		return err
@@ -172,6 +156,10 @@ func (s *Store) Save(r domain.Registration) error {
 	data, err := encodeRegistration(r)
 	if err != nil {
 		return domain.Errorf(domain.KindBadRequest, "", "Failed to serialize JSON for %s: %v", path, err)
+	}
+	if len(data) > MaxRegistrationFileBytes {
+		return domain.Errorf(domain.KindBadRequest, CodeRegistrationTooLarge,
+			"the registration would be %d bytes; registration files are limited to %d bytes (shorten its description overrides)", len(data), MaxRegistrationFileBytes)
 	}
 	return writeFileAtomic(path, data)
 }

@@ -1,0 +1,187 @@
+//go:build linux || darwin
+
+package storage
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ttmcp/ttmcp/backend/domain"
+)
+
+// A damaged data root (issue 9): what sits where a registration or catalog
+// belongs may be anything. Nothing may hang (a FIFO waits for a writer
+// when opened), sink the process (/dev/zero never ends) or be read whole
+// when it is huge; each is a storage issue naming what it is.
+
+// within runs fn and fails the test if it has not returned after d: the
+// operations below must not block. (A hang detector, not a timing
+// assertion: d is far above what any of them takes.)
+func within[T any](t *testing.T, what string, d time.Duration, fn func() T) T {
+	t.Helper()
+	done := make(chan T, 1)
+	go func() { done <- fn() }()
+	select {
+	case v := <-done:
+		return v
+	case <-time.After(d):
+		t.Fatalf("%s did not return within %v: it blocks", what, d)
+		panic("unreachable")
+	}
+}
+
+// damagedRoot makes a registrations directory holding one healthy file and
+// one of each kind of damage, named like registrations; it returns the
+// store and the file names by kind.
+func damagedRoot(t *testing.T) (*Store, map[string]string) {
+	t.Helper()
+	root := t.TempDir()
+	s := Open(root)
+	if err := s.Save(fixture(t, id1)); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(s.RegistrationPath(id1))
+	name := func(n int) string { return "20000000-0000-4000-8000-00000000000" + string(rune('0'+n)) + ".json" }
+	files := map[string]string{
+		"directory": name(1),
+		"fifo":      name(2),
+		"device":    name(3),
+		"dangling":  name(4),
+		"huge":      name(5),
+		"loop":      name(6),
+	}
+	p := func(kind string) string { return filepath.Join(dir, files[kind]) }
+	if err := os.Mkdir(p("directory"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(p("fifo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", p("device")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "missing.json"), p("dangling")); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(p("huge"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 100 MB, sparse: costs no disk, but a reader that reads it whole
+	// allocates it all.
+	if err := f.Truncate(100 << 20); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.Symlink(files["loop"], p("loop")); err != nil { // links to itself
+		t.Fatal(err)
+	}
+	return s, files
+}
+
+func TestScanReportsWhatIsNotARegularFile(t *testing.T) {
+	s, files := damagedRoot(t)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	type scan struct {
+		regs   []domain.Registration
+		issues map[string]string
+		err    error
+	}
+	got := within(t, "Scan", 20*time.Second, func() scan {
+		regs, issues, err := s.Scan()
+		m := map[string]string{}
+		for _, is := range issues {
+			m[is.FileName] = is.Message
+		}
+		return scan{regs, m, err}
+	})
+	runtime.ReadMemStats(&after)
+	if got.err != nil || len(got.regs) != 1 || got.regs[0].ID != id1 {
+		t.Fatalf("Scan = %v, %v; want the healthy registration", got.regs, got.err)
+	}
+	wants := map[string]string{
+		"directory": "is a directory, not a regular file",
+		"fifo":      "is a FIFO (named pipe), not a regular file",
+		"device":    "is a device, not a regular file",
+		"dangling":  "is a symbolic link to " + filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(s.RegistrationPath(id1))))), "missing.json") + ", which does not exist",
+		"huge":      "is 104857600 bytes; registration files are read up to 1048576 bytes",
+		"loop":      "too many levels of symbolic links",
+	}
+	for kind, want := range wants {
+		msg, ok := got.issues[files[kind]]
+		if !ok {
+			t.Errorf("%s %s: no storage issue", kind, files[kind])
+			continue
+		}
+		if !strings.Contains(msg, want) || !strings.HasPrefix(msg, "Failed to read ") {
+			t.Errorf("%s: issue %q; want it to say %q", kind, msg, want)
+		}
+	}
+	if len(got.issues) != len(wants) {
+		t.Errorf("issues %v; want one per damaged file", got.issues)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+		t.Errorf("Scan allocated %d MB: the huge file was read", grew>>20)
+	}
+}
+
+// Load of each damaged file is an error (never "absent": a create must not
+// go over it), returned at once.
+func TestLoadNeverBlocksOrReadsTooMuch(t *testing.T) {
+	s, files := damagedRoot(t)
+	for kind, name := range files {
+		id := domain.RegistrationID(strings.TrimSuffix(name, ".json"))
+		type load struct {
+			ok  bool
+			err error
+		}
+		got := within(t, "Load of a "+kind, 20*time.Second, func() load {
+			_, ok, err := s.Load(id)
+			return load{ok, err}
+		})
+		if got.ok || got.err == nil {
+			t.Errorf("Load(%s) = %v, %v; want an error", kind, got.ok, got.err)
+		}
+	}
+}
+
+func TestLoadCatalogNeverBlocks(t *testing.T) {
+	s := Open(t.TempDir())
+	ep := endpoint(t, "https://example.com/mcp")
+	path := s.CatalogPath(id1)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for kind, make := range map[string]func() error{
+		"fifo":   func() error { return syscall.Mkfifo(path, 0o600) },
+		"device": func() error { return os.Symlink("/dev/zero", path) },
+		"huge": func() error {
+			f, err := os.Create(path)
+			if err == nil {
+				err = f.Truncate(MaxCatalogFileBytes + 1)
+				f.Close()
+			}
+			return err
+		},
+	} {
+		t.Run(kind, func(t *testing.T) {
+			os.Remove(path)
+			if err := make(); err != nil {
+				t.Fatal(err)
+			}
+			err := within(t, "LoadCatalog of a "+kind, 20*time.Second, func() error {
+				_, _, err := s.LoadCatalog(id1, ep)
+				return err
+			})
+			if err == nil || !strings.HasPrefix(errText(err), "Failed to read "+path+": ") {
+				t.Fatalf("LoadCatalog = %v", err)
+			}
+		})
+	}
+}
