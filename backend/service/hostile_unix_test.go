@@ -12,24 +12,9 @@ import (
 	"time"
 
 	"github.com/ttmcp/ttmcp/backend/domain"
+	"github.com/ttmcp/ttmcp/backend/internal/hang"
 	"github.com/ttmcp/ttmcp/jsapi"
 )
-
-// within runs fn and fails the test if it has not returned after d (a
-// hang detector, far above what the operation takes; not a timing
-// assertion).
-func within[T any](t *testing.T, what string, d time.Duration, fn func() T) T {
-	t.Helper()
-	done := make(chan T, 1)
-	go func() { done <- fn() }()
-	select {
-	case v := <-done:
-		return v
-	case <-time.After(d):
-		t.Fatalf("%s did not return within %v: it blocks", what, d)
-		panic("unreachable")
-	}
-}
 
 // A FIFO, a device or a directory where a registration or its catalog
 // belongs is an error for the command that names it, at once, and never
@@ -50,15 +35,15 @@ func TestDamagedFilesNeverStallCommands(t *testing.T) {
 			if err := plant(path); err != nil {
 				t.Fatal(err)
 			}
-			err := within(t, "set_mcp_server_state on a "+kind, 20*time.Second, func() error {
+			err := hang.Within(t, "set_mcp_server_state on a "+kind, 20*time.Second, func() error {
 				_, err := s.SetState(ctx, jsapi.SetMcpServerStateDto{RegistrationID: id, State: jsapi.StateActive})
 				return err
 			})
 			if err == nil || domain.CodeOf(err) != CodeRegistrationUnavailable || !strings.Contains(err.Error(), "not a regular file") {
 				t.Fatalf("SetState = %v; want %s saying it is not a regular file", err, CodeRegistrationUnavailable)
 			}
-			within(t, "create beside it", 20*time.Second, func() error { create(t, s); return nil })
-			list := within(t, "list", 20*time.Second, func() jsapi.McpServerList {
+			hang.Within(t, "create beside it", 20*time.Second, func() error { create(t, s); return nil })
+			list := hang.Within(t, "list", 20*time.Second, func() jsapi.McpServerList {
 				l, err := s.List(ctx)
 				if err != nil {
 					t.Error(err)
@@ -80,7 +65,7 @@ func TestDamagedFilesNeverStallCommands(t *testing.T) {
 			if err := plant(cpath); err != nil {
 				t.Fatal(err)
 			}
-			err = within(t, "discover over a "+kind+" catalog", 20*time.Second, func() error {
+			err = hang.Within(t, "discover over a "+kind+" catalog", 20*time.Second, func() error {
 				_, err := s.Discover(ctx, jsapi.McpRegistrationIdDto{RegistrationID: good.ID})
 				return err
 			})

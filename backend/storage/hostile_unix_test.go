@@ -12,28 +12,13 @@ import (
 	"time"
 
 	"github.com/ttmcp/ttmcp/backend/domain"
+	"github.com/ttmcp/ttmcp/backend/internal/hang"
 )
 
 // A damaged data root (issue 9): what sits where a registration or catalog
 // belongs may be anything. Nothing may hang (a FIFO waits for a writer
 // when opened), sink the process (/dev/zero never ends) or be read whole
 // when it is huge; each is a storage issue naming what it is.
-
-// within runs fn and fails the test if it has not returned after d: the
-// operations below must not block. (A hang detector, not a timing
-// assertion: d is far above what any of them takes.)
-func within[T any](t *testing.T, what string, d time.Duration, fn func() T) T {
-	t.Helper()
-	done := make(chan T, 1)
-	go func() { done <- fn() }()
-	select {
-	case v := <-done:
-		return v
-	case <-time.After(d):
-		t.Fatalf("%s did not return within %v: it blocks", what, d)
-		panic("unreachable")
-	}
-}
 
 // damagedRoot makes a registrations directory holding one healthy file and
 // one of each kind of damage, named like registrations; it returns the
@@ -93,7 +78,7 @@ func TestScanReportsWhatIsNotARegularFile(t *testing.T) {
 		issues map[string]string
 		err    error
 	}
-	got := within(t, "Scan", 20*time.Second, func() scan {
+	got := hang.Within(t, "Scan", 20*time.Second, func() scan {
 		regs, issues, err := s.Scan()
 		m := map[string]string{}
 		for _, is := range issues {
@@ -141,7 +126,7 @@ func TestLoadNeverBlocksOrReadsTooMuch(t *testing.T) {
 			ok  bool
 			err error
 		}
-		got := within(t, "Load of a "+kind, 20*time.Second, func() load {
+		got := hang.Within(t, "Load of a "+kind, 20*time.Second, func() load {
 			_, ok, err := s.Load(id)
 			return load{ok, err}
 		})
@@ -175,7 +160,7 @@ func TestLoadCatalogNeverBlocks(t *testing.T) {
 			if err := make(); err != nil {
 				t.Fatal(err)
 			}
-			err := within(t, "LoadCatalog of a "+kind, 20*time.Second, func() error {
+			err := hang.Within(t, "LoadCatalog of a "+kind, 20*time.Second, func() error {
 				_, _, err := s.LoadCatalog(id1, ep)
 				return err
 			})
