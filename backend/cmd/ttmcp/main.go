@@ -98,6 +98,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	store := storage.Open(*dataRoot)
+	removeLeftovers(*dataRoot, log)
 	svc := service.New(service.Config{
 		Registrations: store,
 		Catalogs:      store,
@@ -116,6 +117,20 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	err = srv.Serve(ctx, ln, 5*time.Second)
 	log.Info("ttmcp stopped")
 	return err
+}
+
+// removeLeftovers removes the temporary files of writes a crash
+// interrupted (storage.RemoveLeftovers); one older than a minute cannot
+// belong to a write in progress, even of another program sharing the data
+// root.
+func removeLeftovers(dataRoot string, log *slog.Logger) {
+	removed, err := storage.RemoveLeftovers(dataRoot, time.Minute)
+	for _, path := range removed {
+		log.Info("removed the temporary file of an interrupted write", "path", path)
+	}
+	if err != nil {
+		log.Warn("cannot remove the temporary files of interrupted writes", "err", err)
+	}
 }
 
 // listenLoopback listens on addr, which must be a loopback address: the
