@@ -37,7 +37,7 @@ func TestRemoveLeftovers(t *testing.T) {
 	}
 	kept := []string{
 		leftover(filepath.Join(regs, ".tauritavern-fedcba9876543210fedcba9876543210.tmp"), time.Now()), // in progress
-		leftover(filepath.Join(regs, ".tauritavern-notes.tmp"), old),                                     // not ours
+		leftover(filepath.Join(regs, ".tauritavern-notes.tmp"), old),                                   // not ours
 		leftover(filepath.Join(regs, "x"+name), old),
 		leftover(filepath.Join(root, name), old), // outside _tauritavern
 		s.RegistrationPath(id1),
