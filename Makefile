@@ -19,7 +19,7 @@ CONFORMANCE := $(CURDIR)/bin/conformance
 CONF_CMD    := backend/cmd/ttmcp-conformance
 
 .PHONY: all build wasm backend run test check typecheck test-js test-go test-wasm webtest bench chromium clean
-.PHONY: node-tools peers conformance
+.PHONY: node-tools peers conformance playground-vendor
 
 all: build
 
@@ -33,13 +33,36 @@ $(DIST)/tauritavern-mcp.wasm: $(GO_SRC)
 $(DIST)/wasm_exec.js: $(WASM_EXEC)
 	cp $< $@
 
-# The backend embeds jsapi/ (loader, declarations, dist/), so it is built
-# after the shim.
-backend: wasm
+# The playground's borrowed libraries (tools/playground, pinned by its
+# lock): jQuery and toastr as plain globals and Font Awesome 6.5.2, as
+# SillyTavern ships them, copied into backend/server/playground/vendor/,
+# which the backend embeds.
+PG_VENDOR := backend/server/playground/vendor
+PG_NPM    := tools/playground/node_modules
+PG_STAMP  := $(PG_VENDOR)/.copied
+
+playground-vendor: $(PG_STAMP)
+
+$(PG_STAMP): tools/playground/package.json tools/playground/package-lock.json
+	cd tools/playground && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	rm -rf $(PG_VENDOR)/jquery $(PG_VENDOR)/toastr $(PG_VENDOR)/fontawesome
+	mkdir -p $(PG_VENDOR)/jquery $(PG_VENDOR)/toastr $(PG_VENDOR)/fontawesome/css $(PG_VENDOR)/fontawesome/webfonts
+	cp $(PG_NPM)/jquery/dist/jquery.min.js $(PG_NPM)/jquery/LICENSE.txt $(PG_VENDOR)/jquery/
+	cp $(PG_NPM)/toastr/build/toastr.min.js $(PG_NPM)/toastr/build/toastr.min.css $(PG_VENDOR)/toastr/
+	cp $(PG_NPM)/@fortawesome/fontawesome-free/LICENSE.txt $(PG_VENDOR)/fontawesome/
+	cp $(addprefix $(PG_NPM)/@fortawesome/fontawesome-free/css/,fontawesome.min.css solid.min.css brands.min.css regular.min.css) $(PG_VENDOR)/fontawesome/css/
+	cp $(addprefix $(PG_NPM)/@fortawesome/fontawesome-free/webfonts/,fa-solid-900.woff2 fa-brands-400.woff2 fa-regular-400.woff2) $(PG_VENDOR)/fontawesome/webfonts/
+	touch $@
+
+# The backend embeds jsapi/ (loader, declarations, dist/) and the
+# playground, so it is built after the shim and the vendored libraries.
+backend: wasm playground-vendor
 	$(GO) build -trimpath -ldflags='-X main.version=$(VERSION)' -o bin/ttmcp ./backend/cmd/ttmcp
 
+# The backend and, beside it, the demo MCP server the playground offers to
+# add (http://127.0.0.1:7879/mcp).
 run: build
-	./bin/ttmcp serve --data-root ./data
+	./bin/ttmcp serve --data-root ./data --demo
 
 # Everything, on a fresh machine: formatting and vet (native and wasm),
 # the Go tests with the race detector, the shim's tests under Node, and the
@@ -62,13 +85,13 @@ typecheck: node-tools
 test-js:
 	node --test jsapi/*.test.mjs
 
-test-go:
+test-go: playground-vendor
 	$(GO) test -race -count=1 $(NATIVE_PKGS)
 
 test-wasm:
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec=$(WASM_RUN) ./wasm
 
-webtest: chromium wasm
+webtest: chromium wasm playground-vendor
 	CHROME=$(CHROME) $(GO) test -count=1 -timeout 15m ./webtest
 
 # Node tooling pinned by tools/node/package-lock.json, installed once (and
@@ -114,3 +137,4 @@ chromium:
 
 clean:
 	rm -rf bin $(DIST)/*.wasm $(DIST)/wasm_exec.js
+	rm -rf $(PG_VENDOR)/jquery $(PG_VENDOR)/toastr $(PG_VENDOR)/fontawesome $(PG_STAMP)

@@ -222,6 +222,8 @@ type backend struct {
 	audit *storage.AuditLog
 	addr  string // 127.0.0.1:port, fixed at the first start
 
+	configure []func(*server.Config) // applied to every start's Config
+
 	srv    *server.Server
 	cancel context.CancelFunc
 	done   chan error
@@ -245,11 +247,13 @@ type invoke struct {
 	Head    string // the frame's first bytes (up to tapHeadLen)
 }
 
-func newBackend(tb testing.TB) *backend {
+// newBackend starts a backend on a fresh data root; each configure
+// function adjusts its server.Config (extensions, the demo server, …).
+func newBackend(tb testing.TB, configure ...func(*server.Config)) *backend {
 	tb.Helper()
 	root := tb.TempDir()
 	b := &backend{tb: tb, root: root, store: &gatedStore{Store: storage.Open(root)}, audit: storage.OpenAuditLog(root, storage.AuditOptions{}),
-		accepted: make(chan struct{}, 64)}
+		accepted: make(chan struct{}, 64), configure: configure}
 	b.start()
 	tb.Cleanup(func() {
 		if b.cancel != nil {
@@ -274,7 +278,7 @@ func (b *backend) start() {
 	b.mu.Lock()
 	b.conns = nil
 	b.mu.Unlock()
-	b.srv = server.New(server.Config{
+	cfg := server.Config{
 		Commands: server.NewCommands(service.New(service.Config{
 			Registrations: b.store,
 			Catalogs:      b.store,
@@ -285,7 +289,11 @@ func (b *backend) start() {
 		Pages:            map[string]fs.FS{"/webtest/": os.DirFS("testdata")},
 		Version:          "webtest",
 		HandshakeTimeout: 3 * time.Second,
-	})
+	}
+	for _, f := range b.configure {
+		f(&cfg)
+	}
+	b.srv = server.New(cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	b.cancel, b.done = cancel, make(chan error, 1)
 	go func(srv *server.Server, done chan<- error) {

@@ -34,6 +34,12 @@ type Config struct {
 	Assets fs.FS
 	// Pages holds extra static trees by URL prefix, e.g. "/extension/".
 	Pages map[string]fs.FS
+	// Extensions are SillyTavern third-party extensions by folder name,
+	// served at /scripts/extensions/third-party/<name>/ and loaded by the
+	// playground at / through their manifests (static.go).
+	Extensions map[string]fs.FS
+	// Demo is the demo MCP server the playground offers to add, if any.
+	Demo *DemoServer
 	// AllowOrigins are origins besides the server's own that may open the
 	// socket and read the session token (exact "scheme://host[:port]").
 	AllowOrigins []string

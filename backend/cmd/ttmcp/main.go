@@ -1,7 +1,7 @@
 // Command ttmcp is the ttmcp backend: it keeps MCP server registrations in
 // strict files and serves them to browser pages over a WebSocket.
 //
-//	ttmcp serve [--listen 127.0.0.1:7878] [--data-root ./data] [--allow-origin URL]...
+//	ttmcp serve [--listen 127.0.0.1:7878] [--data-root ./data] [--allow-origin URL]... [--demo [--demo-listen 127.0.0.1:7879]]
 //	ttmcp demo-server [--listen 127.0.0.1:7879]
 //	ttmcp version
 package main
@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -26,6 +27,7 @@ import (
 	"github.com/ttmcp/ttmcp/backend/server"
 	"github.com/ttmcp/ttmcp/backend/service"
 	"github.com/ttmcp/ttmcp/backend/storage"
+	"github.com/ttmcp/ttmcp/extension"
 	"github.com/ttmcp/ttmcp/jsapi"
 )
 
@@ -42,7 +44,7 @@ func main() {
 }
 
 const usage = `usage:
-  ttmcp serve [--listen 127.0.0.1:7878] [--data-root ./data] [--allow-origin URL]... [-v]
+  ttmcp serve [--listen 127.0.0.1:7878] [--data-root ./data] [--allow-origin URL]... [--demo [--demo-listen 127.0.0.1:7879]] [-v]
   ttmcp demo-server [--listen 127.0.0.1:7879]
   ttmcp version`
 
@@ -77,6 +79,8 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	listen := fs.String("listen", "127.0.0.1:7878", "loopback address to listen on")
 	dataRoot := fs.String("data-root", "./data", "data root (registrations live in <root>/_tauritavern/mcp/)")
 	verbose := fs.Bool("v", false, "log debug messages")
+	withDemo := fs.Bool("demo", false, "also run the demo MCP server, which the playground offers to add")
+	demoListen := fs.String("demo-listen", "127.0.0.1:7879", "loopback address of the demo MCP server (with --demo)")
 	allow := origins(append([]string(nil), server.DefaultAllowOrigins...))
 	fs.Var(&allow, "allow-origin", "an extra origin allowed to use the backend (repeatable); SillyTavern's http://localhost:8000 and http://127.0.0.1:8000 are allowed by default")
 	if err := fs.Parse(args); err != nil {
@@ -97,6 +101,24 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var demoSrv *server.DemoServer
+	if *withDemo {
+		dln, err := listenLoopback(*demoListen)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("--demo: %v (another demo server running? choose a free address with --demo-listen)", err)
+		}
+		demoSrv = &server.DemoServer{DisplayName: "ttmcp demo", Endpoint: "http://" + dln.Addr().String() + "/mcp"}
+		demoCtx, stopDemo := context.WithCancel(ctx)
+		demoDone := make(chan error, 1)
+		go func() { demoDone <- serveDemo(demoCtx, dln) }()
+		defer func() {
+			stopDemo()
+			if err := <-demoDone; err != nil {
+				log.Error("demo MCP server", "err", err)
+			}
+		}()
+	}
 	store := storage.Open(*dataRoot)
 	removeLeftovers(*dataRoot, log)
 	svc := service.New(service.Config{
@@ -109,11 +131,17 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	srv := server.New(server.Config{
 		Commands:     server.NewCommands(svc, log),
 		Assets:       jsapi.Assets(),
+		Pages:        map[string]iofs.FS{"/extension/": extension.Files()},
+		Extensions:   map[string]iofs.FS{extension.Name: extension.Files()},
+		Demo:         demoSrv,
 		AllowOrigins: allow,
 		Version:      version,
 		Log:          log,
 	})
 	log.Info("ttmcp serving", "url", "http://"+ln.Addr().String()+"/", "dataRoot", *dataRoot)
+	if demoSrv != nil {
+		log.Info("demo MCP server (the playground offers to add it)", "endpoint", demoSrv.Endpoint)
+	}
 	err = srv.Serve(ctx, ln, 5*time.Second)
 	log.Info("ttmcp stopped")
 	return err
@@ -158,6 +186,12 @@ func demoServer(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(stderr, "ttmcp demo MCP server: register http://%s/mcp\n", ln.Addr())
+	return serveDemo(ctx, ln)
+}
+
+// serveDemo serves the demo MCP server at /mcp on ln until ctx ends.
+func serveDemo(ctx context.Context, ln net.Listener) error {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", demo.Handler())
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
@@ -167,7 +201,6 @@ func demoServer(ctx context.Context, args []string, stderr io.Writer) error {
 		defer cancel()
 		hs.Shutdown(sctx)
 	}()
-	fmt.Fprintf(stderr, "ttmcp demo MCP server: register http://%s/mcp\n", ln.Addr())
 	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

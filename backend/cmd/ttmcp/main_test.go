@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -73,6 +75,67 @@ func TestDemoServer(t *testing.T) {
 	}
 	if err := stop(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// serve --demo runs the demo MCP server beside the backend and tells the
+// playground about it; the backend serves the extension where SillyTavern
+// addresses it and at /extension/.
+func TestServeWithDemo(t *testing.T) {
+	url, stop := start(t, "serve", "--listen", "127.0.0.1:0", "--data-root", t.TempDir(), "--demo", "--demo-listen", "127.0.0.1:0")
+	resp, err := http.Get(url + "/playground.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Extensions []string
+		Demo       struct{ DisplayName, Endpoint string }
+	}
+	err = json.NewDecoder(resp.Body).Decode(&cfg)
+	resp.Body.Close()
+	if err != nil || len(cfg.Extensions) != 1 || cfg.Extensions[0] != "third-party/mcp-manager" || !strings.HasSuffix(cfg.Demo.Endpoint, "/mcp") {
+		t.Fatalf("playground.json: %+v (%v)", cfg, err)
+	}
+	req, _ := http.NewRequest("POST", cfg.Demo.Endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "ttmcp-demo") {
+		t.Fatalf("the demo server at %s: %d %s", cfg.Demo.Endpoint, resp.StatusCode, body)
+	}
+	for _, path := range []string{"/scripts/extensions/third-party/mcp-manager/manifest.json", "/extension/manifest.json"} {
+		resp, err := http.Get(url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(body), `"display_name": "MCP"`) {
+			t.Errorf("%s: %d %s", path, resp.StatusCode, body)
+		}
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// serve --demo fails clearly when the demo's address is taken.
+func TestServeDemoAddressInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err = run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--data-root", t.TempDir(), "--demo", "--demo-listen", ln.Addr().String()}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "--demo-listen") {
+		t.Fatalf("serve --demo on a taken address: %v", err)
 	}
 }
 
