@@ -3,6 +3,7 @@
 //
 //	ttmcp serve [--listen 127.0.0.1:7878] [--data-root ./data] [--allow-origin URL]... [--demo [--demo-listen 127.0.0.1:7879]]
 //	ttmcp demo-server [--listen 127.0.0.1:7879]
+//	ttmcp install-extension --sillytavern DIR [--user default-user | --global] [--backend URL] [--uninstall]
 //	ttmcp version
 package main
 
@@ -46,6 +47,7 @@ func main() {
 const usage = `usage:
   ttmcp serve [--listen 127.0.0.1:7878] [--data-root ./data] [--allow-origin URL]... [--demo [--demo-listen 127.0.0.1:7879]] [-v]
   ttmcp demo-server [--listen 127.0.0.1:7879]
+  ttmcp install-extension --sillytavern DIR [--user default-user | --global] [--backend URL] [--uninstall]
   ttmcp version`
 
 func run(ctx context.Context, args []string, stderr io.Writer) error {
@@ -57,6 +59,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return serve(ctx, args[1:], stderr)
 	case "demo-server":
 		return demoServer(ctx, args[1:], stderr)
+	case "install-extension":
+		return installExtension(args[1:], stderr)
 	case "version":
 		fmt.Fprintln(stderr, "ttmcp", version)
 		return nil
