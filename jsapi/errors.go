@@ -29,6 +29,9 @@ const (
 	CodeArgsInvalid = "mcp.dto_invalid"
 	// CodeHostUnavailable: the page could not reach the backend.
 	CodeHostUnavailable = "mcp.host_unavailable"
+	// CodeOriginNotAllowed: the backend refused the page's origin (it is
+	// neither the backend's own nor one given with --allow-origin).
+	CodeOriginNotAllowed = "mcp.origin_not_allowed"
 	// CodeHostConnectionLost: the WebSocket dropped while a request was in
 	// flight. The request may or may not have run; it is never replayed.
 	CodeHostConnectionLost = "mcp.host_connection_lost"

@@ -46,6 +46,16 @@ type Session struct {
 	WS    string `json:"ws"`
 }
 
+// OriginRefusal is the body of the 403 with which GET /jsapi/session and a
+// /ws upgrade answer a page whose Origin is not allowed. It is served with
+// CORS headers, so the page can read why: Code is CodeOriginNotAllowed and
+// Message, which starts with it, names the origin and --allow-origin.
+type OriginRefusal struct {
+	Code    string `json:"code"`
+	Origin  string `json:"origin"`
+	Message string `json:"message"`
+}
+
 // Paths served by the backend.
 const (
 	PathSession = "/jsapi/session"

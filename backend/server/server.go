@@ -66,6 +66,7 @@ type Server struct {
 	token   string
 	origins map[string]bool
 	mux     *http.ServeMux
+	refused refusals // origins refused so far, each logged once (trust.go)
 
 	// ctx is the parent of every socket's context; stop cancels it.
 	ctx  context.Context

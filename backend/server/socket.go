@@ -22,7 +22,7 @@ import (
 func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
 	origin := r.Header.Get("Origin")
 	if origin == "" || !s.allowedOrigin(r, origin) {
-		http.Error(w, "ttmcp: origin not allowed", http.StatusForbidden)
+		s.refuseOrigin(w, r, origin)
 		return
 	}
 	// Origin was verified above, against loopback names and the allowlist.

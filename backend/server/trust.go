@@ -5,7 +5,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
+
+	"github.com/go-json-experiment/json"
 
 	"github.com/ttmcp/ttmcp/jsapi"
 )
@@ -99,7 +103,7 @@ func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case origin != "":
 		if !s.allowedOrigin(r, origin) {
-			http.Error(w, "ttmcp: origin not allowed", http.StatusForbidden)
+			s.refuseOrigin(w, r, origin)
 			return
 		}
 		h.Set("Access-Control-Allow-Origin", origin)
@@ -121,4 +125,82 @@ func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, jsapi.Session{Token: s.token, WS: "ws://" + r.Host + jsapi.PathWS})
+}
+
+// refuseOrigin answers a page whose Origin is not allowed with a 403 it can
+// read (contract C3): CORS headers for that origin, and a JSON body with
+// the code, the origin and what to do — never the token. Without them the
+// page would only see "Failed to fetch". Each refused origin is logged
+// once, so the person running ttmcp learns which origin to allow.
+func (s *Server) refuseOrigin(w http.ResponseWriter, r *http.Request, origin string) {
+	switch s.refused.note(origin) {
+	case refusalFirst:
+		s.log.Info("refused a page: its origin is not allowed (restart with --allow-origin to allow it)",
+			"origin", origin, "path", r.URL.Path)
+	case refusalFull:
+		s.log.Info("refused a page: its origin is not allowed; further refused origins are not logged",
+			"origin", origin, "path", r.URL.Path, "originsLogged", maxRefusalsLogged)
+	}
+	message := jsapi.CodeOriginNotAllowed + ": the ttmcp backend does not allow requests from " + origin
+	switch _, ok := normalizeOrigin(origin); {
+	case origin == "":
+		message = jsapi.CodeOriginNotAllowed + ": the ttmcp backend refuses requests without an Origin header"
+	case !ok:
+		message += "; only http(s) origins can be allowed (--allow-origin scheme://host[:port])"
+	default:
+		message += "; restart it with --allow-origin " + origin
+	}
+	body, _ := json.Marshal(jsapi.OriginRefusal{Code: jsapi.CodeOriginNotAllowed, Origin: origin, Message: message})
+	h := w.Header()
+	if origin != "" {
+		h.Set("Access-Control-Allow-Origin", origin)
+	}
+	if !slices.Contains(h.Values("Vary"), "Origin") {
+		h.Add("Vary", "Origin")
+	}
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusForbidden)
+	w.Write(body)
+}
+
+// maxRefusalsLogged bounds the origins remembered for logging: beyond it,
+// further new origins are refused without a log line (one says so), so a
+// flood of made-up origins costs no memory.
+const maxRefusalsLogged = 1024
+
+// refusals remembers the origins refused so far.
+type refusals struct {
+	mu   sync.Mutex
+	seen map[string]bool
+	full bool
+}
+
+// What note found.
+const (
+	refusalSeen  = iota // refused before (or not to be logged): say nothing
+	refusalFirst        // the first refusal of this origin: log it
+	refusalFull         // the first origin beyond the bound: say logging stops
+)
+
+// note records a refusal of origin.
+func (f *refusals) note(origin string) int {
+	if origin == "" {
+		return refusalSeen // a non-browser client, not a page to allow
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.seen[origin] || f.full {
+		return refusalSeen
+	}
+	if f.seen == nil {
+		f.seen = map[string]bool{}
+	}
+	if len(f.seen) == maxRefusalsLogged {
+		f.full = true
+		return refusalFull
+	}
+	f.seen[origin] = true
+	return refusalFirst
 }

@@ -1,12 +1,15 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -65,9 +68,10 @@ func TestSessionEndpoint(t *testing.T) {
 		{"own origin", "", map[string]string{"Origin": own}, 200, own},
 		{"own origin by name", "", map[string]string{"Origin": "http://localhost:" + itoa(port)}, 200, "http://localhost:" + itoa(port)},
 		{"allowed origin", "", map[string]string{"Origin": "http://localhost:8000"}, 200, "http://localhost:8000"},
-		{"foreign origin", "", map[string]string{"Origin": "http://127.0.0.1:1"}, 403, ""},
-		{"https twin of own", "", map[string]string{"Origin": strings.Replace(own, "http:", "https:", 1)}, 403, ""},
-		{"null origin", "", map[string]string{"Origin": "null"}, 403, ""},
+		// Refused origins can read why (C3), but never the token.
+		{"foreign origin", "", map[string]string{"Origin": "http://127.0.0.1:1"}, 403, "http://127.0.0.1:1"},
+		{"https twin of own", "", map[string]string{"Origin": strings.Replace(own, "http:", "https:", 1)}, 403, strings.Replace(own, "http:", "https:", 1)},
+		{"null origin", "", map[string]string{"Origin": "null"}, 403, "null"},
 		{"script tag of another port", "", map[string]string{"Sec-Fetch-Site": "same-site"}, 403, ""},
 		{"script tag of another site", "", map[string]string{"Sec-Fetch-Site": "cross-site"}, 403, ""},
 		{"rebound host", "evil.example:" + itoa(port), nil, 403, ""},
@@ -103,6 +107,103 @@ func TestSessionEndpoint(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// A refused origin gets a 403 it can read (C3): CORS headers for it, a
+// JSON body naming it and the flag, never the token; /jsapi/session and
+// /ws alike. Each refused origin is logged once, at INFO. The Host check
+// stays a bare 403.
+func TestOriginRefusal(t *testing.T) {
+	var logs bytes.Buffer
+	f := newFixture(t, func(c *Config) {
+		c.Log = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	})
+	refused := func(origin string) jsapi.OriginRefusal {
+		msg := "mcp.origin_not_allowed: the ttmcp backend does not allow requests from " + origin + "; restart it with --allow-origin " + origin
+		return jsapi.OriginRefusal{Code: "mcp.origin_not_allowed", Origin: origin, Message: msg}
+	}
+	check := func(t *testing.T, what string, resp *http.Response, want jsapi.OriginRefusal) {
+		t.Helper()
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if strings.Contains(string(body), f.srv.Token()) {
+			t.Fatalf("%s: the refusal holds the token", what)
+		}
+		h := resp.Header
+		wantHeaders := map[string]string{
+			"Access-Control-Allow-Origin": want.Origin, "Vary": "Origin", "Content-Type": "application/json",
+			"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff",
+		}
+		for k, v := range wantHeaders {
+			if got := strings.Join(h.Values(k), ", "); got != v {
+				t.Errorf("%s: %s %q; want %q", what, k, got, v)
+			}
+		}
+		var got jsapi.OriginRefusal
+		if err := json.Unmarshal(body, &got, json.RejectUnknownMembers(true)); err != nil || got != want || resp.StatusCode != 403 {
+			t.Errorf("%s: %d %s (%v); want 403 %+v", what, resp.StatusCode, body, err, want)
+		}
+	}
+
+	a, b := "http://127.0.0.1:8001", "http://localhost:3000"
+	for i, origin := range []string{a, a, b, a} {
+		req, _ := http.NewRequest("GET", f.url+jsapi.PathSession, nil)
+		req.Header.Set("Origin", origin)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, "session #"+itoa(i), resp, refused(origin))
+	}
+	_, resp, err := f.dial(t, a, f.srv.Token())
+	if err == nil || resp == nil {
+		t.Fatalf("dial from %s: %v", a, err)
+	}
+	check(t, "/ws", resp, refused(a))
+	_, resp, _ = f.dial(t, "", f.srv.Token())
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 403 || resp.Header.Get("Access-Control-Allow-Origin") != "" || !strings.Contains(string(body), "without an Origin header") {
+		t.Errorf("/ws without an Origin: %d %v %s", resp.StatusCode, resp.Header, body)
+	}
+
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	var refusals []string
+	for _, l := range lines {
+		if strings.Contains(l, "origin is not allowed") {
+			refusals = append(refusals, l)
+		}
+	}
+	if len(refusals) != 2 || !strings.Contains(refusals[0], "level=INFO") || !strings.Contains(refusals[0], "origin="+a) ||
+		!strings.Contains(refusals[1], "origin="+b) || !strings.Contains(refusals[0], "--allow-origin") {
+		t.Errorf("refusal log lines %q; want one INFO line per origin, naming it and --allow-origin", refusals)
+	}
+
+	// DNS rebinding: a bare 403, nothing for a page to read.
+	req, _ := http.NewRequest("GET", f.url+jsapi.PathSession, nil)
+	req.Host = "evil.example"
+	req.Header.Set("Origin", "http://evil.example")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 403 || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("rebound host: %d, Access-Control-Allow-Origin %q; want a bare 403", resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
+	}
+}
+
+// The log remembers a bounded number of origins.
+func TestRefusalsBounded(t *testing.T) {
+	var r refusals
+	for i := range maxRefusalsLogged {
+		if got := r.note("http://127.0.0.1:" + itoa(i)); got != refusalFirst {
+			t.Fatalf("origin %d: %d", i, got)
+		}
+	}
+	got := []int{r.note("http://127.0.0.1:0"), r.note("http://127.0.0.1:99999"), r.note("http://127.0.0.1:99998"), r.note("")}
+	if !slices.Equal(got, []int{refusalSeen, refusalFull, refusalSeen, refusalSeen}) || len(r.seen) != maxRefusalsLogged {
+		t.Errorf("seen, first beyond the bound, second beyond, no origin: %v; remembered %d", got, len(r.seen))
+	}
+}
 
 func closeStatus(t *testing.T, c *websocket.Conn) (websocket.StatusCode, string) {
 	t.Helper()
