@@ -70,11 +70,24 @@ function randomExecutionCallId() {
 /**
  * Normalises one alias segment: every character outside [A-Za-z0-9-]
  * becomes '_', runs of '_' collapse, leading and trailing '_' go; an empty
- * result takes the fallback. Case is kept.
+ * result takes the fallback. Case is kept. (One pass: a root with
+ * thousands of tools normalises every name in every round.)
  */
 export function normalizeAliasSegment(text, fallback) {
-  const s = String(text ?? '').replace(/[^A-Za-z0-9-]+/g, '_').replace(/_+/g, '_').replace(/^_+|_+$/g, '');
-  return s || fallback;
+  const s = String(text ?? '');
+  let out = '';
+  let gap = false; // a run of other characters is pending
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45) {
+      if (gap && out) out += '_';
+      gap = false;
+      out += s[i];
+    } else {
+      gap = true;
+    }
+  }
+  return out || fallback;
 }
 
 /**
@@ -101,6 +114,23 @@ export function allocateMcpAlias(serverName, toolName, used) {
       return alias;
     }
   }
+}
+
+/**
+ * A deep copy of JSON data (what JSON.parse makes: plain objects, arrays,
+ * strings, numbers, booleans, null), as structuredClone would make it, a
+ * few times faster: every round clones every advertised schema.
+ */
+function cloneJson(v) {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map(cloneJson);
+  const out = {};
+  for (const key of Object.keys(v)) {
+    const value = cloneJson(v[key]);
+    if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    else out[key] = value;
+  }
+  return out;
 }
 
 function validResolution(r) {
@@ -197,7 +227,7 @@ class LegacyMcpRound {
       this.#bindings.set(alias, d);
       tools.push({
         type: 'function',
-        function: { name: alias, description: d.description || d.title || d.nativeName, parameters: structuredClone(d.inputSchema) },
+        function: { name: alias, description: d.description || d.title || d.nativeName, parameters: cloneJson(d.inputSchema) },
       });
     }
     if (this.#bindings.size > 0) {

@@ -81,6 +81,30 @@ test('alias segments: [A-Za-z0-9-] kept with case, others one underscore, fallba
   assert.equal(normalizeAliasSegment('', 'tool'), 'tool');
 });
 
+test('alias segments: the one-pass normaliser is the regex rule of upstream', () => {
+  const reference = (text, fallback) =>
+    String(text ?? '').replace(/[^A-Za-z0-9-]+/g, '_').replace(/_+/g, '_').replace(/^_+|_+$/g, '') || fallback;
+  const alphabet = ['a', 'Z', '0', '9', '-', '_', '.', ' ', '__', 'é', '日', '\u{1F600}', '\uD800', ':', '/'];
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
+  for (let i = 0; i < 5000; i++) {
+    let text = '';
+    for (let n = next() % 12; n > 0; n--) text += alphabet[next() % alphabet.length];
+    assert.equal(normalizeAliasSegment(text, 'tool'), reference(text, 'tool'), JSON.stringify(text));
+  }
+});
+
+test('schemas are copied as JSON data, a property named __proto__ included', async () => {
+  const inputSchema = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"},"list":{"type":"array","items":[{"const":null},{"const":1.5}]}},"required":["__proto__"]}');
+  const { data } = await round(fakeHost(resolution([tool({ inputSchema })])));
+  const copy = data.tools[0].function.parameters;
+  assert.deepEqual(copy, inputSchema);
+  assert.equal(JSON.stringify(copy), JSON.stringify(inputSchema));
+  assert.equal(Object.getPrototypeOf(copy.properties), Object.prototype);
+  assert.ok(Object.hasOwn(copy.properties, '__proto__'));
+  assert.notEqual(copy.properties.list.items, inputSchema.properties.list.items);
+});
+
 test('aliases fit 64 bytes, are unique and stay in [A-Za-z0-9_-]', () => {
   const used = new Set();
   const long = 'x'.repeat(80);

@@ -18,6 +18,7 @@ import (
 	"github.com/ttmcp/ttmcp/backend/gateway"
 	"github.com/ttmcp/ttmcp/backend/internal/benchpair"
 	"github.com/ttmcp/ttmcp/backend/storage"
+	"github.com/ttmcp/ttmcp/backend/storage/storagetest"
 	"github.com/ttmcp/ttmcp/jsapi"
 )
 
@@ -87,5 +88,50 @@ func BenchmarkDiscoverDiskHit8MiB(b *testing.B) {
 			err = fmt.Errorf("invalid")
 		}
 		return err
+	})
+}
+
+// BenchmarkListLegacyTools50x100 is the backend's part of preparing a root
+// generation for a user with 50 active servers of 100 allowed tools each,
+// their catalogs cached in memory (discovered once): list_legacy_mcp_tools
+// as the command server answers it (the registrations scanned from disk,
+// the tools projected, the result encoded to JSON). The baseline is
+// parsing those 50 catalog files' JSON (encoding/json into any).
+func BenchmarkListLegacyTools50x100(b *testing.B) {
+	store := storage.Open(b.TempDir())
+	ids, err := storagetest.Servers(store, 50, 100)
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc := New(Config{Registrations: store, Catalogs: store, Gateway: gateway.New(gateway.Config{StartupTimeout: time.Millisecond})})
+	ctx := context.Background()
+	var files [][]byte
+	for _, id := range ids {
+		if _, err := svc.Discover(ctx, jsapi.McpRegistrationIdDto{RegistrationID: string(id)}); err != nil { // disk hit → memory
+			b.Fatal(err)
+		}
+		data, err := os.ReadFile(store.CatalogPath(id))
+		if err != nil {
+			b.Fatal(err)
+		}
+		files = append(files, data)
+	}
+	if l, err := svc.ListLegacyTools(ctx); err != nil || len(l.Tools) != 5000 || len(l.Diagnostics) != 0 {
+		b.Fatalf("%d tools, %d diagnostics, %v", len(l.Tools), len(l.Diagnostics), err)
+	}
+	benchpair.Run(b, "parse", func() error {
+		l, err := svc.ListLegacyTools(ctx)
+		if err == nil {
+			_, err = jsonv2.Marshal(l)
+		}
+		return err
+	}, func() error {
+		for _, f := range files {
+			var v any
+			if err := json.Unmarshal(f, &v); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/ttmcp/ttmcp/backend/domain"
 	"github.com/ttmcp/ttmcp/jsapi"
 )
@@ -124,11 +126,43 @@ func (s *Service) cached(r domain.Registration) (domain.Catalog, bool, error) {
 
 // rootIsObject reports whether a schema's root says "type": "object"
 // exactly: models are only offered tools whose arguments are an object.
+// It reads the root's members and skips their values unparsed (a catalog's
+// schemas are valid JSON, checked when it was discovered or loaded), which
+// matters when 5,000 tools are listed for every root generation.
 func rootIsObject(schema json.RawMessage) bool {
-	var root struct {
-		Type json.RawMessage `json:"type"`
+	dec := jsontext.NewDecoder(bytes.NewReader(schema))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return false
 	}
-	return json.Unmarshal(schema, &root) == nil && bytes.Equal(bytes.TrimSpace(root.Type), []byte(`"object"`))
+	isObject := false
+	for dec.PeekKind() == '"' {
+		name, err := dec.ReadToken()
+		if err != nil {
+			return false
+		}
+		if name.String() != "type" {
+			if dec.SkipValue() != nil {
+				return false
+			}
+			continue
+		}
+		if dec.PeekKind() != '"' {
+			if dec.SkipValue() != nil {
+				return false
+			}
+			isObject = false
+			continue
+		}
+		v, err := dec.ReadToken()
+		if err != nil {
+			return false // also a repeated "type": the decoder refuses it
+		}
+		isObject = v.String() == "object"
+	}
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '}' {
+		return false
+	}
+	return isObject
 }
 
 func toolIDString(id *domain.ToolID) *string {

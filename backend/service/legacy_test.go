@@ -203,3 +203,28 @@ func TestLegacyCallGateAndArguments(t *testing.T) {
 		t.Fatalf("%d calls reached the server, want 2", calls.Load())
 	}
 }
+
+func TestRootIsObject(t *testing.T) {
+	for _, tt := range []struct {
+		schema string
+		want   bool
+	}{
+		{`{"type":"object"}`, true},
+		{` { "properties" : {"type":{"type":"string"}} , "type" : "object" , "x": [1, {"type":"array"}] } `, true},
+		{`{"type":"obj\u0065ct"}`, true},
+		{`{}`, false},
+		{`{"type":"Object"}`, false},
+		{`{"type":["object"]}`, false},
+		{`{"type":{"const":"object"}}`, false},
+		{`{"properties":{"type":"object"}}`, false},
+		{`{"type":"object","type":"object"}`, false},
+		{`[]`, false},
+		{`"object"`, false},
+		{`{"type":"object"`, false},
+		{``, false},
+	} {
+		if got := rootIsObject(json.RawMessage(tt.schema)); got != tt.want {
+			t.Errorf("rootIsObject(%s) = %v; want %v", tt.schema, got, tt.want)
+		}
+	}
+}
