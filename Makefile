@@ -17,9 +17,17 @@ NODE_BIN    := $(NODE_TOOLS)/node_modules/.bin
 NODE_STAMP  := $(NODE_TOOLS)/node_modules/.installed
 CONFORMANCE := $(CURDIR)/bin/conformance
 CONF_CMD    := backend/cmd/ttmcp-conformance
+# The mcp-manager extension (extension/): strict TypeScript + React, bundled
+# by esbuild; its npm packages are pinned by extension/package-lock.json.
+EXT         := extension
+EXT_BIN     := $(CURDIR)/$(EXT)/node_modules/.bin
+EXT_STAMP   := $(EXT)/node_modules/.installed
+EXT_BUNDLE  := $(EXT)/dist/index.bundle.js
+EXT_SRC     := $(shell find $(EXT)/src -type f -name '*.ts*' -not -name '*.test.*' 2>/dev/null) \
+               $(EXT)/build.mjs $(EXT)/tsconfig.json jsapi/tauritavern-mcp.d.ts
 
 .PHONY: all build wasm backend run test check typecheck test-js test-go test-wasm webtest bench chromium clean
-.PHONY: node-tools peers conformance playground-vendor
+.PHONY: node-tools peers conformance playground-vendor extension extension-deps test-extension
 
 all: build
 
@@ -54,10 +62,23 @@ $(PG_STAMP): tools/playground/package.json tools/playground/package-lock.json
 	cp $(addprefix $(PG_NPM)/@fortawesome/fontawesome-free/webfonts/,fa-solid-900.woff2 fa-brands-400.woff2 fa-regular-400.woff2) $(PG_VENDOR)/fontawesome/webfonts/
 	touch $@
 
-# The backend embeds jsapi/ (loader, declarations, dist/) and the
-# playground, so it is built after the shim and the vendored libraries.
-backend: wasm playground-vendor
+# The backend embeds jsapi/ (loader, declarations, dist/), the playground
+# and extension/ (the built bundle), so it is built after the shim, the
+# vendored libraries and the extension.
+backend: wasm playground-vendor extension
 	$(GO) build -trimpath -ldflags='-X main.version=$(VERSION)' -o bin/ttmcp ./backend/cmd/ttmcp
+
+# The extension's bundle (one self-contained ES module, React included).
+extension: $(EXT_BUNDLE)
+
+$(EXT_BUNDLE): $(EXT_STAMP) $(EXT_SRC)
+	cd $(EXT) && node build.mjs
+
+extension-deps: $(EXT_STAMP)
+
+$(EXT_STAMP): $(EXT)/package.json $(EXT)/package-lock.json
+	cd $(EXT) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
 
 # The backend and, beside it, the demo MCP server the playground offers to
 # add (http://127.0.0.1:7879/mcp).
@@ -68,7 +89,7 @@ run: build
 # the Go tests with the race detector, the shim's tests under Node, and the
 # browser tests in headless Chromium (installed when missing).
 # Then the gateway against server-everything, and the MCP conformance suite.
-test: check typecheck test-js test-go test-wasm webtest peers conformance
+test: check typecheck test-extension test-js test-go test-wasm webtest peers conformance
 
 check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -81,17 +102,22 @@ typecheck: node-tools
 	$(NODE_TOOLS)/node_modules/.bin/tsc --strict --noEmit --target es2022 --module esnext \
 	  --moduleResolution bundler --lib es2022,dom jsapi/tauritavern-mcp.d.ts jsapi/legacy-mcp-tools.d.ts jsapi/tauritavern-mcp.check.ts
 
+# The extension: strict type check, then its component tests (vitest, happy-dom).
+test-extension: $(EXT_STAMP)
+	cd $(EXT) && $(EXT_BIN)/tsc --noEmit -p tsconfig.json
+	cd $(EXT) && $(EXT_BIN)/vitest run
+
 # The page modules' own tests (node:test).
 test-js:
 	node --test jsapi/*.test.mjs
 
-test-go: playground-vendor
+test-go: playground-vendor extension
 	$(GO) test -race -count=1 $(NATIVE_PKGS)
 
 test-wasm:
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec=$(WASM_RUN) ./wasm
 
-webtest: chromium wasm playground-vendor
+webtest: chromium wasm playground-vendor extension
 	CHROME=$(CHROME) $(GO) test -count=1 -timeout 15m ./webtest
 
 # Node tooling pinned by tools/node/package-lock.json, installed once (and
@@ -136,5 +162,5 @@ chromium:
 	@"$(CHROME)" --version 2>/dev/null | tail -n 1
 
 clean:
-	rm -rf bin $(DIST)/*.wasm $(DIST)/wasm_exec.js
+	rm -rf bin $(DIST)/*.wasm $(DIST)/wasm_exec.js $(EXT_BUNDLE)
 	rm -rf $(PG_VENDOR)/jquery $(PG_VENDOR)/toastr $(PG_VENDOR)/fontawesome $(PG_STAMP)
