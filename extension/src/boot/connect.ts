@@ -1,0 +1,95 @@
+// Getting from a fresh page to a working Manager: load the host API (unless
+// something already published it), wait for it, list the registrations and
+// handle the Exa recommendation — or say which honest state stops us.
+
+import type { TauriTavernMcpApi } from '../../../jsapi/tauritavern-mcp';
+import { loaderUrl } from '../host/backend';
+import { bridgeStatus, extensionStore, mcpApi, mcpApiPublished, waitForHostReady } from '../host/tauritavern';
+import type { McpManagerInitial } from '../manager/McpManagerApp';
+import { ensureExaRecommendation } from '../recommendation';
+import type { Tr } from '../texts';
+import { errorCode, errorMessage } from '../ui/errors';
+
+export const CODE_HOST_UNAVAILABLE = 'mcp.host_unavailable';
+export const CODE_ORIGIN_NOT_ALLOWED = 'mcp.origin_not_allowed';
+
+export type Connection =
+  | { kind: 'ready'; api: TauriTavernMcpApi; initial: McpManagerInitial }
+  /** The loader could not be imported, or the backend cannot be reached. */
+  | { kind: 'backend_down'; backend: string; message: string }
+  /** The backend refused this page's origin. */
+  | { kind: 'origin_refused'; backend: string; origin: string; message: string }
+  /** The host has no (usable) api.mcp. */
+  | { kind: 'api_missing' }
+  /** The backend answered, but listing failed for another reason. */
+  | { kind: 'load_failed'; message: string };
+
+export interface ConnectOptions {
+  /** The backend origin to load the API from. */
+  backendUrl: string;
+  /** 0 for the first attempt; each Retry counts up. */
+  attempt: number;
+  /** This page's origin (what the backend must allow). */
+  origin: string;
+  importModule(url: string): Promise<unknown>;
+  tr: Tr;
+}
+
+function classify(err: unknown, backend: string, origin: string): Connection {
+  const code = errorCode(err);
+  const message = errorMessage(err);
+  if (code === CODE_ORIGIN_NOT_ALLOWED) return { kind: 'origin_refused', backend, origin, message };
+  if (code === CODE_HOST_UNAVAILABLE) return { kind: 'backend_down', backend, message };
+  return { kind: 'load_failed', message };
+}
+
+export async function connect(opts: ConnectOptions): Promise<Connection> {
+  const { backendUrl, attempt, origin, tr } = opts;
+  if (!mcpApiPublished()) {
+    try {
+      await opts.importModule(loaderUrl(backendUrl, attempt));
+    } catch (err) {
+      return { kind: 'backend_down', backend: backendUrl, message: errorMessage(err) };
+    }
+  } else if (attempt > 0) {
+    // The bridge gave up or waits (refused: no automatic attempts at all);
+    // a retry asks it for one attempt now.
+    const bridge = bridgeStatus();
+    if (bridge && bridge.state !== 'open' && typeof bridge.reconnect === 'function') {
+      try {
+        await bridge.reconnect();
+      } catch {
+        // the state and the next call say how it went
+      }
+    }
+  }
+  await waitForHostReady();
+  const api = mcpApi();
+  if (!api) return { kind: 'api_missing' };
+
+  const bridge = bridgeStatus();
+  const backend = bridge?.backend ?? backendUrl;
+  if (bridge?.state === 'refused') {
+    return { kind: 'origin_refused', backend, origin, message: bridge.error?.message ?? '' };
+  }
+
+  let list;
+  try {
+    list = await api.servers.list();
+  } catch (err) {
+    return classify(err, backend, origin);
+  }
+  const initial: McpManagerInitial = { servers: list.servers, storageIssues: list.storageIssues };
+  const store = extensionStore();
+  if (!store) return { kind: 'ready', api, initial: { ...initial, error: tr('store_unavailable') } };
+  const rec = await ensureExaRecommendation(list, (input) => api.servers.create(input), store);
+  return {
+    kind: 'ready',
+    api,
+    initial: {
+      servers: rec.initial.servers,
+      storageIssues: rec.initial.storageIssues,
+      ...(rec.error !== undefined ? { error: rec.error } : {}),
+    },
+  };
+}

@@ -1,0 +1,323 @@
+import { act, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import {
+  apiError,
+  type BridgeDouble,
+  FakeMcp,
+  FakeStore,
+  installSillyTavern,
+  publishHost,
+  server,
+  setBridgeState,
+} from '../../test/fakes';
+import { resolveBackendUrl } from '../host/backend';
+import { type Started, startManager } from './start';
+
+const ORIGIN = window.location.origin;
+let started: Started | null = null;
+
+afterEach(() => {
+  act(() => started?.unmount());
+  started = null;
+});
+
+function settingsColumn(anchors: string[] = []) {
+  document.body.innerHTML = `<div id="extensions_settings2">${anchors
+    .map((id) => `<div id="${id}" class="extension_container"></div>`)
+    .join('')}<div class="extension_container"></div></div>`;
+}
+
+function openBridge(): BridgeDouble {
+  return { state: 'open', backend: 'http://127.0.0.1:7878' };
+}
+
+/** A loader import that publishes this host. */
+function loaderPublishing(mcp: FakeMcp, store: FakeStore | undefined, bridge: BridgeDouble | undefined) {
+  return vi.fn(async (_url: string) => {
+    publishHost({ mcp, ...(store ? { store } : {}), ...(bridge ? { bridge } : {}) });
+  });
+}
+
+function start(importModule: (url: string) => Promise<unknown>, configUrl?: string) {
+  act(() => {
+    started = startManager({ importModule, ...(configUrl !== undefined ? { configUrl } : {}) });
+  });
+}
+
+describe('mounting', () => {
+  test('after the skill manager, as an inline drawer titled MCP with the plug icon', async () => {
+    installSillyTavern();
+    settingsColumn(['agent_system_container', 'skill_manager_container']);
+    start(loaderPublishing(new FakeMcp(), new FakeStore(), openBridge()));
+    const container = document.getElementById('mcp_manager_container')!;
+    expect(container.classList.contains('extension_container')).toBe(true);
+    expect(container.previousElementSibling?.id).toBe('skill_manager_container');
+    const header = container.querySelector('.inline-drawer > .inline-drawer-toggle.inline-drawer-header')!;
+    expect(header.querySelector('b')?.textContent).toBe(' MCP');
+    expect(header.querySelector('i.fa-solid.fa-plug-circle-bolt')).toBeTruthy();
+    expect(header.querySelector('.inline-drawer-icon.fa-solid.fa-circle-chevron-down.down')).toBeTruthy();
+    expect(container.querySelector('.inline-drawer > .inline-drawer-content')).toBeTruthy();
+    expect(await screen.findByText('Exa Search')).toBeTruthy();
+  });
+
+  test('after the agent system panel when there is no skill manager, else first in the column', () => {
+    installSillyTavern();
+    settingsColumn(['agent_system_container']);
+    start(loaderPublishing(new FakeMcp(), new FakeStore(), openBridge()));
+    expect(document.getElementById('mcp_manager_container')?.previousElementSibling?.id).toBe('agent_system_container');
+    act(() => started?.unmount());
+
+    settingsColumn();
+    start(loaderPublishing(new FakeMcp(), new FakeStore(), openBridge()));
+    const column = document.getElementById('extensions_settings2')!;
+    expect(column.firstElementChild?.id).toBe('mcp_manager_container');
+  });
+
+  test('without the extension settings column it says why and mounts nothing', () => {
+    const error = vi.spyOn(console, 'error').mockImplementation(() => {});
+    document.body.innerHTML = '<div id="extensions_settings"></div>';
+    start(vi.fn());
+    expect(started).toBeNull();
+    expect(error).toHaveBeenCalledWith('[mcp-manager] SillyTavern extension settings column is unavailable');
+    expect(document.getElementById('mcp_manager_container')).toBeNull();
+  });
+});
+
+describe('connecting', () => {
+  test('imports the loader from the default backend, waits for ready, then shows the Manager with the Exa entry', async () => {
+    installSillyTavern();
+    settingsColumn();
+    const mcp = new FakeMcp([server()]);
+    const store = new FakeStore();
+    let ready!: () => void;
+    const importModule = vi.fn(async () => {
+      publishHost({ mcp, store, bridge: openBridge(), ready: new Promise((r) => (ready = r)) });
+    });
+    start(importModule);
+    expect(screen.getByText('Connecting to the MCP backend…')).toBeTruthy();
+    await waitFor(() => expect(importModule).toHaveBeenCalledWith('http://127.0.0.1:7878/jsapi/tauritavern-mcp.js'));
+    await act(async () => {
+      await Promise.resolve();
+    });
+    expect(mcp.count('list')).toBe(0);
+    await act(async () => ready());
+    expect(await screen.findByText('Servers · 2')).toBeTruthy();
+    expect(screen.getByText('Exa Search')).toBeTruthy();
+    expect(screen.getByText('https://mcp.exa.ai/mcp')).toBeTruthy();
+    expect(mcp.inputs('create')).toEqual([{ displayName: 'Exa Search', endpoint: 'https://mcp.exa.ai/mcp' }]);
+  });
+
+  test('an API already published (TauriTavern) is used as is; without the store the panel says so', async () => {
+    installSillyTavern();
+    settingsColumn();
+    publishHost({ mcp: new FakeMcp([server()]) });
+    const importModule = vi.fn();
+    start(importModule);
+    expect((await screen.findByRole('alert')).textContent).toBe('TauriTavern extension store is unavailable');
+    expect(screen.getByText('Local tools')).toBeTruthy();
+    expect(importModule).not.toHaveBeenCalled();
+  });
+
+  test('the backend URL comes from the settings, else ttmcp.json beside the manifest, else the default', async () => {
+    const fetchJson = (body: unknown, ok = true) =>
+      vi.fn(async () => ({ ok, json: async () => body }) as Response) as unknown as typeof fetch;
+    expect(await resolveBackendUrl({ saved: () => 'http://10.0.0.2:9000/', configUrl: 'x', fetch: fetchJson({ backendUrl: 'http://a:1' }) })).toBe(
+      'http://10.0.0.2:9000',
+    );
+    const f = fetchJson({ backendUrl: 'http://127.0.0.1:7999' });
+    expect(await resolveBackendUrl({ saved: () => undefined, configUrl: 'https://st/ext/ttmcp.json', fetch: f })).toBe(
+      'http://127.0.0.1:7999',
+    );
+    expect(f).toHaveBeenCalledWith('https://st/ext/ttmcp.json', expect.objectContaining({ cache: 'no-store' }));
+    expect(await resolveBackendUrl({ saved: () => undefined, configUrl: 'x', fetch: fetchJson({}, false) })).toBe(
+      'http://127.0.0.1:7878',
+    );
+    expect(await resolveBackendUrl({ saved: () => 'not a url', configUrl: 'x', fetch: fetchJson({ backendUrl: 'ftp://x' }) })).toBe(
+      'http://127.0.0.1:7878',
+    );
+    const failing = vi.fn(async () => {
+      throw new TypeError('Failed to fetch');
+    }) as unknown as typeof fetch;
+    expect(await resolveBackendUrl({ saved: () => undefined, configUrl: 'x', fetch: failing })).toBe('http://127.0.0.1:7878');
+  });
+
+  test('the saved URL is where the loader comes from', async () => {
+    installSillyTavern({ extensionSettings: { mcp_manager: { backendUrl: 'http://127.0.0.1:7891' } } });
+    settingsColumn();
+    const importModule = loaderPublishing(new FakeMcp(), new FakeStore(), openBridge());
+    start(importModule);
+    await waitFor(() => expect(importModule).toHaveBeenCalledWith('http://127.0.0.1:7891/jsapi/tauritavern-mcp.js'));
+  });
+});
+
+describe('backend not running', () => {
+  test('says so, names ttmcp serve and the URL, and Retry loads the API without a reload', async () => {
+    installSillyTavern();
+    settingsColumn();
+    const mcp = new FakeMcp([server()]);
+    const importModule = vi
+      .fn<(url: string) => Promise<unknown>>()
+      .mockRejectedValueOnce(new TypeError('Failed to fetch dynamically imported module: http://127.0.0.1:7878/jsapi/tauritavern-mcp.js'))
+      .mockImplementationOnce(async () => publishHost({ mcp, store: new FakeStore(), bridge: openBridge() }));
+    start(importModule);
+    const panel = await screen.findByRole('alert');
+    expect(within(panel).getByRole('heading').textContent).toBe(' The ttmcp backend is not running');
+    expect(within(panel).getByText('Could not reach the ttmcp backend at http://127.0.0.1:7878.')).toBeTruthy();
+    expect(within(panel).getByText('ttmcp serve').tagName).toBe('CODE');
+    expect(within(panel).getByText(/^Details: Failed to fetch dynamically imported module/)).toBeTruthy();
+    expect(within(panel).getByRole<HTMLInputElement>('textbox', { name: 'Backend URL' }).value).toBe('http://127.0.0.1:7878');
+
+    await userEvent.setup().click(within(panel).getByRole('button', { name: 'Retry' }));
+    expect(await screen.findByText('Local tools')).toBeTruthy();
+    expect(importModule.mock.calls.map((c) => c[0])).toEqual([
+      'http://127.0.0.1:7878/jsapi/tauritavern-mcp.js',
+      'http://127.0.0.1:7878/jsapi/tauritavern-mcp.js?attempt=1',
+    ]);
+  });
+
+  test('the backend URL can be changed there; it is saved in the extension settings', async () => {
+    const st = installSillyTavern();
+    settingsColumn();
+    const importModule = vi.fn<(url: string) => Promise<unknown>>().mockRejectedValue(new TypeError('Failed to fetch'));
+    start(importModule);
+    const user = userEvent.setup();
+    const input = await screen.findByRole<HTMLInputElement>('textbox', { name: 'Backend URL' });
+    await user.clear(input);
+    await user.type(input, 'file:///tmp');
+    await user.click(screen.getByRole('button', { name: 'Save and retry' }));
+    expect(screen.getByText('Enter a valid http:// or https:// URL.')).toBeTruthy();
+    expect(input.getAttribute('aria-invalid')).toBe('true');
+    expect(st.saves).toBe(0);
+
+    await user.clear(input);
+    await user.type(input, 'http://localhost:7890/');
+    await user.click(screen.getByRole('button', { name: 'Save and retry' }));
+    await waitFor(() => expect(importModule).toHaveBeenCalledTimes(2));
+    expect(importModule.mock.calls[1]?.[0]).toBe('http://localhost:7890/jsapi/tauritavern-mcp.js?attempt=1');
+    expect(st.extensionSettings.mcp_manager).toEqual({ backendUrl: 'http://localhost:7890' });
+    expect(st.saves).toBe(1);
+    expect(await screen.findByText('Could not reach the ttmcp backend at http://localhost:7890.')).toBeTruthy();
+    expect(screen.getByText('ttmcp serve --listen localhost:7890')).toBeTruthy();
+  });
+
+  test('a loaded bridge that cannot reach its backend is "not running" too; Retry asks the bridge to reconnect', async () => {
+    installSillyTavern();
+    settingsColumn();
+    const mcp = new FakeMcp([server()]);
+    mcp.failNext('list', apiError('mcp.host_unavailable', 'cannot reach the ttmcp backend at http://127.0.0.1:7878', 'Unavailable'));
+    const bridge: BridgeDouble = {
+      state: 'closed',
+      backend: 'http://127.0.0.1:7878',
+      error: { code: 'mcp.host_unavailable', message: 'cannot reach' },
+      reconnect: vi.fn(async () => setBridgeState(bridge, 'open')),
+    };
+    publishHost({ mcp, store: new FakeStore(), bridge });
+    start(vi.fn());
+    expect(await screen.findByText('The ttmcp backend is not running', { exact: false })).toBeTruthy();
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Retry' }));
+    expect(await screen.findByText('Local tools')).toBeTruthy();
+    expect(bridge.reconnect).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('origin not allowed', () => {
+  test('names the page origin and the exact --allow-origin flag; Retry reconnects', async () => {
+    installSillyTavern();
+    settingsColumn();
+    const mcp = new FakeMcp([server()]);
+    const message = `mcp.origin_not_allowed: the ttmcp backend does not allow requests from ${ORIGIN}; restart it with --allow-origin ${ORIGIN}`;
+    const bridge: BridgeDouble = {
+      state: 'refused',
+      backend: 'http://127.0.0.1:7878',
+      error: { code: 'mcp.origin_not_allowed', message },
+      reconnect: vi.fn(async () => undefined),
+    };
+    start(loaderPublishing(mcp, new FakeStore(), bridge));
+    const panel = await screen.findByRole('alert');
+    expect(within(panel).getByRole('heading').textContent).toBe(' This page’s origin is not allowed');
+    expect(within(panel).getByText(`The ttmcp backend at http://127.0.0.1:7878 refused this page’s origin, ${ORIGIN}.`)).toBeTruthy();
+    expect(within(panel).getByText(`ttmcp serve --allow-origin ${ORIGIN}`).tagName).toBe('CODE');
+    expect(within(panel).getByText(`Details: ${message}`)).toBeTruthy();
+    expect(mcp.count('list')).toBe(0);
+
+    const user = userEvent.setup();
+    await user.click(within(panel).getByRole('button', { name: 'Retry' }));
+    await waitFor(() => expect(bridge.reconnect).toHaveBeenCalledTimes(1));
+    expect(screen.getByText(`ttmcp serve --allow-origin ${ORIGIN}`)).toBeTruthy();
+
+    bridge.reconnect = vi.fn(async () => setBridgeState(bridge, 'open'));
+    await user.click(screen.getByRole('button', { name: 'Retry' }));
+    expect(await screen.findByText('Local tools')).toBeTruthy();
+  });
+
+  test('a backend without the bridge status still refuses through the error code', async () => {
+    installSillyTavern();
+    settingsColumn();
+    const mcp = new FakeMcp();
+    mcp.failNext('list', apiError('mcp.origin_not_allowed', `origin ${ORIGIN} is not allowed`, 'Unavailable'));
+    start(loaderPublishing(mcp, new FakeStore(), undefined));
+    expect(await screen.findByText(`ttmcp serve --allow-origin ${ORIGIN}`)).toBeTruthy();
+  });
+
+  test('a refusal while working replaces the Manager with the explanation', async () => {
+    installSillyTavern();
+    settingsColumn();
+    const bridge = openBridge();
+    start(loaderPublishing(new FakeMcp([server()]), new FakeStore(), bridge));
+    expect(await screen.findByText('Local tools')).toBeTruthy();
+    act(() => setBridgeState(bridge, 'refused', { code: 'mcp.origin_not_allowed', message: 'refused' }));
+    expect(await screen.findByText(`ttmcp serve --allow-origin ${ORIGIN}`)).toBeTruthy();
+    expect(screen.queryByText('Local tools')).toBeNull();
+  });
+});
+
+describe('host API missing', () => {
+  test('a loader without api.mcp', async () => {
+    installSillyTavern();
+    settingsColumn();
+    start(vi.fn(async () => publishHost({})));
+    const panel = await screen.findByRole('alert');
+    expect(within(panel).getByRole('heading').textContent).toBe(' TauriTavern MCP Host API is unavailable');
+  });
+
+  test('an api.mcp without the methods the Manager calls', async () => {
+    installSillyTavern();
+    settingsColumn();
+    publishHost({ mcp: { servers: { list: async () => ({ servers: [], storageIssues: [] }) } } });
+    start(vi.fn());
+    expect(await screen.findByText('TauriTavern MCP Host API is unavailable', { exact: false })).toBeTruthy();
+  });
+});
+
+describe('while working', () => {
+  test('a lost connection shows above the Manager, with a reconnect button', async () => {
+    installSillyTavern();
+    settingsColumn();
+    const bridge: BridgeDouble = { ...openBridge(), reconnect: vi.fn(async () => setBridgeState(bridge, 'open')) };
+    start(loaderPublishing(new FakeMcp([server()]), new FakeStore(), bridge));
+    expect(await screen.findByText('Local tools')).toBeTruthy();
+    act(() => setBridgeState(bridge, 'closed', { code: 'mcp.host_unavailable', message: 'gone' }));
+    expect(
+      await screen.findByText('The connection to the ttmcp backend at http://127.0.0.1:7878 was lost. Reconnecting…', { exact: false }),
+    ).toBeTruthy();
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Reconnect now' }));
+    await waitFor(() => expect(screen.queryByText(/was lost/)).toBeNull());
+    expect(bridge.reconnect).toHaveBeenCalledTimes(1);
+    expect(screen.getByText('Local tools')).toBeTruthy();
+  });
+
+  test('texts go through SillyTavern translate with mcp_manager keys and {param} substitution', async () => {
+    const zh: Record<string, string> = {
+      'mcp_manager.title': 'MCP 工具',
+      'mcp_manager.servers_count': '服务器 · {count}',
+    };
+    const translate = vi.fn((text: string, key?: string | null) => (key && zh[key]) || text);
+    installSillyTavern({ translate });
+    settingsColumn();
+    start(loaderPublishing(new FakeMcp([server()]), new FakeStore(), openBridge()));
+    expect(document.querySelector('#mcp_manager_container b')?.textContent).toBe(' MCP 工具');
+    expect(await screen.findByText('服务器 · 2')).toBeTruthy();
+    expect(translate).toHaveBeenCalledWith('Servers · {count}', 'mcp_manager.servers_count');
+  });
+});

@@ -1,0 +1,102 @@
+// How a test call ended (reference §8.8), for every outcome kind.
+
+import type { ReactNode } from 'react';
+import type { McpTestCallOutcome, McpToolResultResponse } from '../../../jsapi/tauritavern-mcp';
+import { useTr } from '../ui/tr';
+
+function ToolResult(props: { response: McpToolResultResponse }) {
+  const tr = useTr();
+  const r = props.response;
+  const hasStructured = r.structuredJson !== undefined && r.structuredJson !== '';
+  return (
+    <section className={r.isError ? 'tt-mcp-outcome tt-mcp-outcome-error' : 'tt-mcp-outcome tt-mcp-outcome-ok'}>
+      <h4>
+        <i className={r.isError ? 'fa-solid fa-circle-exclamation' : 'fa-solid fa-circle-check'} aria-hidden="true" />{' '}
+        {r.isError ? tr('outcome_tool_error') : tr('outcome_responded')}
+      </h4>
+      {r.textBlocks.map((b) => (
+        <pre key={b.index} className="tt-mcp-text-output">
+          {b.text}
+        </pre>
+      ))}
+      {hasStructured && (
+        <>
+          <h5>{tr('structured_result')}</h5>
+          <pre className="tt-mcp-json-output">{r.structuredJson}</pre>
+        </>
+      )}
+      {r.textBlocks.length === 0 && !hasStructured && <p className="tt-mcp-note">{tr('no_content')}</p>}
+      {r.diagnostics.length > 0 && (
+        <details className="tt-mcp-notes">
+          <summary>{tr('discovery_notes', { count: r.diagnostics.length })}</summary>
+          <ul>
+            {r.diagnostics.map((d, i) => (
+              <li key={i}>
+                <code>
+                  {d.code}
+                  {d.contentIndex !== undefined ? ` [${d.contentIndex}]` : ''}
+                </code>{' '}
+                <span>{d.message}</span>
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </section>
+  );
+}
+
+function Failure(props: { title: string; message: string; note?: string; code?: string; children?: ReactNode }) {
+  return (
+    <section className="tt-mcp-outcome tt-mcp-outcome-error">
+      <h4>
+        <i className="fa-solid fa-circle-exclamation" aria-hidden="true" /> {props.title}
+      </h4>
+      <p>{props.message}</p>
+      {props.note !== undefined && <p className="tt-mcp-note">{props.note}</p>}
+      {props.code !== undefined && (
+        <p className="tt-mcp-note">
+          <code>{props.code}</code>
+        </p>
+      )}
+      {props.children}
+    </section>
+  );
+}
+
+export function CallOutcome(props: { outcome: McpTestCallOutcome }) {
+  const tr = useTr();
+  const o = props.outcome;
+  switch (o.outcome) {
+    case 'not_sent':
+      return <Failure title={tr('outcome_not_sent')} message={o.message} code={o.code} />;
+    case 'outcome_unknown':
+      return <Failure title={tr('outcome_unknown')} message={o.message} note={tr('outcome_unknown_note')} code={o.code} />;
+    case 'known_response': {
+      const r = o.response;
+      switch (r.kind) {
+        case 'tool_result':
+          return <ToolResult response={r} />;
+        case 'server_error':
+          return (
+            <Failure title={tr('outcome_server_error')} message={r.message} code={tr('error_code', { code: r.code })}>
+              {r.dataJson !== undefined && (
+                <>
+                  <h5>{tr('error_data')}</h5>
+                  <pre className="tt-mcp-json-output">{r.dataJson}</pre>
+                </>
+              )}
+            </Failure>
+          );
+        case 'unsupported_response':
+          return (
+            <Failure
+              title={tr('outcome_unsupported')}
+              message={r.message}
+              code={tr('response_type', { type: r.responseType })}
+            />
+          );
+      }
+    }
+  }
+}

@@ -1,0 +1,416 @@
+// The test-call console (reference §8.8): pick an active server (its
+// tools are discovered on selection), pick a tool, fill the form built from
+// its input schema, run one explicit call and see how it ended. Closing the
+// popup ends the local wait of a call in flight.
+
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import type {
+  McpDiscoveredTool,
+  McpDiscoveryResult,
+  McpTestCallOptions,
+  McpTestCallOutcome,
+  TauriTavernMcpServer,
+  TestMcpToolCallInput,
+} from '../../../jsapi/tauritavern-mcp';
+import { showDialog } from '../host/popup';
+import type { Tr } from '../texts';
+import { DiscoveryNotes } from '../ui/DiscoveryNotes';
+import { errorMessage } from '../ui/errors';
+import { useTr } from '../ui/tr';
+import { CallOutcome } from './call-outcome';
+import { collectArguments, initialValues, schemaFields, type FieldError, type SchemaField } from './schema-form';
+
+export interface TestCallDialogDeps {
+  /** The registrations; only active ones are offered. */
+  servers: TauriTavernMcpServer[];
+  discover(registrationId: string): Promise<McpDiscoveryResult>;
+  refresh(registrationId: string): Promise<McpDiscoveryResult>;
+  testCall(input: TestMcpToolCallInput, options: McpTestCallOptions): Promise<McpTestCallOutcome>;
+}
+
+/** Lets the popup end the local wait of a call in flight when it closes. */
+export interface TestCallLifecycle {
+  abort?: () => void;
+}
+
+export interface TestCallDialogProps extends TestCallDialogDeps {
+  lifecycle?: TestCallLifecycle;
+}
+
+interface FieldProps {
+  field: SchemaField;
+  value: string;
+  error: FieldError | undefined;
+  onChange(value: string): void;
+}
+
+function SchemaFieldInput({ field, value, error, onChange }: FieldProps) {
+  const tr = useTr();
+  const id = useId();
+  const descId = field.description !== undefined ? `${id}-desc` : undefined;
+  const hintId = field.kind === 'lines' ? `${id}-hint` : undefined;
+  const errorId = error !== undefined ? `${id}-error` : undefined;
+  const describedBy = [descId, hintId, errorId].filter(Boolean).join(' ') || undefined;
+  const common = {
+    id,
+    'aria-invalid': error !== undefined ? true : undefined,
+    'aria-describedby': describedBy,
+    required: field.required,
+  } as const;
+  const label = (
+    <>
+      {field.name}
+      {field.required && (
+        <span className="tt-mcp-required" aria-hidden="true">
+          {' '}
+          *
+        </span>
+      )}
+    </>
+  );
+
+  let control: ReactNode;
+  switch (field.kind) {
+    case 'boolean':
+      control = (
+        <div
+          className="tt-mcp-segmented"
+          role="radiogroup"
+          aria-labelledby={`${id}-label`}
+          aria-describedby={describedBy}
+          aria-invalid={error !== undefined ? true : undefined}
+          aria-required={field.required || undefined}
+        >
+          {(['', 'true', 'false'] as const).map((v) => (
+            <label key={v} className={value === v ? 'tt-mcp-segment tt-mcp-segment-on' : 'tt-mcp-segment'}>
+              <input type="radio" name={id} value={v} checked={value === v} onChange={() => onChange(v)} />
+              <span>{v === '' ? tr('not_set') : v}</span>
+            </label>
+          ))}
+        </div>
+      );
+      break;
+    case 'enum':
+      control = (
+        <select {...common} className="text_pole" value={value} onChange={(e) => onChange(e.target.value)}>
+          <option value="">{tr('not_set')}</option>
+          {field.options?.map((o) => (
+            <option key={o} value={o}>
+              {o}
+            </option>
+          ))}
+        </select>
+      );
+      break;
+    case 'lines':
+    case 'json':
+      control = (
+        <textarea
+          {...common}
+          className={field.kind === 'json' ? 'text_pole tt-mcp-code-input' : 'text_pole'}
+          rows={field.kind === 'json' ? 4 : 3}
+          spellCheck={false}
+          value={value}
+          onChange={(e) => onChange(e.target.value)}
+        />
+      );
+      break;
+    default:
+      control = (
+        <input
+          {...common}
+          className="text_pole"
+          type="text"
+          autoComplete="off"
+          inputMode={field.kind === 'number' ? 'decimal' : field.kind === 'integer' ? 'numeric' : undefined}
+          value={value}
+          onChange={(e) => onChange(e.target.value)}
+        />
+      );
+  }
+
+  return (
+    <div className={error !== undefined ? 'tt-mcp-field tt-mcp-field-invalid' : 'tt-mcp-field'}>
+      {field.kind === 'boolean' ? (
+        <span id={`${id}-label`} className="tt-mcp-label">
+          {label}
+        </span>
+      ) : (
+        <label htmlFor={id}>{label}</label>
+      )}
+      {control}
+      {descId !== undefined && (
+        <small id={descId} className="tt-mcp-hint">
+          {field.description}
+        </small>
+      )}
+      {hintId !== undefined && (
+        <small id={hintId} className="tt-mcp-hint">
+          {tr('one_per_line')}
+        </small>
+      )}
+      {errorId !== undefined && error !== undefined && (
+        <small id={errorId} className="tt-mcp-field-error">
+          {tr(error)}
+        </small>
+      )}
+    </div>
+  );
+}
+
+export function TestCallDialog(props: TestCallDialogProps) {
+  const tr = useTr();
+  const id = useId();
+  const active = props.servers.filter((s) => s.state === 'active');
+  const [serverId, setServerId] = useState(() => (active.length === 1 && active[0] ? active[0].id : ''));
+  const [discovery, setDiscovery] = useState<McpDiscoveryResult>();
+  const [loading, setLoading] = useState(false);
+  const [loadError, setLoadError] = useState<string>();
+  const loadSeq = useRef(0);
+  const [toolName, setToolName] = useState('');
+  const [fields, setFields] = useState<SchemaField[]>([]);
+  const [values, setValues] = useState<Record<string, string>>({});
+  const [errors, setErrors] = useState<Record<string, FieldError>>({});
+  const [running, setRunning] = useState(false);
+  const [stopping, setStopping] = useState(false);
+  const [outcome, setOutcome] = useState<McpTestCallOutcome>();
+  const [callError, setCallError] = useState<string>();
+  const controller = useRef<AbortController | null>(null);
+  const mounted = useRef(true);
+
+  // A discovery answer for a server no longer selected is dropped.
+  async function load(registrationId: string, mode: 'discover' | 'refresh') {
+    const seq = ++loadSeq.current;
+    setLoading(true);
+    setLoadError(undefined);
+    setDiscovery(undefined);
+    try {
+      const result = await (mode === 'discover' ? props.discover(registrationId) : props.refresh(registrationId));
+      if (seq === loadSeq.current && mounted.current) setDiscovery(result);
+    } catch (err) {
+      if (seq === loadSeq.current && mounted.current) setLoadError(errorMessage(err));
+    } finally {
+      if (seq === loadSeq.current && mounted.current) setLoading(false);
+    }
+  }
+
+  useEffect(() => {
+    mounted.current = true;
+    if (props.lifecycle) props.lifecycle.abort = () => controller.current?.abort();
+    if (serverId !== '') void load(serverId, 'discover');
+    return () => {
+      mounted.current = false;
+      controller.current?.abort();
+    };
+    // load once for the preselected server; later selections load in selectServer
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  function resetTool() {
+    setToolName('');
+    setFields([]);
+    setValues({});
+    setErrors({});
+    setOutcome(undefined);
+    setCallError(undefined);
+  }
+
+  function selectServer(next: string) {
+    setServerId(next);
+    resetTool();
+    if (next === '') {
+      loadSeq.current++;
+      setDiscovery(undefined);
+      setLoadError(undefined);
+      setLoading(false);
+    } else void load(next, 'discover');
+  }
+
+  function selectTool(next: string) {
+    resetTool();
+    setToolName(next);
+    const tool = discovery?.tools.find((t) => t.nativeName === next);
+    const fs = tool ? schemaFields(tool.inputSchema) : [];
+    setFields(fs);
+    setValues(initialValues(fs));
+  }
+
+  function setValue(name: string, value: string) {
+    setValues((vs) => ({ ...vs, [name]: value }));
+    setErrors((es) => {
+      if (!(name in es)) return es;
+      const { [name]: _cleared, ...rest } = es;
+      return rest;
+    });
+  }
+
+  async function run(tool: McpDiscoveredTool) {
+    if (controller.current) return;
+    const collected = collectArguments(fields, values);
+    if (!collected.ok) {
+      setErrors(collected.errors);
+      return;
+    }
+    const abort = new AbortController();
+    controller.current = abort;
+    setErrors({});
+    setOutcome(undefined);
+    setCallError(undefined);
+    setRunning(true);
+    try {
+      const result = await props.testCall(
+        { registrationId: serverId, nativeName: tool.nativeName, argumentsJson: collected.json },
+        { signal: abort.signal },
+      );
+      if (mounted.current) setOutcome(result);
+    } catch (err) {
+      if (mounted.current) setCallError(errorMessage(err));
+    } finally {
+      controller.current = null;
+      if (mounted.current) {
+        setRunning(false);
+        setStopping(false);
+      }
+    }
+  }
+
+  function stop() {
+    controller.current?.abort();
+    setStopping(true);
+  }
+
+  const title = <h3>{tr('test_title')}</h3>;
+  if (active.length === 0) {
+    return (
+      <div className="tt-mcp-test-call">
+        {title}
+        <p className="tt-mcp-note">{tr('no_active_servers')}</p>
+      </div>
+    );
+  }
+
+  const server = active.find((s) => s.id === serverId);
+  const tool = discovery?.tools.find((t) => t.nativeName === toolName);
+  return (
+    <div className="tt-mcp-test-call">
+      {title}
+      <div className="tt-mcp-field">
+        <label htmlFor={`${id}-server`}>{tr('server')}</label>
+        <select
+          id={`${id}-server`}
+          className="text_pole"
+          value={serverId}
+          disabled={running}
+          onChange={(e) => selectServer(e.target.value)}
+          data-autofocus=""
+        >
+          {active.length > 1 && <option value="">{tr('select_server')}</option>}
+          {active.map((s) => (
+            <option key={s.id} value={s.id}>
+              {s.displayName}
+            </option>
+          ))}
+        </select>
+        {server && <code className="tt-mcp-endpoint">{server.endpoint}</code>}
+      </div>
+      {loadError !== undefined && (
+        <div className="tt-mcp-inline-error">
+          <p className="tt-mcp-error" role="alert">
+            {loadError}
+          </p>
+          <button type="button" className="menu_button" onClick={() => void load(serverId, 'refresh')}>
+            {tr('retry')}
+          </button>
+        </div>
+      )}
+      {discovery && <DiscoveryNotes diagnostics={discovery.diagnostics} />}
+      {server && loadError === undefined && (
+        <div className="tt-mcp-field">
+          <label htmlFor={`${id}-tool`}>{tr('tool')}</label>
+          <select
+            id={`${id}-tool`}
+            className="text_pole"
+            value={toolName}
+            disabled={running || loading}
+            onChange={(e) => selectTool(e.target.value)}
+          >
+            <option value="">{loading ? tr('loading_tools') : tr('select_tool')}</option>
+            {discovery?.tools.map((t) => (
+              <option key={t.nativeName} value={t.nativeName}>
+                {t.title ?? t.nativeName}
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
+      {tool && (
+        <>
+          <div className="tt-mcp-tool-heading">
+            <code className="tt-mcp-native-name">{tool.nativeName}</code>
+            {tool.description !== undefined && <p className="tt-mcp-description">{tool.description}</p>}
+          </div>
+          <fieldset className="tt-mcp-fieldset" disabled={running}>
+            {fields.length === 0 ? (
+              <p className="tt-mcp-note">{tr('no_arguments')}</p>
+            ) : (
+              fields.map((f) => (
+                <SchemaFieldInput
+                  key={f.name}
+                  field={f}
+                  value={values[f.name] ?? ''}
+                  error={errors[f.name]}
+                  onChange={(v) => setValue(f.name, v)}
+                />
+              ))
+            )}
+          </fieldset>
+          <p className="tt-mcp-note">{tr('side_effects_note')}</p>
+          <p className="tt-mcp-note">
+            {tr('permission_note', { permission: tr(`permission_${tool.permission}`) })}
+          </p>
+          <div className="tt-mcp-actions">
+            {running ? (
+              <>
+                <span className="tt-mcp-waiting" role="status">
+                  <i className="fa-solid fa-spinner fa-spin" aria-hidden="true" />{' '}
+                  {stopping ? tr('stopping') : tr('waiting')}
+                </span>
+                <button type="button" className="menu_button" disabled={stopping} onClick={stop}>
+                  {tr('stop_waiting')}
+                </button>
+              </>
+            ) : (
+              <button type="button" className="menu_button menu_button_icon" onClick={() => void run(tool)}>
+                <i className="fa-solid fa-play" aria-hidden="true" />
+                <span>{tr('run_test')}</span>
+              </button>
+            )}
+          </div>
+          {running && <p className="tt-mcp-note">{tr('stop_note')}</p>}
+          {callError !== undefined && (
+            <p className="tt-mcp-error" role="alert">
+              {callError}
+            </p>
+          )}
+          {outcome && <CallOutcome outcome={outcome} />}
+        </>
+      )}
+    </div>
+  );
+}
+
+/** Opens the console in a wide popup; resolves when it closes (ending the local wait of a call in flight). */
+export async function openTestCallDialog(deps: TestCallDialogDeps, tr: Tr): Promise<void> {
+  const lifecycle: TestCallLifecycle = {};
+  await showDialog(<TestCallDialog {...deps} lifecycle={lifecycle} />, {
+    kind: 'text',
+    okButton: tr('close'),
+    wide: true,
+    leftAlign: true,
+    scroll: true,
+    onClosing() {
+      lifecycle.abort?.();
+      return true;
+    },
+  }, tr);
+}

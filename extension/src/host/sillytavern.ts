@@ -1,0 +1,83 @@
+// The SillyTavern page as this extension sees it: SillyTavern.getContext()
+// (called afresh every time, as SillyTavern rebuilds it per call), typed to
+// the members the Manager uses. Everything is optional: SillyTavern 1.12
+// lacks some members, a page without SillyTavern lacks all of them.
+
+import type { Translate } from '../texts';
+
+/** A custom popup button (SillyTavern ≥ 1.12.7); results 2… close the popup with that result. */
+export interface StCustomButton {
+  text: string;
+  result?: number;
+  classes?: string[];
+  icon?: string;
+  appendAtEnd?: boolean;
+}
+
+export interface StPopupOptions {
+  okButton?: string | boolean | null;
+  cancelButton?: string | boolean | null;
+  wide?: boolean;
+  wider?: boolean;
+  large?: boolean;
+  leftAlign?: boolean;
+  allowVerticalScrolling?: boolean;
+  defaultResult?: number;
+  customButtons?: StCustomButton[];
+  /** A falsy return (including undefined) keeps the popup open. */
+  onClosing?: (popup: StPopup) => boolean | Promise<boolean>;
+  onClose?: (popup: StPopup) => void | Promise<void>;
+  onOpen?: (popup: StPopup) => void | Promise<void>;
+}
+
+export interface StPopup {
+  /** The raw result of the closing action (null: cancelled with Escape). */
+  result: number | null | undefined;
+  show(): Promise<unknown>;
+  complete(result: number | null): Promise<unknown>;
+  dlg?: HTMLElement;
+}
+
+export interface StPopupConstructor {
+  new (content: HTMLElement | string, type: number, inputValue?: string, options?: StPopupOptions): StPopup;
+}
+
+export interface StPopupTypes {
+  TEXT: number;
+  CONFIRM: number;
+}
+
+export interface StPopupResults {
+  AFFIRMATIVE: number;
+  NEGATIVE: number;
+  CANCELLED: number | null;
+}
+
+export interface StContext {
+  Popup?: StPopupConstructor;
+  POPUP_TYPE?: StPopupTypes;
+  POPUP_RESULT?: StPopupResults;
+  translate?: Translate;
+  extensionSettings?: Record<string, unknown>;
+  saveSettingsDebounced?: () => void;
+}
+
+interface SillyTavernGlobal {
+  getContext?: () => StContext;
+}
+
+/** The current SillyTavern context, or undefined outside SillyTavern. */
+export function stContext(): StContext | undefined {
+  const st = (globalThis as { SillyTavern?: SillyTavernGlobal }).SillyTavern;
+  try {
+    return st?.getContext?.();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The page's translate function, when SillyTavern provides one. */
+export function stTranslate(): Translate | undefined {
+  const fn = stContext()?.translate;
+  return typeof fn === 'function' ? fn : undefined;
+}

@@ -1,0 +1,90 @@
+// window.__TAURITAVERN__ as this extension sees it: the readiness promise,
+// api.mcp, api.extension.store (C5) and ttmcp's bridge status (C2). The
+// MCP types come from jsapi/tauritavern-mcp.d.ts; the store and the bridge
+// status are declared here as far as the Manager uses them, since older
+// loaders (and TauriTavern itself) may lack them and the Manager degrades
+// when they are absent.
+
+import type { TauriTavernMcpApi } from '../../../jsapi/tauritavern-mcp';
+
+/** The subset of api.extension.store (upstream surface) the Manager uses. */
+export interface ExtensionStore {
+  tryGetJson(input: { namespace: string; key: string; table?: string }): Promise<{ found: boolean; value?: unknown }>;
+  setJson(input: { namespace: string; key: string; table?: string; value: unknown }): Promise<unknown>;
+}
+
+export type BridgeState = 'connecting' | 'open' | 'closed' | 'refused';
+
+/** __TAURITAVERN__.mcpBridge (C2); error and reconnect are absent on older loaders. */
+export interface BridgeStatus {
+  state: BridgeState | string;
+  backend?: string;
+  error?: { code: string; message: string };
+  reconnect?: () => Promise<void>;
+}
+
+export const BRIDGE_EVENT = 'tauritavern-mcp:state';
+
+interface HostObject {
+  ready?: Promise<unknown>;
+  api?: { mcp?: unknown; extension?: { store?: unknown } };
+  mcpBridge?: unknown;
+}
+
+function host(): HostObject | undefined {
+  const tt = (window as { __TAURITAVERN__?: unknown }).__TAURITAVERN__;
+  return tt !== null && typeof tt === 'object' ? (tt as HostObject) : undefined;
+}
+
+/**
+ * Waits for the host, as upstream documents it: whichever of
+ * __TAURITAVERN__.ready and __TAURITAVERN_MAIN_READY__ exists (neither:
+ * nothing to wait for). A rejected promise counts as settled.
+ */
+export async function waitForHostReady(): Promise<void> {
+  const ready = host()?.ready ?? (window as { __TAURITAVERN_MAIN_READY__?: Promise<unknown> }).__TAURITAVERN_MAIN_READY__;
+  if (ready && typeof ready.then === 'function') {
+    try {
+      await ready;
+    } catch {
+      // upstream's promise never rejects; a loader that does is treated alike
+    }
+  }
+}
+
+/** api.mcp when it is published with the methods the Manager calls. */
+export function mcpApi(): TauriTavernMcpApi | undefined {
+  const mcp = host()?.api?.mcp as Partial<TauriTavernMcpApi> | undefined;
+  if (!mcp || typeof mcp !== 'object') return undefined;
+  const s = mcp.servers;
+  const t = mcp.tools;
+  if (!s || !t) return undefined;
+  const fns = [s.list, s.create, s.update, s.setState, s.remove, s.discover, s.refresh, t.setPermission, t.setDescriptionOverride, t.testCall];
+  return fns.every((f) => typeof f === 'function') ? (mcp as TauriTavernMcpApi) : undefined;
+}
+
+/** Whether anything already published api.mcp (TauriTavern, or a page that imported the loader). */
+export function mcpApiPublished(): boolean {
+  const mcp = host()?.api?.mcp;
+  return mcp !== undefined && mcp !== null;
+}
+
+/** api.extension.store, when the host provides it. */
+export function extensionStore(): ExtensionStore | undefined {
+  const store = host()?.api?.extension?.store as Partial<ExtensionStore> | undefined;
+  if (!store || typeof store.tryGetJson !== 'function' || typeof store.setJson !== 'function') return undefined;
+  return store as ExtensionStore;
+}
+
+/** ttmcp's bridge status, absent in TauriTavern and on older backends. */
+export function bridgeStatus(): BridgeStatus | undefined {
+  const b = host()?.mcpBridge as Partial<BridgeStatus> | undefined;
+  if (!b || typeof b !== 'object' || typeof b.state !== 'string') return undefined;
+  return b as BridgeStatus;
+}
+
+/** Calls fn on every bridge state change; returns the unsubscribe function. */
+export function onBridgeChange(fn: () => void): () => void {
+  window.addEventListener(BRIDGE_EVENT, fn);
+  return () => window.removeEventListener(BRIDGE_EVENT, fn);
+}

@@ -1,0 +1,374 @@
+// The Manager's main panel (reference §8.2): the registrations with their
+// discovered tools, and every action on them. It keeps the UI state
+// (servers, discoveries, per-server activity and error) and calls the
+// actions it is given; it knows nothing of the host.
+
+import { useCallback, useRef, useState, type ReactNode } from 'react';
+import type {
+  McpDiscoveredTool,
+  McpDiscoveryResult,
+  McpStorageIssue,
+  McpToolPermission,
+  SetMcpServerStateInput,
+  SetMcpToolDescriptionOverrideInput,
+  SetMcpToolPermissionInput,
+  TauriTavernMcpServer,
+} from '../../../jsapi/tauritavern-mcp';
+import type { ToolDialogInput } from '../dialogs/tool-dialog';
+import { errorMessage } from '../ui/errors';
+import { useTr } from '../ui/tr';
+import { ServerRow, type ServerRowHandlers, type ServerStatus } from './ServerRow';
+
+/** What the panel does; the host wires these to api.mcp and SillyTavern's popups. */
+export interface McpManagerActions {
+  /** Opens the Add dialog; resolves the created server, or null when cancelled. */
+  addServer(): Promise<TauriTavernMcpServer | null>;
+  /** Opens the Edit dialog; resolves the updated server, or null when cancelled. */
+  editServer(server: TauriTavernMcpServer): Promise<TauriTavernMcpServer | null>;
+  confirmActivate(server: TauriTavernMcpServer): Promise<boolean>;
+  confirmRemove(server: TauriTavernMcpServer): Promise<boolean>;
+  setState(input: SetMcpServerStateInput): Promise<TauriTavernMcpServer>;
+  remove(registrationId: string): Promise<void>;
+  discover(registrationId: string): Promise<McpDiscoveryResult>;
+  refresh(registrationId: string): Promise<McpDiscoveryResult>;
+  setPermission(input: SetMcpToolPermissionInput): Promise<TauriTavernMcpServer>;
+  setDescriptionOverride(input: SetMcpToolDescriptionOverrideInput): Promise<TauriTavernMcpServer>;
+  /** Opens the description dialog; resolves when it closes. */
+  openToolDialog(input: ToolDialogInput): Promise<void>;
+  /** Opens the test-call console over these registrations; resolves when it closes. */
+  openTestCall(servers: TauriTavernMcpServer[]): Promise<void>;
+}
+
+export interface McpManagerInitial {
+  servers: TauriTavernMcpServer[];
+  storageIssues: McpStorageIssue[];
+  /** An error to show from the start (e.g. the recommendation could not be handled). */
+  error?: string;
+}
+
+export interface McpManagerAppProps {
+  initial: McpManagerInitial;
+  actions: McpManagerActions;
+  /** Shown above the panel (e.g. the connection state); the panel stays usable beneath it. */
+  notice?: ReactNode;
+}
+
+function sortServers(servers: TauriTavernMcpServer[]): TauriTavernMcpServer[] {
+  return [...servers].sort(
+    (a, b) => a.displayName.localeCompare(b.displayName) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+}
+
+/** Whether an edit changed how the server is reached (its cached discovery no longer applies). */
+export function connectionChanged(before: TauriTavernMcpServer, after: TauriTavernMcpServer): boolean {
+  if (before.endpoint !== after.endpoint || before.protocolVersion !== after.protocolVersion) return true;
+  const a = Object.entries(before.headers);
+  const b = after.headers;
+  return a.length !== Object.keys(b).length || a.some(([k, v]) => b[k] !== v);
+}
+
+function withoutKey<T>(record: Record<string, T>, key: string): Record<string, T> {
+  if (!(key in record)) return record;
+  const { [key]: _dropped, ...rest } = record;
+  return rest;
+}
+
+function StorageIssues(props: { issues: McpStorageIssue[] }) {
+  const tr = useTr();
+  if (props.issues.length === 0) return null;
+  return (
+    <section className="tt-mcp-storage-issues" role="status">
+      <h4>
+        <i className="fa-solid fa-triangle-exclamation" aria-hidden="true" /> {tr('storage_issues')}
+      </h4>
+      <ul>
+        {props.issues.map((issue) => (
+          <li key={issue.fileName}>
+            <code>{issue.fileName}</code> {issue.message}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function AddButton(props: { adding: boolean; onAdd(): void }) {
+  const tr = useTr();
+  return (
+    <button type="button" className="menu_button menu_button_icon" disabled={props.adding} onClick={props.onAdd}>
+      <i className={props.adding ? 'fa-solid fa-spinner fa-spin' : 'fa-solid fa-plus'} aria-hidden="true" />
+      <span>{props.adding ? tr('adding') : tr('add_server')}</span>
+    </button>
+  );
+}
+
+function EmptyState(props: { adding: boolean; onAdd(): void }) {
+  const tr = useTr();
+  return (
+    <div className="tt-mcp-empty">
+      <i className="fa-solid fa-plug-circle-bolt tt-mcp-empty-icon" aria-hidden="true" />
+      <h4>{tr('empty_title')}</h4>
+      <p>{tr('empty_body')}</p>
+      <AddButton adding={props.adding} onAdd={props.onAdd} />
+    </div>
+  );
+}
+
+function Toolbar(props: { count: number; adding: boolean; testCallOpen: boolean; onAdd(): void; onTestCall(): void }) {
+  const tr = useTr();
+  return (
+    <div className="tt-mcp-toolbar">
+      <h4 className="tt-mcp-toolbar-title">{tr('servers_count', { count: props.count })}</h4>
+      <div className="tt-mcp-toolbar-actions">
+        <button
+          type="button"
+          className="menu_button menu_button_icon"
+          disabled={props.testCallOpen}
+          onClick={props.onTestCall}
+        >
+          <i className="fa-solid fa-vial" aria-hidden="true" />
+          <span>{tr('test_call')}</span>
+        </button>
+        <AddButton adding={props.adding} onAdd={props.onAdd} />
+      </div>
+    </div>
+  );
+}
+
+export function McpManagerApp({ initial, actions, notice }: McpManagerAppProps) {
+  const [servers, setServers] = useState(initial.servers);
+  const [storageIssues] = useState(initial.storageIssues);
+  const [panelError, setPanelError] = useState(initial.error);
+  const [discoveries, setDiscoveries] = useState<Record<string, McpDiscoveryResult>>({});
+  const [statuses, setStatuses] = useState<Record<string, ServerStatus>>({});
+  const [expanded, setExpanded] = useState<Record<string, boolean>>({});
+  const [busyTools, setBusyTools] = useState<Record<string, ReadonlySet<string>>>({});
+  const [adding, setAdding] = useState(false);
+  const [testCallOpen, setTestCallOpen] = useState(false);
+  // Guards read synchronously, so a second click before React re-renders
+  // cannot start the same work twice.
+  const busyServers = useRef(new Set<string>());
+  const busyToolKeys = useRef(new Set<string>());
+  const panelBusy = useRef(new Set<'add' | 'test'>());
+  const serversRef = useRef(servers);
+  serversRef.current = servers;
+  const discoveriesRef = useRef(discoveries);
+  discoveriesRef.current = discoveries;
+  const statusesRef = useRef(statuses);
+  statusesRef.current = statuses;
+
+  const patchStatus = useCallback((id: string, patch: Partial<ServerStatus> | ((s: ServerStatus) => ServerStatus)) => {
+    setStatuses((all) => {
+      const current = all[id] ?? {};
+      const next = typeof patch === 'function' ? patch(current) : { ...current, ...patch };
+      return { ...all, [id]: next };
+    });
+  }, []);
+
+  const putServer = useCallback((server: TauriTavernMcpServer) => {
+    setServers((all) => (all.some((s) => s.id === server.id) ? all.map((s) => (s.id === server.id ? server : s)) : [...all, server]));
+  }, []);
+
+  /** Runs one activity on a server; ignored while another runs. */
+  async function withServer(
+    id: string,
+    activity: 'discover' | 'mutate',
+    work: () => Promise<void>,
+  ): Promise<void> {
+    if (busyServers.current.has(id)) return;
+    busyServers.current.add(id);
+    // discovery starts afresh; a change keeps a discovery error in view
+    patchStatus(id, activity === 'discover' ? { activity, error: undefined } : { activity });
+    try {
+      await work();
+    } catch (err) {
+      patchStatus(id, { error: errorMessage(err) });
+    } finally {
+      busyServers.current.delete(id);
+      patchStatus(id, (s) => {
+        const { activity: _done, ...rest } = s;
+        return rest;
+      });
+    }
+  }
+
+  async function withPanel(kind: 'add' | 'test', setOpen: (open: boolean) => void, work: () => Promise<void>) {
+    if (panelBusy.current.has(kind)) return;
+    panelBusy.current.add(kind);
+    setOpen(true);
+    setPanelError(undefined);
+    try {
+      await work();
+    } catch (err) {
+      setPanelError(errorMessage(err));
+    } finally {
+      panelBusy.current.delete(kind);
+      setOpen(false);
+    }
+  }
+
+  const add = () =>
+    withPanel('add', setAdding, async () => {
+      const created = await actions.addServer();
+      if (created) putServer(created);
+    });
+
+  const openTestCall = () =>
+    withPanel('test', setTestCallOpen, () => actions.openTestCall(serversRef.current));
+
+  function discoverNow(server: TauriTavernMcpServer, mode: 'discover' | 'refresh') {
+    return withServer(server.id, 'discover', async () => {
+      const result = await (mode === 'discover' ? actions.discover(server.id) : actions.refresh(server.id));
+      setDiscoveries((all) => ({ ...all, [server.id]: result }));
+    });
+  }
+
+  function setToolBusy(serverId: string, nativeName: string, busy: boolean) {
+    setBusyTools((all) => {
+      const next = new Set(all[serverId] ?? []);
+      if (busy) next.add(nativeName);
+      else next.delete(nativeName);
+      return { ...all, [serverId]: next };
+    });
+  }
+
+  /** Runs one change of a tool's settings; ignored while another runs for the same tool. */
+  async function withTool(server: TauriTavernMcpServer, nativeName: string, work: () => Promise<void>) {
+    const key = `${server.id}\u0000${nativeName}`;
+    if (busyToolKeys.current.has(key)) return;
+    busyToolKeys.current.add(key);
+    setToolBusy(server.id, nativeName, true);
+    try {
+      await work();
+    } catch (err) {
+      patchStatus(server.id, { error: errorMessage(err) });
+    } finally {
+      busyToolKeys.current.delete(key);
+      setToolBusy(server.id, nativeName, false);
+    }
+  }
+
+  function handlersFor(server: TauriTavernMcpServer): ServerRowHandlers {
+    const id = server.id;
+    const current = () => serversRef.current.find((s) => s.id === id) ?? server;
+    return {
+      toggleState: () =>
+        void withServer(id, 'mutate', async () => {
+          const s = current();
+          if (s.state === 'active') {
+            putServer(await actions.setState({ registrationId: id, state: 'paused' }));
+            return;
+          }
+          if (!(await actions.confirmActivate(s))) return;
+          putServer(await actions.setState({ registrationId: id, state: 'active' }));
+        }),
+      edit: () =>
+        void withServer(id, 'mutate', async () => {
+          const before = current();
+          const updated = await actions.editServer(before);
+          if (!updated) return;
+          putServer(updated);
+          if (connectionChanged(before, updated)) {
+            setDiscoveries((all) => withoutKey(all, id));
+            patchStatus(id, { error: undefined });
+          }
+        }),
+      remove: () =>
+        void withServer(id, 'mutate', async () => {
+          const s = current();
+          if (!(await actions.confirmRemove(s))) return;
+          await actions.remove(id);
+          setServers((all) => all.filter((x) => x.id !== id));
+          setDiscoveries((all) => withoutKey(all, id));
+          setExpanded((all) => withoutKey(all, id));
+          setStatuses((all) => withoutKey(all, id));
+        }),
+      toggleExpand: () => {
+        const open = !expanded[id];
+        setExpanded((all) => ({ ...all, [id]: open }));
+        const s = current();
+        const status = statusesRef.current[id] ?? {};
+        if (
+          open &&
+          s.state === 'active' &&
+          !discoveriesRef.current[id] &&
+          status.error === undefined &&
+          status.activity === undefined
+        ) {
+          void discoverNow(s, 'discover');
+        }
+      },
+      discover: () => void discoverNow(current(), 'discover'),
+      refresh: () => void discoverNow(current(), 'refresh'),
+      setPermission: (nativeName: string, permission: McpToolPermission) =>
+        void withTool(current(), nativeName, async () => {
+          const updated = await actions.setPermission({ registrationId: id, nativeName, permission });
+          putServer(updated);
+          setDiscoveries((all) => {
+            const d = all[id];
+            if (!d) return all;
+            const tools = d.tools.map((t) => (t.nativeName === nativeName ? { ...t, permission } : t));
+            return { ...all, [id]: { ...d, tools } };
+          });
+        }),
+      setStaleOff: (nativeName: string) =>
+        void withTool(current(), nativeName, async () => {
+          putServer(await actions.setPermission({ registrationId: id, nativeName, permission: 'off' }));
+          setDiscoveries((all) => {
+            const d = all[id];
+            if (!d) return all;
+            return { ...all, [id]: { ...d, staleTools: d.staleTools.filter((t) => t.nativeName !== nativeName) } };
+          });
+        }),
+      editDescription: (tool: McpDiscoveredTool) =>
+        void withTool(current(), tool.nativeName, () =>
+          actions.openToolDialog({
+            tool,
+            override: current().toolDescriptionOverrides[tool.nativeName],
+            save: async (override) => {
+              putServer(await actions.setDescriptionOverride({ registrationId: id, nativeName: tool.nativeName, override }));
+            },
+          }),
+        ),
+    };
+  }
+
+  const none: ReadonlySet<string> = new Set();
+  return (
+    <div className="tt-mcp-manager">
+      {notice}
+      <StorageIssues issues={storageIssues} />
+      {panelError !== undefined && (
+        <p className="tt-mcp-error tt-mcp-panel-error" role="alert">
+          {panelError}
+        </p>
+      )}
+      {servers.length === 0 ? (
+        <EmptyState adding={adding} onAdd={() => void add()} />
+      ) : (
+        <>
+          <Toolbar
+            count={servers.length}
+            adding={adding}
+            testCallOpen={testCallOpen}
+            onAdd={() => void add()}
+            onTestCall={() => void openTestCall()}
+          />
+          <ul className="tt-mcp-servers">
+            {sortServers(servers).map((server) => (
+              <ServerRow
+                key={server.id}
+                server={server}
+                status={statuses[server.id] ?? {}}
+                discovery={discoveries[server.id]}
+                expanded={expanded[server.id] === true}
+                busyTools={busyTools[server.id] ?? none}
+                on={handlersFor(server)}
+              />
+            ))}
+          </ul>
+        </>
+      )}
+    </div>
+  );
+}

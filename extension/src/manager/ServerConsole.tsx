@@ -1,0 +1,148 @@
+// The expanded part of a server row (reference §8.3): how to get its tools
+// when none are known yet, otherwise the discovery header, notes, tools and
+// stale permissions.
+
+import type { McpDiscoveryResult, TauriTavernMcpServer } from '../../../jsapi/tauritavern-mcp';
+import { DiscoveryNotes } from '../ui/DiscoveryNotes';
+import { useTr } from '../ui/tr';
+import type { ServerRowHandlers, ServerStatus } from './ServerRow';
+import { ToolItem } from './ToolItem';
+
+interface ServerConsoleProps {
+  server: TauriTavernMcpServer;
+  status: ServerStatus;
+  discovery: McpDiscoveryResult | undefined;
+  busyTools: ReadonlySet<string>;
+  on: ServerRowHandlers;
+}
+
+function RowError(props: { error: string | undefined }) {
+  if (props.error === undefined) return null;
+  return (
+    <p className="tt-mcp-error" role="alert">
+      {props.error}
+    </p>
+  );
+}
+
+/** "{implementation} · MCP {protocol}", or "MCP {protocol}" when the server did not name itself. */
+function DiscoveryHeader(props: { discovery: McpDiscoveryResult; canRefresh: boolean; onRefresh(): void }) {
+  const tr = useTr();
+  const d = props.discovery;
+  const implementation = [d.serverName, d.serverVersion].filter((x) => x !== undefined && x !== '').join(' ');
+  const count = d.tools.length;
+  return (
+    <div className="tt-mcp-discovery-head">
+      <span className="tt-mcp-implementation">
+        {implementation !== ''
+          ? tr('implementation_protocol', { implementation, protocol: d.protocolVersion })
+          : tr('protocol_only', { protocol: d.protocolVersion })}
+      </span>
+      <span className="tt-mcp-count">{count === 1 ? tr('tool_count_one') : tr('tool_count', { count })}</span>
+      <button
+        type="button"
+        className="menu_button tt-mcp-icon-button"
+        title={tr('refresh_tools')}
+        aria-label={tr('refresh_tools')}
+        disabled={!props.canRefresh}
+        onClick={props.onRefresh}
+      >
+        <i className="fa-solid fa-arrows-rotate" aria-hidden="true" />
+      </button>
+    </div>
+  );
+}
+
+function StaleTools(props: { discovery: McpDiscoveryResult; busyTools: ReadonlySet<string>; onSetOff(name: string): void }) {
+  const tr = useTr();
+  if (props.discovery.staleTools.length === 0) return null;
+  return (
+    <section className="tt-mcp-stale">
+      <h5>{tr('stale_tools')}</h5>
+      <ul>
+        {props.discovery.staleTools.map((s) => (
+          <li key={s.nativeName}>
+            <code className="tt-mcp-native-name">{s.nativeName}</code>
+            <span className={`tt-mcp-chip tt-mcp-chip-${s.permission}`}>{tr(`permission_${s.permission}`)}</span>
+            <button
+              type="button"
+              className="menu_button"
+              disabled={props.busyTools.has(s.nativeName)}
+              onClick={() => props.onSetOff(s.nativeName)}
+            >
+              {tr('set_off')}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+export function ServerConsole({ server, status, discovery, busyTools, on }: ServerConsoleProps) {
+  const tr = useTr();
+  const busy = status.activity !== undefined;
+  if (!discovery) {
+    if (server.state === 'paused') {
+      return (
+        <div className="tt-mcp-console">
+          <RowError error={status.error} />
+          <p className="tt-mcp-note">{tr('paused_note')}</p>
+        </div>
+      );
+    }
+    if (status.activity === 'discover') {
+      return (
+        <div className="tt-mcp-console">
+          <p className="tt-mcp-note" role="status">
+            <i className="fa-solid fa-spinner fa-spin" aria-hidden="true" /> {tr('discovering')}
+          </p>
+        </div>
+      );
+    }
+    const failed = status.error !== undefined;
+    return (
+      <div className="tt-mcp-console">
+        <RowError error={status.error} />
+        <button
+          type="button"
+          className="menu_button menu_button_icon"
+          disabled={busy}
+          onClick={failed ? on.refresh : on.discover}
+        >
+          <i className={failed ? 'fa-solid fa-arrows-rotate' : 'fa-solid fa-magnifying-glass'} aria-hidden="true" />
+          <span>{failed ? tr('retry') : tr('discover_tools')}</span>
+        </button>
+      </div>
+    );
+  }
+  return (
+    <div className="tt-mcp-console">
+      <DiscoveryHeader discovery={discovery} canRefresh={server.state === 'active' && !busy} onRefresh={on.refresh} />
+      {status.activity === 'discover' && (
+        <p className="tt-mcp-note" role="status">
+          <i className="fa-solid fa-spinner fa-spin" aria-hidden="true" /> {tr('discovering')}
+        </p>
+      )}
+      <RowError error={status.error} />
+      <DiscoveryNotes diagnostics={discovery.diagnostics} />
+      {discovery.tools.length === 0 ? (
+        <p className="tt-mcp-note">{tr('no_tools')}</p>
+      ) : (
+        <ul className="tt-mcp-tools">
+          {discovery.tools.map((tool) => (
+            <ToolItem
+              key={tool.nativeName}
+              tool={tool}
+              override={server.toolDescriptionOverrides[tool.nativeName]}
+              busy={busyTools.has(tool.nativeName)}
+              onPermission={(p) => on.setPermission(tool.nativeName, p)}
+              onEditDescription={() => on.editDescription(tool)}
+            />
+          ))}
+        </ul>
+      )}
+      <StaleTools discovery={discovery} busyTools={busyTools} onSetOff={on.setStaleOff} />
+    </div>
+  );
+}

@@ -1,0 +1,136 @@
+// One registration in the list (reference §8.3): its summary line, its
+// actions, and — expanded — its console. The summary's parts are separate
+// components so a row can grow (another transport's target, a sign-in
+// state, recent calls) by adding parts rather than rewriting the row.
+
+import type {
+  McpDiscoveredTool,
+  McpDiscoveryResult,
+  McpToolPermission,
+  TauriTavernMcpServer,
+} from '../../../jsapi/tauritavern-mcp';
+import { useTr } from '../ui/tr';
+import { ServerConsole } from './ServerConsole';
+
+/** What a row is doing: discovering (or refreshing) its tools, or changing its registration. */
+export type ServerActivity = 'discover' | 'mutate';
+
+export interface ServerStatus {
+  activity?: ServerActivity;
+  error?: string;
+}
+
+export interface ServerRowHandlers {
+  toggleState(): void;
+  edit(): void;
+  remove(): void;
+  toggleExpand(): void;
+  discover(): void;
+  refresh(): void;
+  setPermission(nativeName: string, permission: McpToolPermission): void;
+  editDescription(tool: McpDiscoveredTool): void;
+  setStaleOff(nativeName: string): void;
+}
+
+export interface ServerRowProps {
+  server: TauriTavernMcpServer;
+  status: ServerStatus;
+  discovery: McpDiscoveryResult | undefined;
+  expanded: boolean;
+  /** Tools whose permission change is being saved. */
+  busyTools: ReadonlySet<string>;
+  on: ServerRowHandlers;
+}
+
+/** Where the server is reached: its endpoint. */
+export function ServerTarget(props: { server: TauriTavernMcpServer }) {
+  return (
+    <code className="tt-mcp-endpoint" title={props.server.endpoint}>
+      {props.server.endpoint}
+    </code>
+  );
+}
+
+function StatusLamp(props: { server: TauriTavernMcpServer; status: ServerStatus }) {
+  const { server, status } = props;
+  const kind = status.activity ? 'busy' : status.error !== undefined ? 'error' : server.state;
+  return (
+    <span className={`tt-mcp-lamp tt-mcp-lamp-${kind}`} aria-hidden="true">
+      {status.activity && <i className="fa-solid fa-spinner fa-spin" />}
+    </span>
+  );
+}
+
+function ServerActions(props: { server: TauriTavernMcpServer; busy: boolean; expanded: boolean; on: ServerRowHandlers }) {
+  const tr = useTr();
+  const { server, busy, expanded, on } = props;
+  const active = server.state === 'active';
+  return (
+    <div className="tt-mcp-server-actions">
+      <button
+        type="button"
+        className={`menu_button tt-mcp-state tt-mcp-state-${server.state}`}
+        aria-pressed={active}
+        title={active ? tr('state_toggle_hint_pause') : tr('state_toggle_hint_activate')}
+        disabled={busy}
+        onClick={on.toggleState}
+      >
+        <i className={active ? 'fa-solid fa-toggle-on' : 'fa-solid fa-toggle-off'} aria-hidden="true" />
+        <span>{active ? tr('state_active') : tr('state_paused')}</span>
+      </button>
+      <button
+        type="button"
+        className="menu_button tt-mcp-icon-button"
+        title={tr('edit')}
+        aria-label={tr('edit')}
+        disabled={busy}
+        onClick={on.edit}
+      >
+        <i className="fa-solid fa-pen-to-square" aria-hidden="true" />
+      </button>
+      <button
+        type="button"
+        className="menu_button tt-mcp-icon-button tt-mcp-danger"
+        title={tr('remove')}
+        aria-label={tr('remove')}
+        disabled={busy}
+        onClick={on.remove}
+      >
+        <i className="fa-solid fa-trash-can" aria-hidden="true" />
+      </button>
+      <button
+        type="button"
+        className="menu_button tt-mcp-icon-button"
+        title={tr('toggle_tools')}
+        aria-label={tr('toggle_tools')}
+        aria-expanded={expanded}
+        onClick={on.toggleExpand}
+      >
+        <i className={expanded ? 'fa-solid fa-chevron-up' : 'fa-solid fa-chevron-down'} aria-hidden="true" />
+      </button>
+    </div>
+  );
+}
+
+export function ServerRow(props: ServerRowProps) {
+  const { server, status, discovery, expanded, busyTools, on } = props;
+  const busy = status.activity !== undefined;
+  return (
+    <li className={`tt-mcp-server tt-mcp-server-${server.state}${expanded ? ' tt-mcp-server-open' : ''}`}>
+      <div className="tt-mcp-server-head">
+        <StatusLamp server={server} status={status} />
+        <div className="tt-mcp-server-id">
+          <span className="tt-mcp-server-name">{server.displayName}</span>
+          <ServerTarget server={server} />
+        </div>
+        <ServerActions server={server} busy={busy} expanded={expanded} on={on} />
+      </div>
+      {!expanded && status.error !== undefined && (
+        <p className="tt-mcp-error" role="alert">
+          {status.error}
+        </p>
+      )}
+      {expanded && <ServerConsole server={server} status={status} discovery={discovery} busyTools={busyTools} on={on} />}
+    </li>
+  );
+}

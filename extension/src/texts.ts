@@ -1,0 +1,211 @@
+// Every text the Manager shows, by key. The key is looked up as
+// `mcp_manager.<key>` through SillyTavern's translate(fallback, key); the
+// English text here is the fallback. i18n/zh-cn.json and i18n/zh-tw.json
+// carry exactly these keys (test/i18n.test.ts checks both ways), and
+// `{name}` placeholders are substituted after translation.
+
+export const TEXTS = {
+  // drawer and connection states
+  title: 'MCP',
+  connecting: 'Connecting to the MCP backend…',
+  backend_down_title: 'The ttmcp backend is not running',
+  backend_down_body: 'Could not reach the ttmcp backend at {url}.',
+  backend_down_hint: 'Start it on this computer, then press Retry:',
+  error_details: 'Details: {message}',
+  backend_url: 'Backend URL',
+  backend_url_hint: 'Where ttmcp serve listens. Saved in the SillyTavern settings.',
+  backend_url_save: 'Save and retry',
+  backend_url_reload: 'The MCP host API was already loaded from {url}. Reload the page to use {next}.',
+  retry: 'Retry',
+  retrying: 'Retrying…',
+  origin_refused_title: 'This page’s origin is not allowed',
+  origin_refused_body: 'The ttmcp backend at {url} refused this page’s origin, {origin}.',
+  origin_refused_hint: 'Restart the backend with this flag, then press Retry:',
+  api_missing_title: 'TauriTavern MCP Host API is unavailable',
+  api_missing_body: 'The host API loaded in this page does not provide api.mcp. Update ttmcp and reload the page.',
+  load_failed: 'The MCP servers could not be loaded.',
+  connection_lost: 'The connection to the ttmcp backend at {url} was lost. Reconnecting…',
+  reconnect: 'Reconnect now',
+  store_unavailable: 'TauriTavern extension store is unavailable',
+  settings_column_unavailable: 'SillyTavern extension settings column is unavailable',
+  popup_unavailable: 'SillyTavern Popup API is unavailable',
+
+  // main panel
+  storage_issues: 'Registration files needing attention',
+  empty_title: 'No MCP servers yet',
+  empty_body: 'Add a Streamable HTTP endpoint to see the tools it offers.',
+  add_server: 'Add server',
+  adding: 'Adding…',
+  servers_count: 'Servers · {count}',
+  test_call: 'Test call',
+
+  // server row
+  state_active: 'Active',
+  state_paused: 'Paused',
+  state_toggle_hint_activate: 'Paused. Click to activate.',
+  state_toggle_hint_pause: 'Active. Click to pause.',
+  edit: 'Edit',
+  remove: 'Remove',
+  toggle_tools: 'Show or hide tools',
+  paused_note: 'Paused — activate to discover and test this server’s tools.',
+  discovering: 'Discovering tools…',
+  discover_tools: 'Discover tools',
+  implementation_protocol: '{implementation} · MCP {protocol}',
+  protocol_only: 'MCP {protocol}',
+  tool_count: '{count} tools',
+  tool_count_one: '1 tool',
+  no_tools: 'This server offers no tools.',
+  refresh_tools: 'Refresh tools',
+  discovery_notes: 'Discovery notes · {count}',
+  stale_tools: 'Not offered by this discovery',
+  set_off: 'Set Off',
+
+  // tool item
+  custom: 'Custom',
+  edit_description: 'Edit description',
+  permission_for: 'Permission for {name}',
+  permission_off: 'Off',
+  permission_ask: 'Ask',
+  permission_allow: 'Allow',
+  schema_hints: 'Schema & hints',
+  required_marker: 'required',
+
+  // add / edit server dialog
+  add_title: 'Add MCP server',
+  edit_title: 'Edit MCP server',
+  save: 'Save',
+  saving: 'Saving…',
+  cancel: 'Cancel',
+  input_mode: 'Input mode',
+  mode_manual: 'Manual',
+  mode_json: 'JSON',
+  name: 'Name',
+  name_placeholder: 'Local tools',
+  endpoint: 'Endpoint',
+  endpoint_hint: 'Streamable HTTP endpoint.',
+  new_server_note: 'New servers start paused, and every discovered tool starts Off.',
+  advanced: 'Advanced',
+  protocol_version: 'Protocol version',
+  protocol_auto: 'Auto (recommended)',
+  protocol_hint: 'Auto negotiates the newest mutually supported version.',
+  custom_headers: 'Custom headers',
+  header_name: 'Header name',
+  header_value: 'Header value',
+  remove_header: 'Remove header',
+  add_header: 'Add header',
+  headers_note: 'Endpoint credentials and header values are stored in plaintext and included in data backups.',
+  name_required: 'Enter a name.',
+  endpoint_invalid: 'Enter a valid http:// or https:// URL.',
+  json_label: 'MCP JSON',
+  json_hint: 'Paste one Streamable HTTP server, as a direct object or under mcpServers.',
+  json_invalid: 'Invalid MCP JSON: {message}',
+  json_not_object: '{label} must be an object',
+  json_one_server: 'configuration must contain exactly one server',
+  json_name_required: 'server name is required',
+  json_url: 'server url must be an HTTP(S) URL',
+  json_type_string: 'transport type must be a string',
+  json_type_unsupported: 'unsupported transport type: {type}',
+  json_headers_object: 'headers must be an object',
+  json_header_string: 'header {name} must be a string',
+  json_protocol: 'unsupported protocol version',
+
+  // confirmations
+  activate_title: 'Activate this MCP server?',
+  activate_http_note:
+    'This endpoint uses unencrypted HTTP. Other devices on the network may observe or modify MCP traffic, including custom headers. Activation allows manual discovery and test calls, but does not grant tool permission.',
+  activate_note:
+    'Activation allows manual discovery and test calls to this exact endpoint and sends its configured custom headers. It does not grant tool permission.',
+  activate: 'Activate',
+  remove_title: 'Remove this MCP server?',
+  remove_note: 'The registration and all saved tool settings will be removed.',
+
+  // tool description dialog
+  server_description: 'Server description',
+  custom_description: 'Custom description',
+  custom_description_hint:
+    'Replaces the server description in what the model sees. Leave empty to use the server description.',
+  property_overrides_kept: 'Custom parameter descriptions are kept: {names}.',
+  reset_all: 'Reset all customizations',
+
+  // test-call console
+  test_title: 'Test MCP tool',
+  close: 'Close',
+  no_active_servers: 'No active servers. Activate a server in the list first.',
+  server: 'Server',
+  select_server: 'Select a server…',
+  tool: 'Tool',
+  loading_tools: 'Loading tools…',
+  select_tool: 'Select a tool…',
+  no_arguments: 'This tool takes no arguments.',
+  not_set: 'Not set',
+  one_per_line: 'One value per line.',
+  field_required: 'Required',
+  field_number: 'Enter a valid number.',
+  field_integer: 'Enter a whole number.',
+  field_json: 'Enter valid JSON.',
+  side_effects_note: 'This is a real call and may have side effects. ttmcp never retries it automatically.',
+  permission_note: 'Current permission: {permission}. This explicit test call does not change it.',
+  run_test: 'Run test',
+  waiting: 'Waiting for server…',
+  stop_note: 'Stopping only ends the local wait; it cannot undo a call the server already received.',
+  stop_waiting: 'Stop waiting',
+  stopping: 'Stopping local wait…',
+  outcome_not_sent: 'Not sent',
+  outcome_unknown: 'Outcome unknown',
+  outcome_unknown_note: 'The call may have executed. ttmcp will not retry it automatically.',
+  outcome_server_error: 'Server error',
+  outcome_unsupported: 'Unsupported server response',
+  outcome_responded: 'Server responded',
+  outcome_tool_error: 'Tool returned an error',
+  structured_result: 'Structured result',
+  no_content: 'The server responded, but there is no displayable content.',
+  error_code: 'Code {code}',
+  response_type: 'Response type: {type}',
+  error_data: 'Data',
+} as const;
+
+export type TextKey = keyof typeof TEXTS;
+
+/** The prefix of every key in SillyTavern's locale data. */
+export const KEY_PREFIX = 'mcp_manager.';
+
+export type TextParams = Record<string, string | number>;
+
+/** Translates one text; see createTr. */
+export type Tr = (key: TextKey, params?: TextParams) => string;
+
+/** SillyTavern's translate(text, key): the locale's text for key, else text. */
+export type Translate = (text: string, key?: string | null) => string;
+
+/** Substitutes `{name}` placeholders; unknown names stay as written. */
+export function format(text: string, params?: TextParams): string {
+  if (!params) return text;
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) =>
+    Object.prototype.hasOwnProperty.call(params, name) ? String(params[name]) : whole,
+  );
+}
+
+/**
+ * createTr returns the Manager's translator. translate is looked up on
+ * every call (SillyTavern's context is rebuilt per getContext()), so a
+ * locale merged late still applies; without it the English text is used.
+ */
+export function createTr(translate: () => Translate | undefined): Tr {
+  return (key, params) => {
+    const fallback = TEXTS[key];
+    let text: string = fallback;
+    const fn = translate();
+    if (fn) {
+      try {
+        const translated = fn(fallback, KEY_PREFIX + key);
+        if (typeof translated === 'string' && translated !== '') text = translated;
+      } catch {
+        // a broken host translator must not take the Manager down
+      }
+    }
+    return format(text, params);
+  };
+}
+
+/** English only: the default for components rendered outside a host. */
+export const englishTr: Tr = createTr(() => undefined);

@@ -1,0 +1,310 @@
+// Test doubles for the host: SillyTavern's context (with the Popup double),
+// an in-memory api.mcp with the upstream semantics the Manager relies on,
+// the extension store and ttmcp's bridge status.
+
+import type {
+  CreateMcpServerInput,
+  McpDiscoveredTool,
+  McpDiscoveryResult,
+  McpRegistrationIdInput,
+  McpServerList,
+  McpTestCallOptions,
+  McpTestCallOutcome,
+  SetMcpServerStateInput,
+  SetMcpToolDescriptionOverrideInput,
+  SetMcpToolPermissionInput,
+  TauriTavernMcpApi,
+  TauriTavernMcpServer,
+  TestMcpToolCallInput,
+  UpdateMcpServerInput,
+} from '../../jsapi/tauritavern-mcp';
+import type { Translate } from '../src/texts';
+import { POPUP_RESULT, POPUP_TYPE, TestPopup } from './popup-double';
+
+export const SERVER_ID = '11111111-1111-4111-8111-111111111111';
+export const SERVER_B = '22222222-2222-4222-8222-222222222222';
+
+export function server(state: 'active' | 'paused' = 'paused', patch: Partial<TauriTavernMcpServer> = {}): TauriTavernMcpServer {
+  return {
+    id: SERVER_ID,
+    displayName: 'Local tools',
+    endpoint: 'http://127.0.0.1:3000/mcp',
+    headers: {},
+    protocolVersion: 'auto',
+    state,
+    toolPermissions: {},
+    toolDescriptionOverrides: {},
+    ...patch,
+  };
+}
+
+export function searchTool(patch: Partial<McpDiscoveredTool> = {}, registrationId = SERVER_ID): McpDiscoveredTool {
+  return {
+    id: `mcp/${registrationId}:search`,
+    nativeName: 'search',
+    title: 'Search files',
+    description: 'Search local files by name.',
+    inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+    annotations: {},
+    permission: 'off',
+    ...patch,
+  };
+}
+
+export function discovery(patch: Partial<McpDiscoveryResult> = {}, registrationId = SERVER_ID): McpDiscoveryResult {
+  return {
+    registrationId,
+    protocolVersion: '2026-07-28',
+    serverName: 'Local MCP',
+    tools: [searchTool({}, registrationId)],
+    diagnostics: [],
+    staleTools: [],
+    ...patch,
+  };
+}
+
+/** An API rejection as the shim makes them: message starting with the code, plus code and kind. */
+export function apiError(code: string, message: string, kind = 'BadRequest'): Error {
+  return Object.assign(new Error(`${code}: ${message}`), { code, kind });
+}
+
+// ---------------------------------------------------------------- SillyTavern
+
+export interface StDouble {
+  extensionSettings: Record<string, unknown>;
+  saves: number;
+}
+
+export interface StOptions {
+  translate?: Translate;
+  extensionSettings?: Record<string, unknown>;
+  /** false: a SillyTavern without Popup. */
+  popup?: boolean;
+}
+
+/** Installs globalThis.SillyTavern with a getContext() that builds a fresh object per call, as SillyTavern does. */
+export function installSillyTavern(opts: StOptions = {}): StDouble {
+  const st: StDouble = { extensionSettings: opts.extensionSettings ?? {}, saves: 0 };
+  (globalThis as { SillyTavern?: unknown }).SillyTavern = {
+    getContext: () => ({
+      ...(opts.popup === false ? {} : { Popup: TestPopup, POPUP_TYPE, POPUP_RESULT }),
+      ...(opts.translate ? { translate: opts.translate } : {}),
+      extensionSettings: st.extensionSettings,
+      saveSettingsDebounced: () => {
+        st.saves++;
+      },
+    }),
+  };
+  return st;
+}
+
+// ---------------------------------------------------------------- api.mcp
+
+type Method =
+  | 'list'
+  | 'create'
+  | 'update'
+  | 'setState'
+  | 'remove'
+  | 'discover'
+  | 'refresh'
+  | 'setPermission'
+  | 'setDescriptionOverride'
+  | 'testCall';
+
+function idOf(input: McpRegistrationIdInput): string {
+  return typeof input === 'string' ? input : input.registrationId;
+}
+
+/**
+ * FakeMcp is api.mcp over an in-memory registry. Each call is recorded;
+ * `failNext` makes the next call of a method reject; `testCallImpl` and
+ * `discoveryFor` decide what calls and discoveries return.
+ */
+export class FakeMcp implements TauriTavernMcpApi {
+  registrations: TauriTavernMcpServer[] = [];
+  storageIssues: McpServerList['storageIssues'] = [];
+  calls: Array<{ method: Method; input?: unknown }> = [];
+  private failures = new Map<Method, unknown[]>();
+  private nextId = 1;
+  discoveryFor: (id: string) => McpDiscoveryResult = (id) => discovery({}, id);
+  testCallImpl: (input: TestMcpToolCallInput, options?: McpTestCallOptions) => Promise<McpTestCallOutcome> = () =>
+    Promise.resolve({
+      outcome: 'known_response',
+      response: { kind: 'tool_result', isError: false, textBlocks: [{ index: 0, text: 'ok' }], diagnostics: [] },
+    });
+
+  constructor(servers: TauriTavernMcpServer[] = []) {
+    this.registrations = servers.map((s) => structuredClone(s));
+  }
+
+  failNext(method: Method, err: unknown): void {
+    const list = this.failures.get(method) ?? [];
+    list.push(err);
+    this.failures.set(method, list);
+  }
+
+  count(method: Method): number {
+    return this.calls.filter((c) => c.method === method).length;
+  }
+
+  inputs(method: Method): unknown[] {
+    return this.calls.filter((c) => c.method === method).map((c) => c.input);
+  }
+
+  private async enter(method: Method, input?: unknown): Promise<void> {
+    this.calls.push(input === undefined ? { method } : { method, input: structuredClone(input) });
+    await Promise.resolve();
+    const queued = this.failures.get(method);
+    if (queued && queued.length > 0) throw queued.shift();
+  }
+
+  private find(id: string): TauriTavernMcpServer {
+    const s = this.registrations.find((r) => r.id === id);
+    if (!s) throw apiError('mcp.registration_not_found', `MCP registration not found: ${id}`, 'NotFound');
+    return s;
+  }
+
+  private put(s: TauriTavernMcpServer): TauriTavernMcpServer {
+    this.registrations = this.registrations.map((r) => (r.id === s.id ? s : r));
+    return structuredClone(s);
+  }
+
+  servers = {
+    list: async (): Promise<McpServerList> => {
+      await this.enter('list');
+      return { servers: structuredClone(this.registrations), storageIssues: structuredClone(this.storageIssues) };
+    },
+    create: async (input: CreateMcpServerInput): Promise<TauriTavernMcpServer> => {
+      await this.enter('create', input);
+      const id = `00000000-0000-4000-8000-${String(this.nextId++).padStart(12, '0')}`;
+      const s: TauriTavernMcpServer = {
+        id,
+        displayName: input.displayName,
+        endpoint: input.endpoint,
+        headers: input.headers ?? {},
+        protocolVersion: input.protocolVersion ?? 'auto',
+        state: 'paused',
+        toolPermissions: {},
+        toolDescriptionOverrides: {},
+      };
+      this.registrations.push(s);
+      return structuredClone(s);
+    },
+    update: async (input: UpdateMcpServerInput): Promise<TauriTavernMcpServer> => {
+      await this.enter('update', input);
+      const s = this.find(input.registrationId);
+      return this.put({
+        ...s,
+        displayName: input.displayName,
+        endpoint: input.endpoint,
+        headers: input.headers,
+        protocolVersion: input.protocolVersion,
+      });
+    },
+    setState: async (input: SetMcpServerStateInput): Promise<TauriTavernMcpServer> => {
+      await this.enter('setState', input);
+      return this.put({ ...this.find(input.registrationId), state: input.state });
+    },
+    remove: async (input: McpRegistrationIdInput): Promise<void> => {
+      await this.enter('remove', input);
+      this.find(idOf(input));
+      this.registrations = this.registrations.filter((r) => r.id !== idOf(input));
+    },
+    discover: async (input: McpRegistrationIdInput): Promise<McpDiscoveryResult> => {
+      await this.enter('discover', input);
+      return structuredClone(this.discoveryFor(idOf(input)));
+    },
+    refresh: async (input: McpRegistrationIdInput): Promise<McpDiscoveryResult> => {
+      await this.enter('refresh', input);
+      return structuredClone(this.discoveryFor(idOf(input)));
+    },
+  };
+
+  tools = {
+    setPermission: async (input: SetMcpToolPermissionInput): Promise<TauriTavernMcpServer> => {
+      await this.enter('setPermission', input);
+      const s = this.find(input.registrationId);
+      const toolPermissions = { ...s.toolPermissions };
+      if (input.permission === 'off') delete toolPermissions[input.nativeName];
+      else toolPermissions[input.nativeName] = input.permission;
+      return this.put({ ...s, toolPermissions });
+    },
+    setDescriptionOverride: async (input: SetMcpToolDescriptionOverrideInput): Promise<TauriTavernMcpServer> => {
+      await this.enter('setDescriptionOverride', input);
+      const s = this.find(input.registrationId);
+      const toolDescriptionOverrides = { ...s.toolDescriptionOverrides };
+      if (input.override) toolDescriptionOverrides[input.nativeName] = input.override;
+      else delete toolDescriptionOverrides[input.nativeName];
+      return this.put({ ...s, toolDescriptionOverrides });
+    },
+    testCall: async (input: TestMcpToolCallInput, options?: McpTestCallOptions): Promise<McpTestCallOutcome> => {
+      await this.enter('testCall', input);
+      return this.testCallImpl(input, options);
+    },
+  };
+}
+
+// ---------------------------------------------------------------- store
+
+export class FakeStore {
+  data = new Map<string, unknown>();
+  calls: Array<{ method: string; input: unknown }> = [];
+  failNextSet: unknown = undefined;
+
+  private key(i: { namespace: string; key: string; table?: string }) {
+    return `${i.namespace}/${i.table ?? 'main'}/${i.key}`;
+  }
+
+  tryGetJson = async (input: { namespace: string; key: string; table?: string }) => {
+    this.calls.push({ method: 'tryGetJson', input });
+    const k = this.key(input);
+    return this.data.has(k) ? { found: true, value: this.data.get(k) } : { found: false };
+  };
+
+  setJson = async (input: { namespace: string; key: string; table?: string; value: unknown }) => {
+    this.calls.push({ method: 'setJson', input });
+    if (this.failNextSet !== undefined) {
+      const err = this.failNextSet;
+      this.failNextSet = undefined;
+      throw err;
+    }
+    this.data.set(this.key(input), input.value);
+  };
+}
+
+// ---------------------------------------------------------------- __TAURITAVERN__
+
+export interface BridgeDouble {
+  state: 'connecting' | 'open' | 'closed' | 'refused';
+  backend: string;
+  error?: { code: string; message: string };
+  reconnect?: () => Promise<void>;
+}
+
+export interface HostDouble {
+  mcp?: unknown;
+  store?: FakeStore;
+  bridge?: BridgeDouble;
+  ready?: Promise<void>;
+}
+
+/** Publishes window.__TAURITAVERN__ as a loader (or TauriTavern) would. */
+export function publishHost(h: HostDouble): void {
+  const api: Record<string, unknown> = {};
+  if (h.mcp !== undefined) api.mcp = h.mcp;
+  if (h.store) api.extension = { store: h.store };
+  (window as { __TAURITAVERN__?: unknown }).__TAURITAVERN__ = {
+    ready: h.ready ?? Promise.resolve(),
+    api,
+    ...(h.bridge ? { mcpBridge: h.bridge } : {}),
+  };
+}
+
+/** Changes the bridge state and dispatches the event, as the shim does (C2). */
+export function setBridgeState(bridge: BridgeDouble, state: BridgeDouble['state'], error?: BridgeDouble['error']): void {
+  bridge.state = state;
+  if (error) bridge.error = error;
+  else delete bridge.error;
+  window.dispatchEvent(new CustomEvent('tauritavern-mcp:state', { detail: { state } }));
+}
