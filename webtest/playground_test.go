@@ -510,7 +510,8 @@ func TestPlaygroundSettingsAndContext(t *testing.T) {
 
 // The delegated .inline-drawer-toggle handler opens and closes an
 // extension's drawer (icon classes flipped), ignoring clicks on a
-// .text_pole inside the header.
+// .text_pole inside the header. The playground opens the drawers of the
+// right-hand column at start.
 func TestPlaygroundInlineDrawer(t *testing.T) {
 	b := newBackend(t, withFixtures)
 	p := openPlayground(t, b, "")
@@ -519,20 +520,21 @@ func TestPlaygroundInlineDrawer(t *testing.T) {
 		const icon = document.querySelector('#fixture_panel .inline-drawer-icon');
 		const body = document.querySelector('#fixture_panel .inline-drawer-content');
 		return [getComputedStyle(body).display !== 'none', icon.classList.contains('up'), icon.classList.contains('fa-circle-chevron-up')];`
-	if got := evalJS[[]bool](p, state); !reflect.DeepEqual(got, []bool{false, false, false}) {
-		t.Fatalf("initially [open up chevron-up] = %v", got)
+	open, closed := []bool{true, true, true}, []bool{false, false, false}
+	if got := evalJS[[]bool](p, state); !reflect.DeepEqual(got, open) {
+		t.Fatalf("at start [open up chevron-up] = %v; want the playground to have opened it", got)
 	}
 	p.run(`document.querySelector('#fixture_panel .inline-drawer-toggle input.text_pole').click();`)
-	if got := evalJS[[]bool](p, state); !reflect.DeepEqual(got, []bool{false, false, false}) {
-		t.Errorf("after a click in the header's text_pole [open up chevron-up] = %v; want it still closed", got)
+	if got := evalJS[[]bool](p, state); !reflect.DeepEqual(got, open) {
+		t.Errorf("after a click in the header's text_pole [open up chevron-up] = %v; want it still open", got)
 	}
 	p.run(`document.querySelector('#fixture_panel .inline-drawer-toggle b').click();`)
-	if got := evalJS[[]bool](p, state); !reflect.DeepEqual(got, []bool{true, true, true}) {
-		t.Errorf("after a click on the header [open up chevron-up] = %v; want it open", got)
+	if got := evalJS[[]bool](p, state); !reflect.DeepEqual(got, closed) {
+		t.Errorf("after a click on the header [open up chevron-up] = %v; want it closed", got)
 	}
 	p.run(`document.querySelector('#fixture_panel .inline-drawer-toggle').click();`)
-	if got := evalJS[[]bool](p, state); !reflect.DeepEqual(got, []bool{false, false, false}) {
-		t.Errorf("after a second click [open up chevron-up] = %v; want it closed", got)
+	if got := evalJS[[]bool](p, state); !reflect.DeepEqual(got, open) {
+		t.Errorf("after a second click [open up chevron-up] = %v; want it open", got)
 	}
 	// The top-bar drawer hides and shows the Extensions panel.
 	p.run(`document.querySelector('#extensions-settings-button .drawer-toggle').click();`)
@@ -668,5 +670,43 @@ func TestPlaygroundCannotBeFramed(t *testing.T) {
 	}
 	if !framed("/playground.json") {
 		t.Errorf("/playground.json (no framing headers) did not load in an iframe: the probe cannot tell")
+	}
+}
+
+// openBareHost opens testdata/bare (a host with only what SillyTavern 1.12
+// gives an extension) and waits until it emitted APP_READY.
+func openBareHost(tb testing.TB, b *backend) *page {
+	tb.Helper()
+	p := openPage(tb, b.url("/webtest/bare/index.html"))
+	p.run(`await new Promise((resolve) => {
+		const check = () => document.body?.dataset.appReady === 'true' ? resolve() : setTimeout(check, 20);
+		check();
+	});`)
+	return p
+}
+
+// The bare 1.12 host is what it claims: its context has only 1.12's
+// members and POPUP_RESULT only its three results; an extension loads
+// there without manifest i18n or hooks.
+func TestBareHostIsSillyTavern112(t *testing.T) {
+	b := newBackend(t, withFixtures)
+	p := openBareHost(t, b)
+	p.run(`await new Promise((r) => { const c = () => fixtureLog.includes('ready-2') ? r() : setTimeout(c, 20); c(); });`)
+	got := evalJS[map[string]any](p, `
+		const ctx = SillyTavern.getContext();
+		return {
+			members: Object.keys(ctx).sort(), results: ctx.POPUP_RESULT, initialized: ctx.eventTypes.APP_INITIALIZED ?? null,
+			log: fixtureLog, title: fixture.topLevelTitle,
+		};`)
+	want := map[string]any{
+		"members": []any{"POPUP_RESULT", "POPUP_TYPE", "Popup", "callGenericPopup", "eventSource", "eventTypes", "event_types",
+			"extensionSettings", "saveSettingsDebounced", "t", "translate"},
+		"results":     map[string]any{"AFFIRMATIVE": 1.0, "NEGATIVE": 0.0, "CANCELLED": nil},
+		"initialized": nil,
+		"log":         []any{"early", "module", "ready-1", "ready-2"}, // no activate hook, no APP_INITIALIZED
+		"title":       "Fixture",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the bare 1.12 host:\n got %v\nwant %v", got, want)
 	}
 }

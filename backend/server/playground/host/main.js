@@ -71,6 +71,18 @@ await eventSource.emit(event_types.SETTINGS_LOADED);
 await eventSource.emit(event_types.APP_INITIALIZED);
 document.body.dataset.hostReady = 'true';
 await eventSource.emit(event_types.APP_READY);
+openExtensionDrawers();
+
+/**
+ * A newcomer comes for the Manager: the playground opens the drawers of
+ * the extensions in the right-hand column (SillyTavern leaves them closed).
+ */
+function openExtensionDrawers() {
+    for (const toggle of document.querySelectorAll('#extensions_settings2 .inline-drawer > .inline-drawer-toggle')) {
+        const content = toggle.parentElement.querySelector(':scope > .inline-drawer-content');
+        if (content && getComputedStyle(content).display === 'none') toggle.click();
+    }
+}
 
 /** /playground.json: the extensions to load and the demo server, if any. */
 async function loadConfig() {
