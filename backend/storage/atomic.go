@@ -25,7 +25,8 @@ const fileMode = 0o600
 //  2. the temporary file is synced, so its bytes are on disk before
 //  3. it is renamed over path, which replaces the directory entry at once
 //     (readers that opened the old file keep reading the old bytes);
-//  4. the directory is synced, so the rename itself survives a crash.
+//  4. the rename is made durable (replaceFile: a directory sync on Unix, a
+//     write-through move on Windows), so it survives a crash.
 //
 // The target is never opened for writing. On failure the temporary file is
 // removed and the target is left as it was.
@@ -55,24 +56,10 @@ func writeFileAtomic(path string, data []byte) (err error) {
 	if err := f.Close(); err != nil {
 		return ioError(err, "Failed to write %s: %v", tmp, reason(err))
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := replaceFile(tmp, path); err != nil {
 		return ioError(err, "Failed to replace %s with %s: %v", path, tmp, reason(err))
 	}
-	syncDir(dir)
 	return nil
-}
-
-// syncDir makes the entries of dir (a rename into it) durable. It is best
-// effort: by now the new file is in place, so failing the write would
-// misreport what happened, and some systems (Windows) cannot sync a
-// directory at all. Either way the file is whole, old or new.
-func syncDir(dir string) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return
-	}
-	d.Sync()
-	d.Close()
 }
 
 // ioError is a failure of the file system: not the caller's fault. cause
