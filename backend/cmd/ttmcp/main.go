@@ -32,9 +32,6 @@ import (
 	"github.com/ttmcp/ttmcp/jsapi"
 )
 
-// version is set with -ldflags "-X main.version=...".
-var version = "dev"
-
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -50,6 +47,10 @@ const usage = `usage:
   ttmcp install-extension --sillytavern DIR [--user default-user | --global] [--backend URL] [--uninstall]
   ttmcp version`
 
+// stdout receives what a command prints as its result (ttmcp version);
+// logs and errors go to stderr.
+var stdout io.Writer = os.Stdout
+
 func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if len(args) == 0 {
 		return errors.New(usage)
@@ -62,7 +63,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	case "install-extension":
 		return installExtension(args[1:], stderr)
 	case "version":
-		fmt.Fprintln(stderr, "ttmcp", version)
+		printVersion(stdout)
 		return nil
 	case "-h", "--help", "help":
 		fmt.Fprintln(stderr, usage)
