@@ -7,7 +7,11 @@ WASM_EXEC := $(firstword $(wildcard $(GOROOT)/lib/wasm/wasm_exec.js $(GOROOT)/mi
 WASM_RUN  := $(firstword $(wildcard $(GOROOT)/lib/wasm/go_js_wasm_exec $(GOROOT)/misc/wasm/go_js_wasm_exec))
 DIST      := jsapi/dist
 CHROME    ?= /usr/bin/chromium
-VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+# Release targets: GOOS/GOARCH. android/arm64 is for Termux.
+PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 android/arm64
 GO_SRC    := $(shell find . -name '*.go' -not -path './node_modules/*') go.mod go.sum
 NATIVE_PKGS = $$($(GO) list ./... | grep -v '/webtest$$')
 # Pinned Node tooling (tools/node): Node 22, server-everything, the
@@ -26,7 +30,7 @@ EXT_BUNDLE  := $(EXT)/dist/index.bundle.js
 EXT_SRC     := $(shell find $(EXT)/src -type f -name '*.ts*' -not -name '*.test.*' 2>/dev/null) \
                $(EXT)/build.mjs $(EXT)/tsconfig.json jsapi/tauritavern-mcp.d.ts
 
-.PHONY: all build wasm backend run test check typecheck test-js test-go test-wasm webtest bench chromium clean
+.PHONY: all build wasm backend run test check cross dist typecheck test-js test-go test-wasm webtest bench chromium clean
 .PHONY: node-tools peers conformance playground-vendor extension extension-deps test-extension
 
 all: build
@@ -66,7 +70,21 @@ $(PG_STAMP): tools/playground/package.json tools/playground/package-lock.json
 # and extension/ (the built bundle), so it is built after the shim, the
 # vendored libraries and the extension.
 backend: wasm playground-vendor extension
-	$(GO) build -trimpath -ldflags='-X main.version=$(VERSION)' -o bin/ttmcp ./backend/cmd/ttmcp
+	$(GO) build -trimpath -ldflags='$(LDFLAGS)' -o bin/ttmcp ./backend/cmd/ttmcp
+
+# Release binaries for every platform in PLATFORMS, with everything the
+# backend embeds (built by the backend target first), named
+# ttmcp-<version>-<os>-<arch>[.exe], and their SHA-256 sums. Pure Go
+# (CGO_ENABLED=0), so one machine builds them all.
+dist: backend
+	rm -rf dist && mkdir -p dist
+	@set -e; for p in $(PLATFORMS); do \
+	  os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
+	  out=dist/ttmcp-$(VERSION)-$$os-$$arch$$ext; echo "  $$out"; \
+	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags='-s -w $(LDFLAGS)' -o $$out ./backend/cmd/ttmcp; \
+	done
+	cd dist && sha256sum ttmcp-* > SHA256SUMS && cat SHA256SUMS
+	$(GO) run ./tools/distcheck $(VERSION) dist/ttmcp-*
 
 # The extension's bundle (one self-contained ES module, React included).
 extension: $(EXT_BUNDLE)
@@ -89,13 +107,24 @@ run: build
 # the Go tests with the race detector, the shim's tests under Node, and the
 # browser tests in headless Chromium (installed when missing).
 # Then the gateway against server-everything, and the MCP conformance suite.
-test: check typecheck test-extension test-js test-go test-wasm webtest peers conformance
+test: check cross typecheck test-extension test-js test-go test-wasm webtest peers conformance
 
 check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm ./jsapi
+
+# Every release platform still compiles, and vet runs once per GOOS, so a
+# change that breaks Windows, macOS or Android fails here and not on a
+# user's machine.
+cross:
+	@set -e; vetted=; for p in $(PLATFORMS); do \
+	  os=$${p%/*}; arch=$${p#*/}; echo "cross: build $$os/$$arch"; \
+	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -o /dev/null ./backend/cmd/ttmcp; \
+	  case " $$vetted " in *" $$os "*) ;; *) vetted="$$vetted $$os"; echo "cross: vet $$os"; \
+	    CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) vet ./backend/... ./jsapi ./extension;; esac; \
+	done
 
 # The TypeScript declarations must compile, with a consumer of the surface.
 typecheck: node-tools
@@ -162,5 +191,5 @@ chromium:
 	@"$(CHROME)" --version 2>/dev/null | tail -n 1
 
 clean:
-	rm -rf bin $(DIST)/*.wasm $(DIST)/wasm_exec.js $(EXT_BUNDLE)
+	rm -rf bin dist $(DIST)/*.wasm $(DIST)/wasm_exec.js $(EXT_BUNDLE)
 	rm -rf $(PG_VENDOR)/jquery $(PG_VENDOR)/toastr $(PG_VENDOR)/fontawesome $(PG_STAMP)
