@@ -53,3 +53,9 @@ func sharingViolation(err error) bool {
 		errors.Is(err, windows.ERROR_ACCESS_DENIED) ||
 		errors.Is(err, windows.ERROR_LOCK_VIOLATION)
 }
+
+// syncDir is a no-op on Windows, which cannot open a directory for
+// flushing: a new or renamed entry is made durable by NTFS's metadata
+// journal, and renames that must be durable at once go through
+// replaceFile's write-through move.
+func syncDir(dir string) {}
