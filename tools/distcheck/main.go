@@ -2,7 +2,8 @@
 // dist/ttmcp-<version>-<os>-<arch>[.exe] must be an executable of the
 // format its platform loads (ELF, Mach-O, PE), built by Go for exactly that
 // GOOS/GOARCH without cgo, and carry the version in its name; the one that
-// can run on this machine must answer `version` with it.
+// can run on this machine (natively or under qemu) must answer `version`
+// with it.
 //
 //	go run ./tools/distcheck <version> dist/ttmcp-*
 package main
@@ -14,6 +15,7 @@ import (
 	"debug/macho"
 	"debug/pe"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,8 +74,8 @@ func check(version, path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if goos == runtime.GOOS && goarch == runtime.GOARCH {
-		out, err := exec.Command(path, "version").Output()
+	if run := runner(path, goos, goarch); run != nil {
+		out, err := run.Output()
 		if err != nil {
 			return "", fmt.Errorf("version: %v", err)
 		}
@@ -83,6 +85,25 @@ func check(version, path string) (string, error) {
 		return format + ", ran: " + strings.TrimSpace(string(out)), nil
 	}
 	return format + ", " + info.GoVersion, nil
+}
+
+// runner returns the command that runs `<path> version` on this machine:
+// directly for its own platform, through qemu user emulation
+// (qemu-<arch>-static, Debian's qemu-user-static) for Linux on another
+// architecture, or nil. Android binaries need Android's dynamic linker
+// (/system/bin/linker64), so they are checked by their headers only.
+func runner(path, goos, goarch string) *exec.Cmd {
+	if goos == runtime.GOOS && goarch == runtime.GOARCH {
+		return exec.Command(path, "version")
+	}
+	qemu := map[string]string{"arm64": "qemu-aarch64-static", "amd64": "qemu-x86_64-static"}[goarch]
+	if goos != "linux" || qemu == "" {
+		return nil
+	}
+	if q, err := exec.LookPath(qemu); err == nil {
+		return exec.Command(q, path, "version")
+	}
+	return nil
 }
 
 // executableFormat checks the file's header against what goos loads and
@@ -99,7 +120,22 @@ func executableFormat(path, goos, goarch string) (string, error) {
 		if f.Machine != want || f.Type != elf.ET_EXEC && f.Type != elf.ET_DYN {
 			return "", fmt.Errorf("ELF %v %v, want an executable for %v", f.Type, f.Machine, want)
 		}
-		return "ELF " + f.Machine.String(), nil
+		interp := ""
+		for _, p := range f.Progs {
+			if p.Type == elf.PT_INTERP {
+				b, _ := io.ReadAll(p.Open())
+				interp = strings.TrimRight(string(b), "\x00")
+			}
+		}
+		// Android loads executables with its own linker; a static Linux
+		// binary has none.
+		if wantInterp := map[string]string{"android": "/system/bin/linker64"}[goos]; interp != wantInterp {
+			return "", fmt.Errorf("ELF interpreter %q, want %q", interp, wantInterp)
+		}
+		if interp != "" {
+			return "ELF " + f.Machine.String() + ", interpreter " + interp, nil
+		}
+		return "ELF " + f.Machine.String() + ", static", nil
 	case "darwin":
 		f, err := macho.Open(path)
 		if err != nil {
