@@ -97,7 +97,7 @@ describe('test-call console', () => {
     expect((await screen.findByRole('alert')).textContent).toBe('stored catalog is invalid');
     await user.click(screen.getByRole('button', { name: 'Retry' }));
     expect(await screen.findByRole('option', { name: 'Search files' })).toBeTruthy();
-    expect(screen.getByText('Catalog remains memory-only')).toBeTruthy();
+    expect(screen.getByText('Catalog remains memory-only').closest('details')?.open).toBe(true);
     expect(screen.getByText('mcp.catalog_persistence_failed').tagName).toBe('CODE');
     expect([discovers, refreshes]).toEqual([1, 1]);
   });

@@ -323,7 +323,7 @@ export function TestCallDialog(props: TestCallDialogProps) {
           </button>
         </div>
       )}
-      {discovery && <DiscoveryNotes diagnostics={discovery.diagnostics} />}
+      {discovery && <DiscoveryNotes diagnostics={discovery.diagnostics} open />}
       {server && loadError === undefined && (
         <div className="tt-mcp-field">
           <label htmlFor={`${id}-tool`}>{tr('tool')}</label>

@@ -210,7 +210,8 @@ describe('McpManagerApp', () => {
     const chips = [...document.querySelectorAll('.tt-mcp-chips > li')];
     expect(chips.map((c) => c.textContent)).toEqual(['query* (required)', 'limit']);
     expect(chips[0]?.getAttribute('title')).toBe('Search terms');
-    expect(screen.getByText('Discovery notes · 1')).toBeTruthy();
+    // folded in the list
+    expect(screen.getByText('Discovery notes · 1').closest('details')?.open).toBe(false);
     expect(screen.getByText('broken').tagName).toBe('CODE');
     expect(screen.getByText('tool skipped')).toBeTruthy();
     expect(screen.getByText('Schema & hints')).toBeTruthy();

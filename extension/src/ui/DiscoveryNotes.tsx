@@ -1,12 +1,15 @@
 import type { McpDiscoveryDiagnostic } from '../../../jsapi/tauritavern-mcp';
 import { useTr } from './tr';
 
-/** "Discovery notes · N": the diagnostics of a discovery (a tool's name, or the code, and the message). */
-export function DiscoveryNotes(props: { diagnostics: McpDiscoveryDiagnostic[] }) {
+/**
+ * "Discovery notes · N": the diagnostics of a discovery (a tool's name, or
+ * the code, and the message); open shows them unfolded.
+ */
+export function DiscoveryNotes(props: { diagnostics: McpDiscoveryDiagnostic[]; open?: boolean }) {
   const tr = useTr();
   if (props.diagnostics.length === 0) return null;
   return (
-    <details className="tt-mcp-notes">
+    <details className="tt-mcp-notes" open={props.open}>
       <summary>
         <i className="fa-solid fa-circle-info" aria-hidden="true" /> {tr('discovery_notes', { count: props.diagnostics.length })}
       </summary>
