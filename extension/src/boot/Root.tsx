@@ -47,6 +47,7 @@ export function Root({ deps }: { deps: RootDeps }) {
       try {
         const next = await deps.connect(url, attempt.current++);
         setPhase(next);
+        setBridgeState(deps.bridge()?.state);
       } finally {
         running.current = false;
         setBusy(false);
@@ -141,14 +142,15 @@ export function Root({ deps }: { deps: RootDeps }) {
       return <LoadFailed message={phase.message} busy={busy} onRetry={retry} />;
     case 'ready': {
       const b = deps.bridge();
-      const notice =
-        bridgeState === 'closed' ? (
-          <ConnectionLost
-            backend={b?.backend ?? backendUrl ?? ''}
-            busy={reconnecting}
-            {...(b?.reconnect ? { onReconnect: () => void reconnect() } : {})}
-          />
-        ) : undefined;
+      // connecting while working: the bridge is between two reconnect attempts
+      const lost = bridgeState === 'closed' || bridgeState === 'connecting';
+      const notice = lost ? (
+        <ConnectionLost
+          backend={b?.backend ?? backendUrl ?? ''}
+          busy={reconnecting}
+          {...(b?.reconnect ? { onReconnect: () => void reconnect() } : {})}
+        />
+      ) : undefined;
       return <ManagerFor api={phase.api} phase={phase} deps={deps} notice={notice} />;
     }
   }

@@ -301,6 +301,8 @@ describe('while working', () => {
     expect(
       await screen.findByText('The connection to the ttmcp backend at http://127.0.0.1:7878 was lost. Reconnecting…', { exact: false }),
     ).toBeTruthy();
+    act(() => setBridgeState(bridge, 'connecting'));
+    expect(screen.getByText(/was lost/)).toBeTruthy();
     await userEvent.setup().click(screen.getByRole('button', { name: 'Reconnect now' }));
     await waitFor(() => expect(screen.queryByText(/was lost/)).toBeNull());
     expect(bridge.reconnect).toHaveBeenCalledTimes(1);
