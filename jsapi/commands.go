@@ -1,8 +1,9 @@
 package jsapi
 
 // Command names, exactly as TauriTavern's Tauri commands (SPEC §5.2). Every
-// command takes args {"dto": {...}} except the two list commands, which take
-// no arguments.
+// MCP command takes args {"dto": {...}} except the two list commands, which
+// take no arguments; the extension store's commands (extension_store.go)
+// take theirs flat.
 const (
 	CmdListServers                = "list_mcp_servers"
 	CmdCreateServer               = "create_mcp_server"
@@ -25,9 +26,9 @@ const (
 	CmdListAuditEntries = "list_mcp_audit_entries"
 )
 
-// Commands lists every command name in the order of SPEC §5.2, then
+// McpCommands lists the MCP command names in the order of SPEC §5.2, then
 // ttmcp's additions.
-var Commands = []string{
+var McpCommands = []string{
 	CmdListServers, CmdCreateServer, CmdUpdateServer, CmdSetServerState,
 	CmdRemoveServer, CmdDiscoverTools, CmdRefreshTools, CmdSetToolPermission,
 	CmdSetToolDescriptionOverride, CmdStartTestCall, CmdTestToolCall,
@@ -35,6 +36,10 @@ var Commands = []string{
 	CmdCallLegacyTool, CmdCancelLegacyToolCall,
 	CmdListAuditEntries,
 }
+
+// Commands lists every command the backend serves: the MCP commands, then
+// the extension store's (extension_store.go).
+var Commands = append(append([]string(nil), McpCommands...), StoreCommands...)
 
 // TakesNoArgs reports whether a command is called without a dto (the two
 // list commands).

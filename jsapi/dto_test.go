@@ -44,8 +44,8 @@ func TestDTOShapes(t *testing.T) {
 	}
 }
 
-// Every command of SPEC §5.2, once, and only the two list commands take no
-// dto.
+// Every command of SPEC §5.2 and of the extension store, once, and only the
+// two list commands take no dto.
 func TestCommands(t *testing.T) {
 	seen := map[string]bool{}
 	for _, c := range jsapi.Commands {
@@ -54,14 +54,14 @@ func TestCommands(t *testing.T) {
 		}
 		seen[c] = true
 	}
-	for _, c := range []string{jsapi.CmdListAuditEntries} { // ttmcp's additions
+	for _, c := range append([]string{jsapi.CmdListAuditEntries}, jsapi.StoreCommands...) { // ttmcp's additions, the extension store
 		if !seen[c] {
 			t.Errorf("%s missing", c)
 		}
 		delete(seen, c)
 	}
-	if len(seen) != 16 {
-		t.Fatalf("%d commands of SPEC §5.2", len(seen))
+	if len(seen) != 16 || len(jsapi.StoreCommands) != 13 {
+		t.Fatalf("%d commands of SPEC §5.2, %d of the extension store", len(seen), len(jsapi.StoreCommands))
 	}
 	for _, c := range jsapi.Commands {
 		if jsapi.TakesNoArgs(c) != (c == jsapi.CmdListServers || c == jsapi.CmdListLegacyTools) {

@@ -4,8 +4,10 @@
 import type {
   McpDiscoveryResult,
   McpTestCallOutcome,
+  TauriTavernExtensionStoreApi,
   TauriTavernMcpApi,
   TauriTavernMcpError,
+  ToolDescriptionOverride,
   TtmcpMcpApi,
 } from './tauritavern-mcp.js';
 
@@ -76,6 +78,52 @@ export async function consumer(): Promise<string[]> {
     lines.push(`${e.kind} ${e.code ?? ''} ${e.message}`);
   }
   return lines;
+}
+
+// The extension store, as the MCP Manager's Exa recommendation uses it.
+export async function storeConsumer(): Promise<string[]> {
+  const store: TauriTavernExtensionStoreApi | undefined = window.__TAURITAVERN__?.api?.extension?.store;
+  if (!store) return [];
+  const marker = { namespace: 'tauritavern.mcp-manager', key: 'exa-search-recommendation-handled' };
+  const found = await store.tryGetJson<boolean>(marker);
+  const out: string[] = [];
+  if (found.found) {
+    const handled: boolean = found.value;
+    out.push(String(handled));
+  } else {
+    // @ts-expect-error: no value when not found.
+    out.push(found.value.toString());
+    await store.setJson({ ...marker, value: true });
+  }
+  await store.updateJson({ namespace: 'my-ext', key: 'settings', value: { theme: 'dark' }, table: 'state' });
+  await store.updateJSON({ namespace: 'my-ext', key: 'settings', value: null });
+  await store.renameKey({ namespace: 'my-ext', key: 'settings', newKey: 'prefs' });
+  await store.updateKey({ namespace: 'my-ext', key: 'prefs', newKey: 'settings' });
+  const settings = await store.getJson<{ theme: string }>({ namespace: 'my-ext', key: 'settings' });
+  out.push(settings.theme, ...(await store.listKeys({ namespace: 'my-ext' })), ...(await store.listTables({ namespace: 'my-ext' })));
+  await store.setBlob({ namespace: 'my-ext', key: 'icon.png', data: new Uint8Array([137, 80]) });
+  await store.setBlob({ namespace: 'my-ext', key: 'a.bin', data: 'AAEC' });
+  await store.setBlob({ namespace: 'my-ext', key: 'b.bin', data: [1, 2, 3] });
+  const blob: Blob = await store.getBlob({ namespace: 'my-ext', key: 'icon.png' });
+  out.push(blob.type, ...(await store.listBlobKeys({ namespace: 'my-ext', table: 'main' })));
+  await store.deleteBlob({ namespace: 'my-ext', key: 'icon.png' });
+  await store.deleteJson({ namespace: 'my-ext', key: 'settings' });
+  await store.deleteTable({ namespace: 'my-ext', table: 'state' });
+  // @ts-expect-error: deleteTable needs its table.
+  await store.deleteTable({ namespace: 'my-ext' });
+  // @ts-expect-error: a key is required.
+  await store.getJson({ namespace: 'my-ext' });
+  const invoke = window.__TAURITAVERN__?.invoke?.safeInvoke;
+  if (invoke) {
+    const r = await invoke('try_get_extension_store_json', { namespace: 'my-ext', key: 'k' });
+    out.push(String(r.found));
+    const b = await invoke('get_extension_store_blob', { namespace: 'my-ext', key: 'k', table: null });
+    out.push(b.mime_type);
+  }
+  // upstream's override type: properties may be left out of an input
+  const override: ToolDescriptionOverride = { description: 'Search the web' };
+  out.push(override.description ?? '');
+  return out;
 }
 
 // The legacy adapter, as TauriTavern's Generate hooks use it.

@@ -1,7 +1,8 @@
 // Type declarations of the MCP host API published by ttmcp
 // (jsapi/tauritavern-mcp.js + the wasm shim), with TauriTavern's type
-// names: window.__TAURITAVERN__.api.mcp, window.__TAURITAVERN__.invoke
-// .safeInvoke, the ready promises and the bridge status.
+// names: window.__TAURITAVERN__.api.mcp, window.__TAURITAVERN__.api
+// .extension.store, window.__TAURITAVERN__.invoke.safeInvoke, the ready
+// promises and the bridge status.
 //
 //   await (window.__TAURITAVERN__?.ready ?? window.__TAURITAVERN_MAIN_READY__);
 //   const mcp = window.__TAURITAVERN__!.api!.mcp!;
@@ -23,8 +24,9 @@ export type JsonObject = { [key: string]: JsonValue };
 export interface ToolDescriptionOverride {
   /** Replaces the tool description the model sees; absent when only properties are overridden. */
   description?: string;
-  /** Input-schema property name → description the model sees. Always present (possibly empty). */
-  properties: Record<string, string>;
+  /** Input-schema property name → description the model sees. The backend always returns it (possibly
+   * empty); an input may leave it out, as upstream's type allows. */
+  properties?: Record<string, string>;
 }
 
 export interface TauriTavernMcpServer {
@@ -297,6 +299,81 @@ export interface TtmcpMcpApi extends TauriTavernMcpApi {
   audit: McpAuditApi;
 }
 
+// ---------------------------------------------------------------- extension store
+
+/**
+ * Names (namespace, table, key, newKey) are trimmed; the backend accepts
+ * ASCII letters, digits, '_', '-' and '.', not starting with '.', at most
+ * 250 characters (else mcp.extension_store_name_invalid). A blank or absent
+ * table is "main".
+ */
+export interface ExtensionStoreTableOptions {
+  namespace: string;
+  table?: string;
+}
+
+export interface ExtensionStoreEntryOptions extends ExtensionStoreTableOptions {
+  key: string;
+}
+
+export interface ExtensionStoreSetJsonOptions extends ExtensionStoreEntryOptions {
+  /** Any JSON value (null included), serialised with JSON.stringify. */
+  value: unknown;
+}
+
+export interface ExtensionStoreRenameKeyOptions extends ExtensionStoreEntryOptions {
+  newKey: string;
+}
+
+/**
+ * A string is taken as base64 already; a Blob is read; typed arrays,
+ * ArrayBuffer and DataView are their bytes; arrays (or {data: [...]}) of
+ * numbers and numeric-keyed objects are clamped to bytes, as upstream.
+ */
+export type ExtensionStoreBlobData =
+  | string
+  | Blob
+  | ArrayBuffer
+  | ArrayBufferView
+  | ArrayLike<number>
+  | { data: ArrayLike<number> }
+  | Record<number, number>;
+
+export interface ExtensionStoreSetBlobOptions extends ExtensionStoreEntryOptions {
+  data: ExtensionStoreBlobData;
+}
+
+/** try_get_extension_store_json: a stored null is { found: true, value: null }. */
+export type ExtensionStoreJsonLookup<T = JsonValue> = { found: true; value: T } | { found: false; value?: undefined };
+
+/**
+ * __TAURITAVERN__.api.extension.store: TauriTavern's key–value store for
+ * extensions, kept under <data-root>/_tauritavern/extension-store/. Methods
+ * reject like the MCP API's (TauriTavernMcpError); a missing entry, blob or
+ * table is NotFound with code mcp.extension_store_not_found.
+ */
+export interface TauriTavernExtensionStoreApi {
+  getJson<T = JsonValue>(options: ExtensionStoreEntryOptions): Promise<T>;
+  tryGetJson<T = JsonValue>(options: ExtensionStoreEntryOptions): Promise<ExtensionStoreJsonLookup<T>>;
+  setJson(options: ExtensionStoreSetJsonOptions): Promise<null>;
+  /** Merges value into the entry: objects member by member, recursively; anything else replaces. */
+  updateJson(options: ExtensionStoreSetJsonOptions): Promise<null>;
+  updateJSON(options: ExtensionStoreSetJsonOptions): Promise<null>;
+  /** Conflict (mcp.extension_store_key_exists) when newKey exists. */
+  renameKey(options: ExtensionStoreRenameKeyOptions): Promise<null>;
+  updateKey(options: ExtensionStoreRenameKeyOptions): Promise<null>;
+  deleteJson(options: ExtensionStoreEntryOptions): Promise<null>;
+  listKeys(options: ExtensionStoreTableOptions): Promise<string[]>;
+  listTables(options: { namespace: string }): Promise<string[]>;
+  /** Removes the table's JSON entries and blobs; the table is required. */
+  deleteTable(options: { namespace: string; table: string }): Promise<null>;
+  /** A Blob typed from the key's extension (application/octet-stream when unknown). */
+  getBlob(options: ExtensionStoreEntryOptions): Promise<Blob>;
+  setBlob(options: ExtensionStoreSetBlobOptions): Promise<null>;
+  deleteBlob(options: ExtensionStoreEntryOptions): Promise<null>;
+  listBlobKeys(options: ExtensionStoreTableOptions): Promise<string[]>;
+}
+
 // ---------------------------------------------------------------- safeInvoke
 
 export interface LegacyMcpTool {
@@ -345,11 +422,40 @@ export interface McpCommandMap {
 
 export type McpCommandName = keyof McpCommandMap;
 
+/** The extension store's commands: flat args, as upstream's. */
+export interface ExtensionStoreCommandMap {
+  get_extension_store_json: { args: { namespace: string; key: string; table?: string | null }; result: JsonValue };
+  try_get_extension_store_json: {
+    args: { namespace: string; key: string; table?: string | null };
+    result: ExtensionStoreJsonLookup;
+  };
+  set_extension_store_json: { args: { namespace: string; key: string; value: unknown; table?: string | null }; result: null };
+  update_extension_store_json: { args: { namespace: string; key: string; value: unknown; table?: string | null }; result: null };
+  rename_extension_store_key: { args: { namespace: string; key: string; newKey: string; table?: string | null }; result: null };
+  delete_extension_store_json: { args: { namespace: string; key: string; table?: string | null }; result: null };
+  list_extension_store_keys: { args: { namespace: string; table?: string | null }; result: string[] };
+  list_extension_store_tables: { args: { namespace: string }; result: string[] };
+  delete_extension_store_table: { args: { namespace: string; table: string }; result: null };
+  get_extension_store_blob: {
+    args: { namespace: string; key: string; table?: string | null };
+    result: { content_base64: string; mime_type: string };
+  };
+  set_extension_store_blob: { args: { namespace: string; key: string; dataBase64: string; table?: string | null }; result: null };
+  delete_extension_store_blob: { args: { namespace: string; key: string; table?: string | null }; result: null };
+  list_extension_store_blob_keys: { args: { namespace: string; table?: string | null }; result: string[] };
+}
+
+/** Every command safeInvoke can send. */
+export type TauriTavernCommandMap = McpCommandMap & ExtensionStoreCommandMap;
+export type TauriTavernCommandName = keyof TauriTavernCommandMap;
+
 /** Sends any command with an upstream-shaped args object; rejects like the API methods. */
-export type SafeInvoke = <C extends McpCommandName>(
+export type SafeInvoke = <C extends TauriTavernCommandName>(
   command: C,
-  ...args: undefined extends McpCommandMap[C]['args'] ? [args?: McpCommandMap[C]['args']] : [args: McpCommandMap[C]['args']]
-) => Promise<McpCommandMap[C]['result']>;
+  ...args: undefined extends TauriTavernCommandMap[C]['args']
+    ? [args?: TauriTavernCommandMap[C]['args']]
+    : [args: TauriTavernCommandMap[C]['args']]
+) => Promise<TauriTavernCommandMap[C]['result']>;
 
 // ---------------------------------------------------------------- host object
 
@@ -367,7 +473,11 @@ export type McpBridgeStateEvent = CustomEvent<{ state: McpBridgeState }>;
 export interface TauriTavernHostAbi {
   /** Resolves (never rejects) once api.mcp and invoke.safeInvoke are published and the first handshake settled. */
   ready?: Promise<void>;
-  api?: { mcp?: TtmcpMcpApi; [key: string]: unknown };
+  api?: {
+    mcp?: TtmcpMcpApi;
+    extension?: { store?: TauriTavernExtensionStoreApi; [key: string]: unknown };
+    [key: string]: unknown;
+  };
   invoke?: { safeInvoke?: SafeInvoke; [key: string]: unknown };
   mcpBridge?: McpBridgeStatus;
   [key: string]: unknown;

@@ -36,7 +36,13 @@
 // dispatches CustomEvent('tauritavern-mcp:state', { detail: { state } }) on
 // window.
 //
+// Extension store: __TAURITAVERN__.api.extension.store (extension-store.js,
+// beside this file) is published synchronously too; its methods wait for
+// `ready` and then send their commands through the shim's safeInvoke.
+//
 // Importing this module twice (even from two URLs) boots the shim once.
+
+import { createExtensionStore } from './extension-store.js';
 
 const BOOT_KEY = '__ttmcpBoot';
 const LOADER_KEY = Symbol.for('ttmcp.loader');
@@ -88,6 +94,7 @@ function publishFallback(reason) {
   const fail = async () => {
     throw unavailableError(reason);
   };
+  shimInvoke = fail;
   const tt = hostAbi();
   childObject(tt, 'api').mcp = {
     servers: {
@@ -153,6 +160,7 @@ async function start(settle) {
     } finally {
       delete g[BOOT_KEY];
     }
+    shimInvoke = hostAbi().invoke?.safeInvoke ?? shimInvoke;
     exited.then(
       () => finish('the bridge program exited'),
       (err) => finish(`the bridge program failed: ${errorText(err)}`),
@@ -162,10 +170,20 @@ async function start(settle) {
   }
 }
 
+// shimInvoke sends one command: the shim's safeInvoke once it is
+// published (or the fallback's), for the extension store.
+let shimInvoke = async () => {
+  throw unavailableError('the bridge has not started');
+};
+
 function boot() {
   let settle;
   const ready = new Promise((resolve) => {
     settle = () => resolve();
+  });
+  const store = createExtensionStore(async (command, args) => {
+    await ready;
+    return shimInvoke(command, args);
   });
   g[LOADER_KEY] = { ready, backend };
   const tt = hostAbi();
@@ -174,6 +192,7 @@ function boot() {
   const status = childObject(tt, 'mcpBridge');
   status.state = 'connecting';
   status.backend = backend;
+  childObject(childObject(tt, 'api'), 'extension').store = store;
   start(settle);
   return ready;
 }

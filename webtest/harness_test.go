@@ -280,10 +280,11 @@ func (b *backend) start() {
 	b.mu.Unlock()
 	cfg := server.Config{
 		Commands: server.NewCommands(service.New(service.Config{
-			Registrations: b.store,
-			Catalogs:      b.store,
-			Gateway:       gateway.New(gateway.Config{ClientVersion: "webtest"}),
-			Audit:         b.audit,
+			Registrations:  b.store,
+			Catalogs:       b.store,
+			Gateway:        gateway.New(gateway.Config{ClientVersion: "webtest"}),
+			Audit:          b.audit,
+			ExtensionStore: storage.OpenExtensionStore(b.root),
 		}), nil),
 		Assets:           jsapi.Assets(),
 		Pages:            map[string]fs.FS{"/webtest/": os.DirFS("testdata")},

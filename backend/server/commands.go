@@ -52,6 +52,20 @@ func NewCommands(svc *service.Service, log *slog.Logger) *Commands {
 		jsapi.CmdCallLegacyTool:             withDTO(svc.CallLegacyTool),
 		jsapi.CmdCancelLegacyToolCall:       withDTO(svc.CancelLegacyCall),
 		jsapi.CmdListAuditEntries:           withDTO(svc.ListAudit),
+		// api.extension.store (args flat, as upstream's; store_commands.go)
+		jsapi.CmdGetExtensionStoreJSON:      withArgs(svc.GetExtensionStoreJSON),
+		jsapi.CmdTryGetExtensionStoreJSON:   withArgs(svc.TryGetExtensionStoreJSON),
+		jsapi.CmdSetExtensionStoreJSON:      withArgs(done(svc.SetExtensionStoreJSON)),
+		jsapi.CmdUpdateExtensionStoreJSON:   withArgs(done(svc.UpdateExtensionStoreJSON)),
+		jsapi.CmdRenameExtensionStoreKey:    withArgs(done(svc.RenameExtensionStoreKey)),
+		jsapi.CmdDeleteExtensionStoreJSON:   withArgs(done(svc.DeleteExtensionStoreJSON)),
+		jsapi.CmdListExtensionStoreKeys:     withArgs(svc.ListExtensionStoreKeys),
+		jsapi.CmdListExtensionStoreTables:   withArgs(svc.ListExtensionStoreTables),
+		jsapi.CmdDeleteExtensionStoreTable:  withArgs(done(svc.DeleteExtensionStoreTable)),
+		jsapi.CmdGetExtensionStoreBlob:      withArgs(svc.GetExtensionStoreBlob),
+		jsapi.CmdSetExtensionStoreBlob:      withArgs(done(svc.SetExtensionStoreBlob)),
+		jsapi.CmdDeleteExtensionStoreBlob:   withArgs(done(svc.DeleteExtensionStoreBlob)),
+		jsapi.CmdListExtensionStoreBlobKeys: withArgs(svc.ListExtensionStoreBlobKeys),
 	}}
 	return c
 }

@@ -55,8 +55,11 @@ type Config struct {
 	Registrations Registrations
 	Catalogs      Catalogs
 	Gateway       Gateway
-	Audit         AuditLog     // nil records nothing
-	Log           *slog.Logger // nil discards
+	Audit         AuditLog // nil records nothing
+	// ExtensionStore keeps api.extension.store; nil answers its commands
+	// with mcp.extension_store_unavailable.
+	ExtensionStore ExtensionStoreFiles
+	Log            *slog.Logger // nil discards
 }
 
 // Service implements the commands of the MCP platform.
@@ -74,6 +77,8 @@ type Service struct {
 	// calls are the prepared test calls; legacyCalls the model tool calls.
 	calls       calls
 	legacyCalls calls
+	// store serves api.extension.store (extension_store.go).
+	store extensionStore
 }
 
 // New returns a Service over the adapters of cfg.
@@ -91,6 +96,7 @@ func New(cfg Config) *Service {
 		cache:       snapshots{byID: map[domain.RegistrationID]*snapshot{}},
 		calls:       calls{byID: map[string]*preparedCall{}},
 		legacyCalls: calls{byID: map[string]*preparedCall{}},
+		store:       extensionStore{files: cfg.ExtensionStore, tables: map[string]*tableLock{}},
 	}
 }
 

@@ -96,3 +96,45 @@ export async function testCalls(n, input) {
   }
   return d;
 }
+
+// blobs: `reps` round trips of a `size`-byte blob, each timed from
+// setBlob until getBlob's bytes are in hand: through api.extension.store,
+// and through the plain client sending the same two commands with the same
+// base64 conversions (Uint8Array's toBase64/fromBase64). Returns the times
+// of set and get apart.
+export async function blobs(reps, size) {
+  plainClient ??= await connect(location.origin);
+  const p = plainClient;
+  const store = window.__TAURITAVERN__.api.extension.store;
+  const bytes = new Uint8Array(size);
+  for (let i = 0; i < size; i += 65536) crypto.getRandomValues(bytes.subarray(i, i + 65536));
+  const entry = (key) => ({ namespace: 'bench', key });
+  const pair = [
+    ['bridge', async () => {
+      await store.setBlob({ ...entry('bridge.bin'), data: bytes });
+      const t = performance.now();
+      const blob = await store.getBlob(entry('bridge.bin'));
+      return [t, new Uint8Array(await blob.arrayBuffer())];
+    }],
+    ['plain', async () => {
+      await p.invoke('set_extension_store_blob', { ...entry('plain.bin'), dataBase64: bytes.toBase64() });
+      const t = performance.now();
+      const r = await p.invoke('get_extension_store_blob', entry('plain.bin'));
+      const blob = new Blob([Uint8Array.fromBase64(r.content_base64)], { type: r.mime_type });
+      return [t, new Uint8Array(await blob.arrayBuffer())];
+    }],
+  ];
+  const same = (b) => b.length === bytes.length && b.every((x, i) => x === bytes[i]);
+  for (const [name, fn] of pair) if (!same((await fn())[1])) throw new Error(name + ': the bytes differ'); // warm-up
+  const out = { bridgeSet: [], bridgeGet: [], plainSet: [], plainGet: [] };
+  for (let r = 0; r < reps; r++) {
+    for (const [name, fn] of ordered(pair, r)) {
+      const t0 = performance.now();
+      const [t1] = await fn();
+      const t2 = performance.now();
+      out[name + 'Set'].push(t1 - t0);
+      out[name + 'Get'].push(t2 - t1);
+    }
+  }
+  return out;
+}

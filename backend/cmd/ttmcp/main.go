@@ -127,11 +127,12 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	store := storage.Open(*dataRoot)
 	removeLeftovers(*dataRoot, log)
 	svc := service.New(service.Config{
-		Registrations: store,
-		Catalogs:      store,
-		Gateway:       gateway.New(gateway.Config{ClientVersion: version, Log: log}),
-		Audit:         storage.OpenAuditLog(*dataRoot, storage.AuditOptions{}),
-		Log:           log,
+		Registrations:  store,
+		Catalogs:       store,
+		Gateway:        gateway.New(gateway.Config{ClientVersion: version, Log: log}),
+		Audit:          storage.OpenAuditLog(*dataRoot, storage.AuditOptions{}),
+		ExtensionStore: storage.OpenExtensionStore(*dataRoot),
+		Log:            log,
 	})
 	srv := server.New(server.Config{
 		Commands:     server.NewCommands(svc, log),
