@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -113,11 +112,11 @@ func (s *ExtensionStore) ReadJSON(namespace, table, key string) ([]byte, bool, e
 	}
 	v, err := parseStoreJSON(data)
 	if err != nil {
-		return nil, false, unreadable("Extension store entry contains invalid JSON %s: %v", path, err)
+		return nil, false, storeUnreadable("Extension store entry contains invalid JSON %s: %v", path, err)
 	}
 	out, err := json.Marshal(v, jsontext.EscapeForHTML(false), jsontext.EscapeForJS(false))
 	if err != nil {
-		return nil, false, unreadable("Extension store entry contains invalid JSON %s: %v", path, err)
+		return nil, false, storeUnreadable("Extension store entry contains invalid JSON %s: %v", path, err)
 	}
 	return out, true, nil
 }
@@ -327,7 +326,7 @@ func requireRegular(path, what, namespace, table, key string) error {
 		return ioError(err, "Failed to read %s: %v", path, reason(err))
 	}
 	if !fi.Mode().IsRegular() {
-		return unreadable("Extension store %s %s is not a regular file", what, path)
+		return storeUnreadable("Extension store %s %s is not a regular file", what, path)
 	}
 	return nil
 }
@@ -343,7 +342,7 @@ func entryName(namespace, table, key string) string {
 	return strings.TrimSpace(namespace) + ":" + strings.TrimSpace(table) + "/" + strings.TrimSpace(key)
 }
 
-func unreadable(format string, args ...any) error {
+func storeUnreadable(format string, args ...any) error {
 	return domain.Errorf(domain.KindInternal, domain.CodeExtensionStoreEntryUnreadable, format, args...)
 }
 
@@ -378,42 +377,17 @@ func listStoreDir(dir string, keep func(name string, mode fs.FileMode) (string, 
 	return names, nil
 }
 
-// readStoreFile reads the regular file at path, at most limit bytes; false
-// when there is no file. It opens without blocking (a FIFO would otherwise
-// wait for a writer) and refuses anything but a regular file, and a file
-// larger than limit, before reading it.
+// readStoreFile reads an entry with readRegular (a regular file, never
+// blocking, at most limit bytes; false when there is none). What it
+// refuses is mcp.extension_store_entry_unreadable.
 func readStoreFile(path string, limit int64) ([]byte, bool, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
-	}
+	data, found, err := readRegular(path, limit, "extension store")
 	if err != nil {
-		return nil, false, ioError(err, "Failed to read %s: %v", path, reason(err))
+		e := domain.Errorf(domain.KindInternal, domain.CodeExtensionStoreEntryUnreadable, "%s", err.Error())
+		e.Err = err
+		return nil, false, e
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, false, ioError(err, "Failed to read %s: %v", path, reason(err))
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, false, unreadable("Failed to read %s: not a regular file", path)
-	}
-	if fi.Size() > limit {
-		return nil, false, tooLarge(path, fi.Size(), limit)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, false, ioError(err, "Failed to read %s: %v", path, reason(err))
-	}
-	if int64(len(data)) > limit { // it grew since the Stat
-		return nil, false, tooLarge(path, int64(len(data)), limit)
-	}
-	return data, true, nil
-}
-
-func tooLarge(path string, size, limit int64) error {
-	return unreadable("Failed to read %s: it is %s bytes; ttmcp serves at most %s", path,
-		strconv.FormatInt(size, 10), strconv.FormatInt(limit, 10))
+	return data, found, nil
 }
 
 // parseStoreJSON parses one JSON value with its objects' members sorted by

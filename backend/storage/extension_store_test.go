@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/ttmcp/ttmcp/backend/domain"
@@ -172,7 +171,8 @@ func TestExtensionStoreRefusesNames(t *testing.T) {
 
 // A stored entry that cannot be served is an error naming the file
 // (mcp.extension_store_entry_unreadable), never a hang, a crash or a
-// silent null; a FIFO is refused without waiting for a writer.
+// silent null; a FIFO is refused without waiting for a writer, and a link
+// to /dev/zero without reading it.
 func TestExtensionStoreDamagedEntries(t *testing.T) {
 	s, root := openExtensionStore(t)
 	dir := filepath.Join(root, "_tauritavern", "extension-store", "ns", "kv", "main")
@@ -191,19 +191,18 @@ func TestExtensionStoreDamagedEntries(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "folder.json"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.json"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("/dev/zero", filepath.Join(dir, "zero.json")); err != nil {
-		t.Fatal(err)
-	}
+	plantSpecialFiles(t, dir) // fifo.json, zero.json where the system has them
 	big, err := os.Create(filepath.Join(dir, "big.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	big.Truncate(MaxExtensionStoreEntry + 1) // sparse: refused by its size, never read
 	big.Close()
-	for _, key := range []string{"syntax", "empty", "trailing", "utf8", "surrogate", "duplicate", "deep", "folder", "fifo", "zero", "big"} {
+	keys := []string{"syntax", "empty", "trailing", "utf8", "surrogate", "duplicate", "deep", "folder", "big"}
+	if hasSpecialFiles {
+		keys = append(keys, "fifo", "zero")
+	}
+	for _, key := range keys {
 		_, found, err := s.ReadJSON("ns", "main", key)
 		if found {
 			t.Errorf("%s: found", key)
