@@ -408,8 +408,10 @@ func (b *backend) countInvokes(command string) int {
 	return n
 }
 
-// gatedStore is the storage the service uses, with a gate on Scan, so a
-// test can hold a list_mcp_servers in flight inside the backend.
+// gatedStore is the storage the service uses, with a gate on the Stat of
+// the registrations folder (every list_mcp_servers revalidates the
+// service's view with it first), so a test can hold a list in flight
+// inside the backend.
 type gatedStore struct {
 	*storage.Store
 
@@ -418,8 +420,8 @@ type gatedStore struct {
 	entered chan struct{}
 }
 
-// holdNextScan makes the next Scan wait until release is called; entered
-// is closed once that Scan has started waiting.
+// holdNextScan makes the next Stat of the registrations folder wait until
+// release is called; entered is closed once it has started waiting.
 func (s *gatedStore) holdNextScan() (entered <-chan struct{}, release func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -429,7 +431,7 @@ func (s *gatedStore) holdNextScan() (entered <-chan struct{}, release func()) {
 	return in, func() { once.Do(func() { close(gate) }) }
 }
 
-func (s *gatedStore) Scan() ([]domain.Registration, []jsapi.StorageIssue, error) {
+func (s *gatedStore) RegistrationsFolderStamp() domain.FileStamp {
 	s.mu.Lock()
 	gate, entered := s.gate, s.entered
 	s.gate, s.entered = nil, nil
@@ -438,7 +440,7 @@ func (s *gatedStore) Scan() ([]domain.Registration, []jsapi.StorageIssue, error)
 		close(entered)
 		<-gate
 	}
-	return s.Store.Scan()
+	return s.Store.RegistrationsFolderStamp()
 }
 
 // ---------------------------------------------------------------- wire tap

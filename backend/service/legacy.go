@@ -33,7 +33,7 @@ const (
 // left out is a diagnostic; one server's problem never hides another's
 // tools. The order is by server name (case-insensitive), then ToolId.
 func (s *Service) ListLegacyTools(ctx context.Context) (jsapi.LegacyMcpToolList, error) {
-	regs, issues, err := s.regs.Scan()
+	regs, issues, err := s.scan()
 	if err != nil {
 		return jsapi.LegacyMcpToolList{}, internal("cannot list MCP registrations", err)
 	}

@@ -10,19 +10,44 @@ import (
 
 // List returns every healthy registration and one storage issue per file
 // that could not be loaded (reference §2.5).
+//
+// It is served from the service's view of the registrations (listView),
+// revalidated against the directory first, so it costs a directory read
+// and a Stat per file plus reading what changed. The result is shared with
+// the lists that got the same view: callers must not modify it.
 func (s *Service) List(ctx context.Context) (jsapi.McpServerList, error) {
-	regs, issues, err := s.regs.Scan()
+	res, err := s.view.current()
 	if err != nil {
 		return jsapi.McpServerList{}, internal("cannot list MCP registrations", err)
 	}
-	out := jsapi.McpServerList{Servers: make([]jsapi.McpServer, 0, len(regs)), StorageIssues: issues}
-	if out.StorageIssues == nil {
-		out.StorageIssues = []jsapi.StorageIssue{}
+	return res.serverList(), nil
+}
+
+// ListEncoded is List encoded with encode (the command server's JSON
+// encoding), done once per version of the view: every list of an
+// unchanged folder returns the same bytes, which callers must not modify.
+func (s *Service) ListEncoded(ctx context.Context, encode func(any) ([]byte, error)) ([]byte, error) {
+	res, err := s.view.current()
+	if err != nil {
+		return nil, internal("cannot list MCP registrations", err)
 	}
-	for _, r := range regs {
-		out.Servers = append(out.Servers, ServerDTO(r))
+	return res.encoded(encode)
+}
+
+// scan returns every healthy registration and the storage issues, from the
+// revalidated view. The slices are shared: callers must not modify them.
+func (s *Service) scan() ([]domain.Registration, []jsapi.StorageIssue, error) {
+	res, err := s.view.current()
+	if err != nil {
+		return nil, nil, err
 	}
-	return out, nil
+	return res.regs, res.issues, nil
+}
+
+// save writes r and has the view read it again.
+func (s *Service) save(r domain.Registration) error {
+	defer s.view.forget(r.ID)
+	return s.regs.Save(r)
 }
 
 // Create registers a new server. It always starts paused, with a fresh
@@ -51,7 +76,7 @@ func (s *Service) Create(ctx context.Context, dto jsapi.CreateMcpServerDto) (jsa
 		return jsapi.McpServer{}, err
 	}
 	defer unlock()
-	if err := s.regs.Save(r); err != nil {
+	if err := s.save(r); err != nil {
 		return jsapi.McpServer{}, saveFailed(err)
 	}
 	return ServerDTO(r), nil
@@ -127,7 +152,9 @@ func (s *Service) Remove(ctx context.Context, dto jsapi.McpRegistrationIdDto) er
 	if _, err := s.load(id); err != nil {
 		return err
 	}
-	if err := s.regs.Delete(id); err != nil {
+	err = s.regs.Delete(id)
+	s.view.forget(id)
+	if err != nil {
 		return internal("cannot remove MCP registration", err)
 	}
 	s.cache.remove(id)
@@ -198,7 +225,7 @@ func (s *Service) mutate(ctx context.Context, id domain.RegistrationID, change f
 	if err := change(&next); err != nil {
 		return err
 	}
-	if err := s.regs.Save(next); err != nil {
+	if err := s.save(next); err != nil {
 		return saveFailed(err)
 	}
 	return nil

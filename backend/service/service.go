@@ -18,9 +18,16 @@ import (
 
 // Registrations is the registration storage the service needs.
 type Registrations interface {
-	// Scan loads every registration file; files that cannot be loaded are
-	// reported as issues while the healthy ones still load.
-	Scan() ([]domain.Registration, []jsapi.StorageIssue, error)
+	// RegistrationsFolderStamp stats the folder of the registration files
+	// (unknown when it cannot be stated).
+	RegistrationsFolderStamp() domain.FileStamp
+	// ListRegistrationFiles lists the registration files, in file name
+	// order, with a stamp of each, without reading them.
+	ListRegistrationFiles() ([]domain.StoredFile, error)
+	// LoadRegistrationFile loads one listed file: its registration, or the
+	// storage issue saying why it cannot be loaded, and the stamp of what
+	// was read.
+	LoadRegistrationFile(name string) (domain.Registration, *jsapi.StorageIssue, domain.FileStamp)
 	// Load returns false when the registration does not exist.
 	Load(id domain.RegistrationID) (domain.Registration, bool, error)
 	// Save writes a registration atomically.
@@ -74,6 +81,8 @@ type Service struct {
 	mu chan struct{}
 	// cache holds the published catalog snapshots in memory.
 	cache snapshots
+	// view holds the registrations as listed, revalidated by every list.
+	view *listView
 	// calls are the prepared test calls; legacyCalls the model tool calls.
 	calls       calls
 	legacyCalls calls
@@ -94,6 +103,7 @@ func New(cfg Config) *Service {
 		log:         cfg.Log,
 		mu:          make(chan struct{}, 1),
 		cache:       snapshots{byID: map[domain.RegistrationID]*snapshot{}},
+		view:        newListView(cfg.Registrations),
 		calls:       calls{byID: map[string]*preparedCall{}},
 		legacyCalls: calls{byID: map[string]*preparedCall{}},
 		store:       extensionStore{files: cfg.ExtensionStore, tables: map[string]*tableLock{}},

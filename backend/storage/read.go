@@ -50,43 +50,50 @@ const CodeRegistrationTooLarge = "mcp.registration_too_large"
 // A symbolic link whose target does not exist is an error, not "nothing":
 // something is there, and a create must not silently replace it.
 func readRegular(path string, limit int64, what string) ([]byte, bool, error) {
+	data, fi, err := readRegularInfo(path, limit, what)
+	return data, fi != nil, err
+}
+
+// readRegularInfo is readRegular returning what Fstat said of the file it
+// read (nil when there was nothing to read).
+func readRegularInfo(path string, limit int64, what string) ([]byte, fs.FileInfo, error) {
 	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if lfi, lerr := os.Lstat(path); lerr == nil && lfi.Mode()&fs.ModeSymlink != 0 {
 			target, _ := os.Readlink(path)
-			return nil, false, unreadable(path, "it is a symbolic link to %s, which does not exist", target)
+			return nil, nil, unreadable(path, "it is a symbolic link to %s, which does not exist", target)
 		}
-		return nil, false, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, false, ioError(err, "Failed to read %s: %v", path, reason(err))
+		return nil, nil, ioError(err, "Failed to read %s: %v", path, reason(err))
 	}
 	if err := checkRegular(path, fi, limit, what); err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	f, err := openNoBlock(path)
 	if errors.Is(err, fs.ErrNotExist) { // removed since the Stat
-		return nil, false, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, false, ioError(err, "Failed to read %s: %v", path, reason(err))
+		return nil, nil, ioError(err, "Failed to read %s: %v", path, reason(err))
 	}
 	defer f.Close()
 	if fi, err = f.Stat(); err != nil {
-		return nil, false, ioError(err, "Failed to read %s: %v", path, reason(err))
+		return nil, nil, ioError(err, "Failed to read %s: %v", path, reason(err))
 	}
 	if err := checkRegular(path, fi, limit, what); err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	data := make([]byte, 0, fi.Size()+1) // +1: EOF without growing
 	data, err = readAtMost(f, data, limit+1)
 	if err != nil {
-		return nil, false, ioError(err, "Failed to read %s: %v", path, reason(err))
+		return nil, nil, ioError(err, "Failed to read %s: %v", path, reason(err))
 	}
 	if int64(len(data)) > limit { // it grew since the Stat
-		return nil, false, tooLarge(path, int64(len(data)), limit, what, true)
+		return nil, nil, tooLarge(path, int64(len(data)), limit, what, true)
 	}
-	return data, true, nil
+	return data, fi, nil
 }
 
 // readAtMost appends to buf what r holds, up to n bytes in all.
@@ -151,12 +158,18 @@ func unreadable(path, format string, args ...any) error {
 
 // readText reads the file at path with readRegular; it must be UTF-8 text.
 func readText(path string, limit int64, what string) ([]byte, bool, error) {
-	data, found, err := readRegular(path, limit, what)
-	if !found || err != nil {
-		return nil, false, err
+	data, fi, err := readTextInfo(path, limit, what)
+	return data, fi != nil, err
+}
+
+// readTextInfo is readText returning what Fstat said of the file it read.
+func readTextInfo(path string, limit int64, what string) ([]byte, fs.FileInfo, error) {
+	data, fi, err := readRegularInfo(path, limit, what)
+	if fi == nil || err != nil {
+		return nil, fi, err
 	}
 	if !utf8.Valid(data) {
-		return nil, false, domain.Errorf(domain.KindBadRequest, "", "Invalid UTF-8 in %s: invalid UTF-8 sequence at byte offset %d", path, invalidUTF8Offset(data))
+		return nil, fi, domain.Errorf(domain.KindBadRequest, "", "Invalid UTF-8 in %s: invalid UTF-8 sequence at byte offset %d", path, invalidUTF8Offset(data))
 	}
-	return data, true, nil
+	return data, fi, nil
 }

@@ -67,46 +67,92 @@ func (s *Store) CatalogPath(id domain.RegistrationID) string {
 // nothing; a directory that cannot be listed fails the whole scan, since
 // its healthy registrations would silently disappear.
 func (s *Store) Scan() ([]domain.Registration, []jsapi.StorageIssue, error) {
-	dir := s.registrationsDir()
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return []domain.Registration{}, []jsapi.StorageIssue{}, nil
-	}
+	files, err := s.ListRegistrationFiles()
 	if err != nil {
-		return nil, nil, ioError(err, "Failed to read directory %s: %v", dir, reason(err))
+		return nil, nil, err
 	}
 	regs := []domain.Registration{}
 	issues := []jsapi.StorageIssue{}
-	issue := func(name, message string) {
-		issues = append(issues, jsapi.StorageIssue{FileName: strings.ToValidUTF8(name, "\uFFFD"), Message: message})
-	}
-	for _, entry := range entries { // sorted by name
-		name := entry.Name()
-		stem, ok := strings.CutSuffix(name, ".json")
-		if !ok || stem == "" {
-			continue // ".json" has no extension, as Rust's Path sees it
-		}
-		path := filepath.Join(dir, name)
-		if !utf8.ValidString(stem) {
-			issue(name, "mcp.registration_filename_utf8: filename is not valid UTF-8")
-			continue
-		}
-		id, err := domain.ParseRegistrationID(stem)
-		if err != nil {
-			issue(name, err.Error())
-			continue
-		}
-		reg, found, err := s.load(path, id)
-		switch {
-		case err != nil:
-			issue(name, err.Error())
-		case !found: // removed since the directory was listed
-			issue(name, "File not found: "+path)
-		default:
+	for _, f := range files {
+		reg, issue, _ := s.LoadRegistrationFile(f.Name)
+		if issue != nil {
+			issues = append(issues, *issue)
+		} else {
 			regs = append(regs, reg)
 		}
 	}
 	return regs, issues, nil
+}
+
+// RegistrationsFolderStamp returns the stamp of the registrations
+// directory (Stat; unknown when it cannot be stated, or is missing). It
+// changes whenever an entry is added, removed or renamed over.
+func (s *Store) RegistrationsFolderStamp() domain.FileStamp {
+	fi, err := os.Stat(s.registrationsDir())
+	if err != nil {
+		return domain.FileStamp{}
+	}
+	return stampOf(fi)
+}
+
+// ListRegistrationFiles lists the registrations directory as Scan sees it
+// ("*.json" entries), in file name order, without reading any file: a
+// directory read and a Stat per entry (links followed; the stamp is
+// unknown when Stat fails). It is what a view of the registrations checks to know
+// which files changed since it loaded them (LoadRegistrationFile).
+func (s *Store) ListRegistrationFiles() ([]domain.StoredFile, error) {
+	dir := s.registrationsDir()
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return []domain.StoredFile{}, nil
+	}
+	if err != nil {
+		return nil, ioError(err, "Failed to read directory %s: %v", dir, reason(err))
+	}
+	files := make([]domain.StoredFile, 0, len(entries))
+	for _, entry := range entries { // sorted by name
+		name := entry.Name()
+		if stem, ok := strings.CutSuffix(name, ".json"); !ok || stem == "" {
+			continue // ".json" has no extension, as Rust's Path sees it
+		}
+		f := domain.StoredFile{Name: name}
+		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			f.Stamp = stampOf(fi)
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+// LoadRegistrationFile loads the registration file called name (an entry
+// of ListRegistrationFiles): the registration, or the storage issue that
+// reports why it cannot be loaded (reference §2.5), and the stamp of what
+// was read (unknown if nothing could be).
+func (s *Store) LoadRegistrationFile(name string) (domain.Registration, *jsapi.StorageIssue, domain.FileStamp) {
+	issue := func(message string) *jsapi.StorageIssue {
+		return &jsapi.StorageIssue{FileName: strings.ToValidUTF8(name, "\uFFFD"), Message: message}
+	}
+	stem := strings.TrimSuffix(name, ".json")
+	if !utf8.ValidString(stem) {
+		return domain.Registration{}, issue("mcp.registration_filename_utf8: filename is not valid UTF-8"), domain.FileStamp{}
+	}
+	id, err := domain.ParseRegistrationID(stem)
+	if err != nil {
+		return domain.Registration{}, issue(err.Error()), domain.FileStamp{}
+	}
+	path := filepath.Join(s.registrationsDir(), name)
+	reg, fi, err := s.loadInfo(path, id)
+	var stamp domain.FileStamp
+	if fi != nil {
+		stamp = stampOf(fi)
+	}
+	switch {
+	case err != nil:
+		return domain.Registration{}, issue(err.Error()), stamp
+	case fi == nil: // removed since the directory was listed
+		return domain.Registration{}, issue("File not found: " + path), stamp
+	}
+	return reg, nil, stamp
 }
 
 // Load returns the registration id, or false when it has no file. A file
@@ -120,15 +166,22 @@ func (s *Store) Load(id domain.RegistrationID) (domain.Registration, bool, error
 }
 
 func (s *Store) load(path string, id domain.RegistrationID) (domain.Registration, bool, error) {
-	data, found, err := readText(path, MaxRegistrationFileBytes, "registration")
-	if !found || err != nil {
-		return domain.Registration{}, false, err
+	reg, fi, err := s.loadInfo(path, id)
+	return reg, fi != nil && err == nil, err
+}
+
+// loadInfo is load returning what Fstat said of the file it read (nil when
+// nothing was read), also when its content is refused.
+func (s *Store) loadInfo(path string, id domain.RegistrationID) (domain.Registration, fs.FileInfo, error) {
+	data, fi, err := readTextInfo(path, MaxRegistrationFileBytes, "registration")
+	if fi == nil || err != nil {
+		return domain.Registration{}, fi, err
 	}
 	reg, err := decodeRegistration(data, path, id)
 	if err != nil {
-		return domain.Registration{}, false, err
+		return domain.Registration{}, fi, err
 	}
-	return reg, true, nil
+	return reg, fi, nil
 }
 
 // invalidUTF8Offset returns the offset of the first invalid UTF-8 sequence
