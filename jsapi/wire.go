@@ -73,4 +73,5 @@ const (
 	CloseMessageTooBig   = 1009 // a frame above MaxInboundFrame
 	CloseGoingAway       = 1001 // backend shutting down
 	CloseUnsupportedData = 1003 // a binary frame: the protocol is JSON text
+	CloseTryAgainLater   = 1013 // too many sockets, or a page not reading its results
 )

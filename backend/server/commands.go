@@ -33,7 +33,9 @@ func NewCommands(svc *service.Service, log *slog.Logger) *Commands {
 		log = slog.New(slog.DiscardHandler)
 	}
 	c := &Commands{log: log, table: map[string]handler{
-		jsapi.CmdListServers:    noArgs(svc.List),
+		jsapi.CmdListServers: noArgs(func(ctx context.Context) (encoded, error) {
+			return svc.ListEncoded(ctx, encodeResult) // shared while the folder is unchanged
+		}),
 		jsapi.CmdCreateServer:   withDTO(svc.Create),
 		jsapi.CmdUpdateServer:   withDTO(svc.Update),
 		jsapi.CmdSetServerState: withDTO(svc.SetState),
@@ -70,7 +72,9 @@ func NewCommands(svc *service.Service, log *slog.Logger) *Commands {
 	return c
 }
 
-// Invoke runs one command and returns its result as JSON.
+// Invoke runs one command and returns its result as JSON. The result may
+// be shared with other calls (list_mcp_servers of an unchanged folder):
+// callers must not modify it.
 func (c *Commands) Invoke(ctx context.Context, name string, args jsontext.Value) (_ jsontext.Value, err error) {
 	h, ok := c.table[name]
 	if !ok {
@@ -89,12 +93,24 @@ func (c *Commands) Invoke(ctx context.Context, name string, args jsontext.Value)
 		}
 		return nil, err
 	}
-	out, err := json.Marshal(v, jsontext.EscapeForHTML(false), jsontext.EscapeForJS(false), json.Deterministic(true))
+	if e, ok := v.(encoded); ok {
+		return jsontext.Value(e), nil
+	}
+	out, err := encodeResult(v)
 	if err != nil {
 		return nil, errorf(jsapi.KindInternal, jsapi.CodeInternal, "%s: cannot encode the result: %v", name, err)
 	}
 	return out, nil
 }
+
+// encodeResult encodes a command's result for a result frame.
+func encodeResult(v any) ([]byte, error) {
+	return json.Marshal(v, jsontext.EscapeForHTML(false), jsontext.EscapeForJS(false), json.Deterministic(true))
+}
+
+// encoded is a result already encoded by encodeResult, possibly shared with
+// other results: it is written as is and never modified.
+type encoded []byte
 
 // noArgs adapts a command without a dto; args may be absent, null or {}.
 func noArgs[R any](fn func(context.Context) (R, error)) handler {

@@ -13,6 +13,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -54,6 +55,13 @@ type Config struct {
 	// MaxInFlight bounds the concurrent requests of one socket (default 64);
 	// further frames wait, which pushes back on the page.
 	MaxInFlight int
+	// MaxSockets bounds the open command sockets (default 256); a socket
+	// beyond it is closed at once with 1013 and a reason.
+	MaxSockets int
+	// MaxQueuedPerSocket and MaxQueued bound the result bytes waiting to be
+	// written, to one socket (default 16 MiB) and across sockets (default
+	// 128 MiB); see outbox.go.
+	MaxQueuedPerSocket, MaxQueued int64
 }
 
 // DefaultAllowOrigins are SillyTavern's default origins.
@@ -75,6 +83,8 @@ type Server struct {
 	mu      sync.Mutex
 	sockets map[*websocket.Conn]struct{}
 	wg      sync.WaitGroup // socket handlers
+
+	outbox *outbox // the result bytes waiting to be written
 }
 
 // New returns a Server for cfg.
@@ -88,6 +98,15 @@ func New(cfg Config) *Server {
 	if cfg.MaxInFlight <= 0 {
 		cfg.MaxInFlight = 64
 	}
+	if cfg.MaxSockets <= 0 {
+		cfg.MaxSockets = defaultMaxSockets
+	}
+	if cfg.MaxQueuedPerSocket <= 0 {
+		cfg.MaxQueuedPerSocket = defaultMaxQueuedPerSocket
+	}
+	if cfg.MaxQueued <= 0 {
+		cfg.MaxQueued = defaultMaxQueued
+	}
 	if cfg.Token == "" {
 		cfg.Token = NewToken()
 	}
@@ -97,6 +116,7 @@ func New(cfg Config) *Server {
 		token:   cfg.Token,
 		origins: make(map[string]bool),
 		sockets: make(map[*websocket.Conn]struct{}),
+		outbox:  newOutbox(cfg.MaxQueuedPerSocket, cfg.MaxQueued),
 	}
 	for _, o := range cfg.AllowOrigins {
 		if n, ok := normalizeOrigin(o); ok {
@@ -212,15 +232,19 @@ func (s *Server) Close() {
 	}
 }
 
-func (s *Server) track(c *websocket.Conn) bool {
+// track counts a new socket, or says why it must close at once.
+func (s *Server) track(c *websocket.Conn) (code websocket.StatusCode, reason string, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ctx.Err() != nil {
-		return false
+		return jsapi.CloseGoingAway, "ttmcp backend shutting down", false
+	}
+	if len(s.sockets) >= s.cfg.MaxSockets {
+		return jsapi.CloseTryAgainLater, fmt.Sprintf("ttmcp: too many open pages (%d sockets); close some and reconnect", s.cfg.MaxSockets), false
 	}
 	s.sockets[c] = struct{}{}
 	s.wg.Add(1)
-	return true
+	return 0, "", true
 }
 
 func (s *Server) untrack(c *websocket.Conn) {

@@ -30,13 +30,16 @@ func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // Accept has answered the request
 	}
-	if !s.track(c) {
-		c.Close(jsapi.CloseGoingAway, "ttmcp backend shutting down")
+	if code, reason, ok := s.track(c); !ok {
+		c.Close(code, reason)
 		return
 	}
 	defer s.untrack(c)
 	c.SetReadLimit(jsapi.MaxInboundFrame)
 	sock := &socket{srv: s, conn: c, inflight: map[uint64]bool{}, slots: make(chan struct{}, s.cfg.MaxInFlight)}
+	sock.writes, sock.abortWrites = context.WithCancel(context.Background())
+	defer sock.abortWrites()
+	defer s.outbox.forget(sock)
 	sock.run()
 }
 
@@ -49,6 +52,13 @@ type socket struct {
 	mu       sync.Mutex
 	inflight map[uint64]bool
 	work     sync.WaitGroup
+
+	backlog backlog // its results waiting to be written (under srv.outbox.mu)
+	// writes is the parent of every write's context; abortWrites tears the
+	// connection down under a write that is stuck (a page dropped for not
+	// reading).
+	writes      context.Context
+	abortWrites context.CancelFunc
 }
 
 // hello is the first frame.
@@ -157,7 +167,7 @@ func (sk *socket) handshake() bool {
 // context: a cancelled request still answers, and a cancelled write
 // context would tear the socket down without a status.
 func (sk *socket) write(frame []byte) error {
-	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	ctx, cancel := context.WithTimeout(sk.writes, writeTimeout)
 	defer cancel()
 	return sk.conn.Write(ctx, websocket.MessageText, frame)
 }
@@ -184,19 +194,18 @@ func (sk *socket) end(id uint64) {
 // reply writes a result frame in the fixed layout of jsapi.ResultHead, the
 // payload last, so the shim can cut it out without decoding it.
 func (sk *socket) reply(id uint64, value jsontext.Value, err error) {
-	var b []byte
-	b = append(b, jsapi.ResultHead...)
-	b = strconv.AppendUint(b, id, 10)
+	var head []byte
+	head = append(head, jsapi.ResultHead...)
+	head = strconv.AppendUint(head, id, 10)
 	if err != nil {
 		body, _ := json.Marshal(errorBody(err))
-		b = append(b, jsapi.ResultError...)
-		b = append(b, body...)
+		head = append(head, jsapi.ResultError...)
+		head = append(head, body...)
+		value = nil
 	} else {
-		b = append(b, jsapi.ResultOK...)
-		b = append(b, value...)
+		head = append(head, jsapi.ResultOK...)
 	}
-	b = append(b, '}')
-	if werr := sk.write(b); werr != nil {
+	if werr := sk.writeResult(head, value, []byte{'}'}); werr != nil {
 		sk.srv.log.Debug("cannot write result", "id", id, "err", werr)
 	}
 }
