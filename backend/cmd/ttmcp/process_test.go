@@ -40,7 +40,7 @@ type process struct {
 
 // startProcess runs `ttmcp args...` as a child process and waits for the
 // URL it announces.
-func startProcess(t *testing.T, args ...string) *process {
+func startProcess(t testing.TB, args ...string) *process {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "TTMCP_TEST_MAIN=1")
