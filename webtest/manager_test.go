@@ -9,7 +9,9 @@ package webtest
 import (
 	"encoding/json"
 	"io/fs"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,6 +89,7 @@ func TestManagerEndToEnd(t *testing.T) {
 	demo := newDemoServer(t)
 	b := newBackend(t, withManager(demo))
 	p := openManager(t, b)
+	p.run(`await ui.row('Exa Search');`) // the recommended entry, created once, paused
 	shots(p, "manager-list")
 
 	// Add.
@@ -220,6 +223,47 @@ func TestManagerJSONImport(t *testing.T) {
 	if reg == nil || reg["endpoint"] != demo.endpoint() || headers["x-api-key"] != "k-123" || reg["state"] != "paused" {
 		t.Fatalf("imported registration: %v", reg)
 	}
+}
+
+// The Exa Search recommendation is offered once per data root: removed,
+// it stays removed across a backend restart (its marker is in the
+// extension store on disk).
+func TestManagerExaMarkerSurvivesRestart(t *testing.T) {
+	needBundle(t)
+	b := newBackend(t, withManager(nil))
+	p := openManager(t, b)
+	p.run(`await ui.row('Exa Search');
+		await ui.click('button', 'Remove', await ui.row('Exa Search'));
+		await ui.click('button', 'Remove');
+		await ui.withText('No MCP servers yet', document);`)
+	marker := filepath.Join(b.root, "_tauritavern", "extension-store")
+	if found := findFile(marker, "exa-search-recommendation-handled"); found == "" {
+		t.Errorf("no marker file under %s", marker)
+	}
+	b.stop()
+	b.start()
+	p.navigate(b.url("/"))
+	waitHostReady(p)
+	loadUI(p)
+	p.run(`await ui.withText(/Servers · \d+|No MCP servers yet/, document);`)
+	if text := evalJS[string](p, `return ui.text(document.body);`); strings.Contains(text, "Exa Search") {
+		t.Errorf("after a restart the Exa entry is back: %s", text)
+	}
+	if n := len(b.regFiles()); n != 0 {
+		t.Errorf("%d registrations after the restart; want none", n)
+	}
+}
+
+// findFile returns the first file under root whose path contains part.
+func findFile(root, part string) string {
+	found := ""
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.Contains(p, part) && found == "" {
+			found = p
+		}
+		return nil
+	})
+	return found
 }
 
 // The playground's one click: "Add the demo server", and the Manager lists

@@ -1,10 +1,10 @@
 // window.ui: finds what a user sees — by role and accessible name, by label,
 // by text — and acts on it as a user would (clicks, typing that React
 // notices). Loaded into a page by webtest/manager_test.go. Every finder
-// waits (up to 15 s) for its element and throws with what it looked for
+// waits (up to 25 s) for its element and throws with what it looked for
 // and what was there instead.
 (() => {
-  const WAIT_MS = 15000;
+  const WAIT_MS = 25000;
 
   const visible = (el) => !!el && el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden';
   const text = (el) => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
