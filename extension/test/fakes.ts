@@ -4,6 +4,10 @@
 
 import type {
   CreateMcpServerInput,
+  ExtensionStoreEntryOptions,
+  ExtensionStoreJsonLookup,
+  ExtensionStoreSetJsonOptions,
+  JsonValue,
   McpDiscoveredTool,
   McpDiscoveryResult,
   McpRegistrationIdInput,
@@ -18,6 +22,7 @@ import type {
   TestMcpToolCallInput,
   UpdateMcpServerInput,
 } from '../../jsapi/tauritavern-mcp';
+import type { ExtensionStore } from '../src/host/tauritavern';
 import type { Translate } from '../src/texts';
 import { POPUP_RESULT, POPUP_TYPE, TestPopup } from './popup-double';
 
@@ -247,22 +252,23 @@ export class FakeMcp implements TauriTavernMcpApi {
 
 // ---------------------------------------------------------------- store
 
-export class FakeStore {
+/** The store's JSON entries in memory (the two methods the Manager uses). */
+export class FakeStore implements ExtensionStore {
   data = new Map<string, unknown>();
   calls: Array<{ method: string; input: unknown }> = [];
   failNextSet: unknown = undefined;
 
-  private key(i: { namespace: string; key: string; table?: string }) {
+  private key(i: ExtensionStoreEntryOptions) {
     return `${i.namespace}/${i.table ?? 'main'}/${i.key}`;
   }
 
-  tryGetJson = async (input: { namespace: string; key: string; table?: string }) => {
+  tryGetJson = async <T = JsonValue>(input: ExtensionStoreEntryOptions): Promise<ExtensionStoreJsonLookup<T>> => {
     this.calls.push({ method: 'tryGetJson', input });
     const k = this.key(input);
-    return this.data.has(k) ? { found: true, value: this.data.get(k) } : { found: false };
+    return this.data.has(k) ? { found: true, value: this.data.get(k) as T } : { found: false };
   };
 
-  setJson = async (input: { namespace: string; key: string; table?: string; value: unknown }) => {
+  setJson = async (input: ExtensionStoreSetJsonOptions): Promise<null> => {
     this.calls.push({ method: 'setJson', input });
     if (this.failNextSet !== undefined) {
       const err = this.failNextSet;
@@ -270,6 +276,7 @@ export class FakeStore {
       throw err;
     }
     this.data.set(this.key(input), input.value);
+    return null;
   };
 }
 

@@ -1,17 +1,14 @@
 // window.__TAURITAVERN__ as this extension sees it: the readiness promise,
 // api.mcp, api.extension.store (C5) and ttmcp's bridge status (C2). The
-// MCP types come from jsapi/tauritavern-mcp.d.ts; the store and the bridge
-// status are declared here as far as the Manager uses them, since older
-// loaders (and TauriTavern itself) may lack them and the Manager degrades
-// when they are absent.
+// types come from jsapi/tauritavern-mcp.d.ts; the bridge status's error and
+// reconnect (C2) are declared here until the declarations carry them. Any
+// of these may be absent (an older loader, TauriTavern itself), and the
+// Manager degrades then.
 
-import type { TauriTavernMcpApi } from '../../../jsapi/tauritavern-mcp';
+import type { TauriTavernExtensionStoreApi, TauriTavernMcpApi } from '../../../jsapi/tauritavern-mcp';
 
-/** The subset of api.extension.store (upstream surface) the Manager uses. */
-export interface ExtensionStore {
-  tryGetJson(input: { namespace: string; key: string; table?: string }): Promise<{ found: boolean; value?: unknown }>;
-  setJson(input: { namespace: string; key: string; table?: string; value: unknown }): Promise<unknown>;
-}
+/** The part of api.extension.store the Manager uses. */
+export type ExtensionStore = Pick<TauriTavernExtensionStoreApi, 'tryGetJson' | 'setJson'>;
 
 export type BridgeState = 'connecting' | 'open' | 'closed' | 'refused';
 
