@@ -61,6 +61,13 @@ export async function consumer(): Promise<string[]> {
     await invoke('start_mcp_test_call', { dto: { callId: crypto.randomUUID() } });
   }
   addEventListener('tauritavern-mcp:state', (e) => lines.push(e.detail.state));
+  const bridge = window.__TAURITAVERN__?.mcpBridge;
+  if (bridge && bridge.state === 'refused') {
+    lines.push(bridge.error?.code ?? '', bridge.error?.message ?? '', bridge.backend);
+    await bridge.reconnect();
+  }
+  // @ts-expect-error: not a bridge state.
+  if (bridge?.state === 'failed') lines.push('never');
 
   // ttmcp's audit log (SPEC §10).
   const recent = await mcp.audit.list({ registrationId: server.id, limit: 20 });

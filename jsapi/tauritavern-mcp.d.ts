@@ -199,7 +199,7 @@ export type McpErrorKind = 'BadRequest' | 'NotFound' | 'Conflict' | 'Unavailable
 /**
  * Every rejection of the API: message is the backend's message (starting
  * with the code where one applies, e.g. "mcp.endpoint_invalid: ..."). Host
- * codes: mcp.host_unavailable, mcp.host_connection_lost,
+ * codes: mcp.host_unavailable, mcp.origin_not_allowed, mcp.host_connection_lost,
  * mcp.request_too_large, mcp.dto_invalid, mcp.command_unknown,
  * mcp.host_internal.
  */
@@ -459,13 +459,31 @@ export type SafeInvoke = <C extends TauriTavernCommandName>(
 
 // ---------------------------------------------------------------- host object
 
-export type McpBridgeState = 'connecting' | 'open' | 'closed';
+/**
+ * - connecting: an attempt is in progress; calls wait for it.
+ * - open: calls are sent at once.
+ * - closed: the last attempt failed (error.code mcp.host_unavailable, the message names the
+ *   backend) or the shim could not start; calls reject at once; attempts continue with a
+ *   capped backoff.
+ * - refused: the backend refused this page's origin (error.code mcp.origin_not_allowed, the
+ *   message names the origin and --allow-origin); calls reject at once (a test call resolves
+ *   not_sent) and the bridge makes no attempt of its own: only reconnect(), or a call made 30 s
+ *   or more after the refusal, tries again.
+ */
+export type McpBridgeState = 'connecting' | 'open' | 'closed' | 'refused';
 
-/** __TAURITAVERN__.mcpBridge; every change also dispatches McpBridgeStateEvent on window. */
+/**
+ * __TAURITAVERN__.mcpBridge: ttmcp's own object beside the API (not in upstream's); every
+ * change of state also dispatches McpBridgeStateEvent on window.
+ */
 export interface McpBridgeStatus {
   state: McpBridgeState;
   /** The backend origin, e.g. "http://127.0.0.1:7878". */
   backend: string;
+  /** Why the bridge is not open (the last attempt's failure, or a dropped connection); absent when open. */
+  error?: { code: string; message: string };
+  /** One attempt now (none while open; the one in progress while connecting); resolves when it has settled. */
+  reconnect(): Promise<void>;
 }
 
 export type McpBridgeStateEvent = CustomEvent<{ state: McpBridgeState }>;

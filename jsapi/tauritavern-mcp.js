@@ -24,17 +24,24 @@
 // shim's first connection does not wait for another round trip.)
 //
 // The shim calls settled() once the API is published and its first
-// handshake has settled (succeeded or failed); `ready` then resolves.
-// `ready` never rejects (as upstream): when the backend cannot be reached
-// the API methods reject with an Error whose code is 'mcp.host_unavailable'
-// and whose message names the backend. When the shim itself cannot be
-// loaded, or the Go program exits, this module publishes fallback methods
-// that reject the same way, and resolves `ready`.
+// handshake has settled (succeeded, failed or refused); `ready` then
+// resolves. `ready` never rejects (as upstream): when the backend cannot be
+// reached the API methods reject with an Error whose code is
+// 'mcp.host_unavailable' and whose message names the backend; when the
+// backend refuses this page's origin they reject with
+// 'mcp.origin_not_allowed' and the backend's message (it names the origin
+// and --allow-origin). When the shim itself cannot be loaded, or the Go
+// program exits, this module publishes fallback methods that reject with
+// 'mcp.host_unavailable', and resolves `ready`.
 //
-// Bridge status: __TAURITAVERN__.mcpBridge = { state, backend } is kept
-// current (state 'connecting' | 'open' | 'closed') and every change
-// dispatches CustomEvent('tauritavern-mcp:state', { detail: { state } }) on
-// window.
+// Bridge status (ttmcp's, contract C2): __TAURITAVERN__.mcpBridge =
+// { state, backend, error?, reconnect() } is kept current (state
+// 'connecting' | 'open' | 'closed' | 'refused'; error {code, message} says
+// why it is not open) and every change dispatches
+// CustomEvent('tauritavern-mcp:state', { detail: { state } }) on window.
+// reconnect() makes one attempt now and resolves when it has settled; after
+// a refusal it is the only way (besides a call 30 s later) to try again. In
+// the fallback it loads the shim again.
 //
 // Extension store: __TAURITAVERN__.api.extension.store (extension-store.js,
 // beside this file) is published synchronously too; its methods wait for
@@ -89,10 +96,12 @@ function unavailableError(reason) {
 }
 
 // publishFallback installs methods that reject with mcp.host_unavailable,
-// replacing a shim that could not start or has exited.
+// replacing a shim that could not start or has exited; the status says
+// why, and its reconnect() loads the shim again.
 function publishFallback(reason) {
+  const error = unavailableError(reason);
   const fail = async () => {
-    throw unavailableError(reason);
+    throw error;
   };
   shimInvoke = fail;
   const tt = hostAbi();
@@ -102,9 +111,27 @@ function publishFallback(reason) {
       remove: fail, discover: fail, refresh: fail,
     },
     tools: { setPermission: fail, setDescriptionOverride: fail, testCall: fail },
+    audit: { list: fail },
   };
   childObject(tt, 'invoke').safeInvoke = fail;
+  const status = childObject(tt, 'mcpBridge');
+  status.error = { code: error.code, message: error.message };
+  status.reconnect = restart;
   setBridgeState('closed');
+}
+
+// restart loads and runs the shim again (the fallback's reconnect); it
+// resolves when the new shim's first attempt has settled, or when it failed
+// to start (the fallback is then published again).
+let restarting = null;
+function restart() {
+  restarting ??= new Promise((resolve) => {
+    setBridgeState('connecting');
+    start(resolve);
+  }).finally(() => {
+    restarting = null;
+  });
+  return restarting;
 }
 
 function errorText(err) {
@@ -192,6 +219,14 @@ function boot() {
   const status = childObject(tt, 'mcpBridge');
   status.state = 'connecting';
   status.backend = backend;
+  delete status.error;
+  // Until the shim publishes its own status: wait for it, then ask it.
+  const early = async () => {
+    await ready;
+    const current = hostAbi().mcpBridge;
+    if (typeof current?.reconnect === 'function' && current.reconnect !== early) return current.reconnect();
+  };
+  status.reconnect = early;
   childObject(childObject(tt, 'api'), 'extension').store = store;
   start(settle);
   return ready;

@@ -43,7 +43,8 @@ func TestPublishSurface(t *testing.T) {
 		t.Error("no safeInvoke")
 	}
 	st := tt.Get("mcpBridge")
-	if keys(st) != "state,backend" || st.Get("state").String() != stateConnecting || st.Get("backend").String() != testOrigin {
+	if keys(st) != "state,backend,reconnect" || st.Get("state").String() != stateConnecting || st.Get("backend").String() != testOrigin ||
+		st.Get("reconnect").Type() != js.TypeFunction {
 		t.Errorf("mcpBridge = %s", stringify(st))
 	}
 

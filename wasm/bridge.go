@@ -25,11 +25,13 @@ type env struct {
 	setTimeout       js.Value
 	clearTimeout     js.Value
 	random           func() float64
-	handshakeTimeout int // ms for one attempt: session fetch, socket open, welcome
+	now              func() float64 // ms, for the refusal's quiet period
+	handshakeTimeout int            // ms for one attempt: session fetch, socket open, welcome
 }
 
 func browserEnv() env {
 	random := global.Get("Math").Get("random")
+	dateNow := global.Get("Date").Get("now")
 	return env{
 		fetch:            global.Get("fetch"),
 		webSocket:        global.Get("WebSocket"),
@@ -37,6 +39,7 @@ func browserEnv() env {
 		setTimeout:       global.Get("setTimeout"),
 		clearTimeout:     global.Get("clearTimeout"),
 		random:           func() float64 { return random.Invoke().Float() },
+		now:              func() float64 { return dateNow.Invoke().Float() },
 		handshakeTimeout: 10000,
 	}
 }
@@ -51,8 +54,10 @@ type bridge struct {
 	env    env
 
 	// status (status.go)
-	state  string
-	status js.Value // the mcpBridge object, once published
+	state      string
+	status     js.Value // the mcpBridge object, once published
+	errCode    string   // mcpBridge.error, "" when there is none
+	errMessage string
 
 	// connection (conn.go)
 	conn       *conn // the open connection, or nil
@@ -62,6 +67,8 @@ type bridge struct {
 	reason     string // why the last attempt failed
 	retryFunc  js.Func
 	retryTimer js.Value
+	refusedAt  float64    // env.now() when the backend refused this origin
+	waiters    []js.Value // resolve functions of reconnect() promises, until the attempt settles
 	// prefetched is the loader's GET /jsapi/session, started while the
 	// wasm downloaded: the first attempt uses it instead of fetching, which
 	// saves a round trip before ready. Later attempts fetch afresh.

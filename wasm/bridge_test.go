@@ -25,7 +25,9 @@ type fakeNet struct {
 	lastURL  string // of the last fetch
 	fail     string // when set, fetch rejects with TypeError(fail)
 	status   int    // HTTP status of the session answer
+	body     string // when set, the session answer's JSON body instead of {token, ws}
 	token    string
+	clock    float64 // ms, what env.now returns
 	sockets  []*fakeSocket
 	funcs    []js.Func
 }
@@ -52,6 +54,9 @@ func newFakeNet(t *testing.T) (*fakeNet, env) {
 		body := jsObject.New()
 		body.Set("token", n.token)
 		body.Set("ws", "ws://127.0.0.1:7878/ws")
+		if n.body != "" {
+			body, _ = parseJSON(js.ValueOf(n.body))
+		}
 		resp := jsObject.New()
 		resp.Set("ok", n.status >= 200 && n.status < 300)
 		resp.Set("status", n.status)
@@ -84,6 +89,7 @@ func newFakeNet(t *testing.T) (*fakeNet, env) {
 		setTimeout:       global.Get("setTimeout"),
 		clearTimeout:     global.Get("clearTimeout"),
 		random:           func() float64 { return random },
+		now:              func() float64 { return n.clock },
 		handshakeTimeout: 2000,
 	}
 }
@@ -377,7 +383,7 @@ func TestSessionRefusedAndBadToken(t *testing.T) {
 
 func TestHandshakeTimeout(t *testing.T) {
 	n, e := newFakeNet(t)
-	e.handshakeTimeout = 30
+	e.handshakeTimeout = 500 // long enough for the test to reach the socket on a loaded machine
 	b := newBridge(testOrigin, e)
 	b.connect()
 	defer b.cancelRetry()

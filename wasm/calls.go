@@ -35,7 +35,8 @@ type call struct {
 // invoke sends command with args (a JS string holding a JSON object) and
 // reports the outcome to h. It never blocks: an open connection sends at
 // once, a connection attempt in progress queues the call, a closed bridge
-// refuses it.
+// refuses it, and so does a refused one (with the refusal) unless the
+// refusal is older than refusedQuiet: then the call starts an attempt.
 func (b *bridge) invoke(command string, args js.Value, h handler) {
 	b.nextID++
 	id := b.nextID
@@ -50,6 +51,12 @@ func (b *bridge) invoke(command string, args js.Value, h handler) {
 		b.send(c)
 	case b.pending != nil:
 		b.queued = append(b.queued, c)
+	case b.refusedNow():
+		h.rejected(b.refusedError())
+	case b.state == stateRefused:
+		// refused a while ago: this call makes one attempt and waits for it
+		b.queued = append(b.queued, c)
+		b.connect()
 	default:
 		h.rejected(b.unavailableError())
 	}

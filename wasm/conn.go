@@ -4,6 +4,7 @@ package main
 
 import (
 	"strconv"
+	"strings"
 	"syscall/js"
 
 	"github.com/ttmcp/ttmcp/jsapi"
@@ -65,7 +66,7 @@ func (b *bridge) connect() {
 			return
 		}
 		if !r.Get("ok").Truthy() {
-			c.fail("GET " + jsapi.PathSession + " answered HTTP " + strconv.Itoa(r.Get("status").Int()))
+			c.refused(r)
 			return
 		}
 		body, err := tryCall(func() js.Value { return r.Call("json") })
@@ -79,6 +80,38 @@ func (b *bridge) connect() {
 	}, func(e js.Value) {
 		c.fail("GET " + jsapi.PathSession + " failed: " + jsErrorText(e))
 	})
+}
+
+// refused handles a session answer that is not ok: a 403 whose JSON body
+// has code mcp.origin_not_allowed (contract C3) refuses the bridge; any
+// other answer fails the attempt.
+func (c *conn) refused(r js.Value) {
+	status := r.Get("status").Int()
+	failed := "GET " + jsapi.PathSession + " answered HTTP " + strconv.Itoa(status)
+	if status != 403 || r.Get("json").Type() != js.TypeFunction {
+		c.fail(failed)
+		return
+	}
+	body, err := tryCall(func() js.Value { return r.Call("json") })
+	if err != nil {
+		c.fail(failed)
+		return
+	}
+	then(body, func(v js.Value) {
+		code, message := option(v, "code"), option(v, "message")
+		if code.Type() != js.TypeString || code.String() != jsapi.CodeOriginNotAllowed {
+			c.fail(failed)
+			return
+		}
+		m := ""
+		if message.Type() == js.TypeString {
+			m = message.String()
+		}
+		if !strings.HasPrefix(m, jsapi.CodeOriginNotAllowed+": ") {
+			m = jsapi.CodeOriginNotAllowed + ": the ttmcp backend at " + c.b.origin + " refused this page's origin; restart it with --allow-origin <this page's origin>"
+		}
+		c.refuse(m)
+	}, func(js.Value) { c.fail(failed) })
 }
 
 // gotSession opens the WebSocket named by the session answer.
@@ -161,8 +194,10 @@ func (c *conn) handshake(data js.Value) {
 	b.epoch++
 	c.epoch = b.epoch
 	b.failures, b.reason = 0, ""
+	b.setError("", "")
 	b.sendQueued()
 	b.setState(stateOpen)
+	b.settleWaiters()
 	b.firstSettle()
 }
 
@@ -172,19 +207,45 @@ func (c *conn) fail(reason string) {
 	if c.done || c.open {
 		return
 	}
+	b := c.b
+	b.failures++
+	b.reason = reason
+	err := b.unavailableError()
+	b.setError(jsapi.CodeHostUnavailable, err.Get("message").String())
+	c.end(stateClosed, err)
+	b.scheduleRetry()
+}
+
+// refuse ends a connection attempt that the backend refused (this page's
+// origin is not allowed): the calls queued behind it reject with the
+// refusal, and no retry is scheduled; only reconnect() or a call made at
+// least refusedQuiet later tries again.
+func (c *conn) refuse(message string) {
+	if c.done || c.open {
+		return
+	}
+	b := c.b
+	b.failures = 0
+	b.reason = message
+	b.refusedAt = b.env.now()
+	b.setError(jsapi.CodeOriginNotAllowed, message)
+	c.end(stateRefused, b.refusedError())
+}
+
+// end closes an attempt that did not open, sets the state and fails the
+// calls queued behind it with err.
+func (c *conn) end(state string, err js.Value) {
 	c.detach()
 	b := c.b
 	if b.pending == c {
 		b.pending = nil
 	}
-	b.failures++
-	b.reason = reason
 	queued := b.takeQueued()
-	b.setState(stateClosed)
-	b.scheduleRetry()
+	b.setState(state)
 	for _, q := range queued {
-		q.h.lost(false, b.unavailableError())
+		q.h.lost(false, err)
 	}
+	b.settleWaiters()
 	b.firstSettle()
 }
 
@@ -196,6 +257,7 @@ func (b *bridge) dropped(c *conn) {
 		b.conn = nil
 	}
 	lost := b.takeInflight()
+	b.setError(jsapi.CodeHostConnectionLost, jsapi.CodeHostConnectionLost+": the connection to the ttmcp backend at "+b.origin+" dropped; reconnecting")
 	b.connect()
 	for _, q := range lost {
 		q.h.lost(true, newError(jsapi.CodeHostConnectionLost, jsapi.KindUnavailable,
@@ -256,6 +318,47 @@ func (b *bridge) cancelRetry() {
 		b.env.clearTimeout.Invoke(b.retryTimer)
 		b.retryFunc.Release()
 		b.retryFunc = js.Func{}
+	}
+}
+
+// refusedQuiet is how long (ms) after a refusal the bridge makes no
+// attempt of its own: calls reject at once, and only reconnect() tries.
+const refusedQuiet = 30000
+
+// refusedNow reports whether the bridge is refused and still quiet: a call
+// now rejects with the refusal without an attempt.
+func (b *bridge) refusedNow() bool {
+	return b.state == stateRefused && b.env.now()-b.refusedAt < refusedQuiet
+}
+
+// refusedError is the rejection of a call while the origin is refused: the
+// server's message, which names the origin and --allow-origin.
+func (b *bridge) refusedError() js.Value {
+	return newError(jsapi.CodeOriginNotAllowed, jsapi.KindUnavailable, b.reason)
+}
+
+// reconnect is mcpBridge.reconnect(): one attempt now, unless one is in
+// progress (then that one) or the bridge is open. The Promise resolves
+// when the attempt has settled, whatever its outcome (state and error say
+// which).
+func (b *bridge) reconnect() js.Value {
+	p, resolve, _ := newPromise()
+	if b.conn != nil {
+		resolve.Invoke()
+		return p
+	}
+	b.waiters = append(b.waiters, resolve)
+	b.connect() // does nothing while an attempt is in progress
+	return p
+}
+
+// settleWaiters resolves the reconnect() promises of the attempt that has
+// just settled.
+func (b *bridge) settleWaiters() {
+	w := b.waiters
+	b.waiters = nil
+	for _, resolve := range w {
+		resolve.Invoke()
 	}
 }
 

@@ -223,6 +223,14 @@ func strLen(s js.Value) int {
 	return jsObject.Invoke(s).Get("length").Int()
 }
 
+// option is v?.[field]: undefined unless v is an object.
+func option(v js.Value, field string) js.Value {
+	if !isObject(v) {
+		return js.Undefined()
+	}
+	return v.Get(field)
+}
+
 // isObject reports whether v is a non-null object or a function (what
 // JavaScript's `input?.x` can read a property of without boxing).
 func isObject(v js.Value) bool {

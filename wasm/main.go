@@ -35,9 +35,14 @@
 //
 // # Bridge status
 //
-// window.__TAURITAVERN__.mcpBridge = { state, backend } is kept current
-// (state "connecting" | "open" | "closed"), and every change dispatches
-// CustomEvent("tauritavern-mcp:state", { detail: { state } }) on window.
+// window.__TAURITAVERN__.mcpBridge = { state, backend, error?, reconnect() }
+// is kept current (contract C2: state "connecting" | "open" | "closed" |
+// "refused"; error {code, message} while not open), and every change
+// dispatches CustomEvent("tauritavern-mcp:state", { detail: { state } }) on
+// window. A backend that refuses the page's origin (403 with
+// mcp.origin_not_allowed, contract C3) puts the bridge in "refused": calls
+// reject at once with the backend's message and no attempt is made until
+// reconnect() or a call 30 s later (status.go, conn.go).
 package main
 
 import "syscall/js"

@@ -4,24 +4,54 @@ package main
 
 import "syscall/js"
 
-// Bridge states, as in window.__TAURITAVERN__.mcpBridge.state.
+// Bridge states, as in window.__TAURITAVERN__.mcpBridge.state (contract C2).
 const (
 	stateConnecting = "connecting" // a connection attempt is in progress; calls wait for it
 	stateOpen       = "open"       // handshake done; calls are sent at once
-	stateClosed     = "closed"     // the last attempt failed; calls reject at once
+	stateClosed     = "closed"     // the last attempt failed; calls reject at once, retries continue
+	stateRefused    = "refused"    // the backend refused this page's origin; no automatic attempts
 )
 
 // stateEvent is dispatched on window at every state change.
 const stateEvent = "tauritavern-mcp:state"
 
-// newStatus makes the mcpBridge object: {state, backend}. The bridge keeps
-// it current from then on.
+// newStatus makes the mcpBridge object (contract C2): {state, backend,
+// error?, reconnect()}. The bridge keeps it current from then on: error is
+// {code, message}, why the last attempt failed or the connection dropped,
+// and is absent while open.
 func (b *bridge) newStatus() js.Value {
 	status := jsObject.New()
 	status.Set("state", b.state)
 	status.Set("backend", b.origin)
+	if b.errCode != "" {
+		status.Set("error", b.statusError())
+	}
+	status.Set("reconnect", guard("mcpBridge.reconnect", func([]js.Value) js.Value {
+		return b.reconnect()
+	}))
 	b.status = status
 	return status
+}
+
+// setError records why the bridge is not open, in mcpBridge.error; code ""
+// removes it.
+func (b *bridge) setError(code, message string) {
+	b.errCode, b.errMessage = code, message
+	if b.status.Type() != js.TypeObject {
+		return
+	}
+	if code == "" {
+		b.status.Delete("error")
+		return
+	}
+	b.status.Set("error", b.statusError())
+}
+
+func (b *bridge) statusError() js.Value {
+	e := jsObject.New()
+	e.Set("code", b.errCode)
+	e.Set("message", b.errMessage)
+	return e
 }
 
 // setState records a state, mirrors it into mcpBridge and tells the page.

@@ -21,6 +21,10 @@ func (b *bridge) testCall(input, options js.Value) js.Value {
 		resolve.Invoke(localNotSent())
 		return p
 	}
+	if b.refusedNow() {
+		resolve.Invoke(refusedOutcome(b.refusedError()))
+		return p
+	}
 
 	// Capture the input before anything asynchronous: dto =
 	// Object.assign({}, input, {callId}), serialised at once.
@@ -155,7 +159,17 @@ func (t *testStart) lost(sent bool, err js.Value) {
 		t.resolve.Invoke(connectionLostOutcome(false))
 		return
 	}
+	if code := err.Get("code"); code.Type() == js.TypeString && code.String() == jsapi.CodeOriginNotAllowed {
+		t.resolve.Invoke(refusedOutcome(err)) // the backend refused this origin: nothing was sent
+		return
+	}
 	t.reject.Invoke(err) // the backend could not be reached at all
+}
+
+// refusedOutcome is the outcome of a test call while the backend refuses
+// this page's origin: not_sent, with the refusal's code and message.
+func refusedOutcome(err js.Value) js.Value {
+	return outcome(jsapi.OutcomeNotSent, jsapi.CodeOriginNotAllowed, err.Get("message").String())
 }
 
 // testRun handles test_mcp_tool_call: the backend's outcome is returned

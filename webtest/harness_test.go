@@ -17,6 +17,7 @@ package webtest
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -220,7 +221,10 @@ type backend struct {
 	root  string
 	store *gatedStore
 	audit *storage.AuditLog
-	addr  string // 127.0.0.1:port, fixed at the first start
+	addr  string   // 127.0.0.1:port, fixed at the first start
+	allow []string // --allow-origin, read at each start
+	// assets replaces jsapi.Assets() when set, read at each start.
+	assets fs.FS
 
 	configure []func(*server.Config) // applied to every start's Config
 
@@ -286,7 +290,8 @@ func (b *backend) start() {
 			Audit:          b.audit,
 			ExtensionStore: storage.OpenExtensionStore(b.root),
 		}), nil),
-		Assets:           jsapi.Assets(),
+		Assets:           cmp.Or[fs.FS](b.assets, jsapi.Assets()),
+		AllowOrigins:     b.allow,
 		Pages:            map[string]fs.FS{"/webtest/": os.DirFS("testdata")},
 		Version:          "webtest",
 		HandshakeTimeout: 3 * time.Second,

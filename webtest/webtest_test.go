@@ -511,9 +511,9 @@ func TestForeignOriginIsRefused(t *testing.T) {
 	];`)
 	for i, e := range errs {
 		what := []string{"list()", "create()", "safeInvoke()"}[i]
-		wantRejection(t, what+" from a foreign origin", e, jsapi.CodeHostUnavailable, jsapi.KindUnavailable)
-		if e != nil && !strings.Contains(e.Message, b.origin()) {
-			t.Errorf("%s message %q does not name the backend %s", what, e.Message, b.origin())
+		wantRejection(t, what+" from a foreign origin", e, jsapi.CodeOriginNotAllowed, jsapi.KindUnavailable)
+		if e != nil && !strings.Contains(e.Message, "--allow-origin "+foreign.URL) {
+			t.Errorf("%s message %q does not name the flag and origin %s", what, e.Message, foreign.URL)
 		}
 	}
 	if n := len(b.seenInvokes()); n != 0 {
