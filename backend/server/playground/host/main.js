@@ -19,6 +19,7 @@ import { activateExtensions } from './extensions.js';
 import { addLocaleData, applyLocale, getCurrentLocale, t, translate } from './i18n.js';
 import { callGenericPopup, Popup, POPUP_RESULT, POPUP_TYPE } from './popup.js';
 import { extensionSettings, saveSettingsDebounced } from './settings.js';
+import './tools.js'; // ToolManager, registerFunctionTool and the Chat Completion settings
 
 /** The page's languages (SillyTavern's ids for them). */
 const LANGUAGES = [['en', 'English'], ['zh-cn', '简体中文'], ['zh-tw', '繁體中文']];

@@ -1,0 +1,165 @@
+// SillyTavern's Generate as far as function tools go, for the playground
+// (backend/server/playground/, whose host/tools.js is ToolManager): the
+// chat, Generate and stopGeneration of the first SillyTavern with
+// registerFunctionTool (staging after 1.12.6, script.js and openai.js),
+// driving an OpenAI-compatible chat-completions endpoint. The webtests
+// (toolcalling_test.go) script the model and drive this through window.stChat.
+//
+// In SillyTavern's order, each Generate round:
+//   GENERATION_STARTED (type, options, dryRun) — no depth in it;
+//   a new AbortController (unless a signal was passed);
+//   GENERATION_AFTER_COMMANDS;
+//   the prompt: tool-invocation system messages are replayed (while tool
+//     calling is supported) as an assistant message with tool_calls and a
+//     tool message per result;
+//   ToolManager.registerFunctionToolsOpenAI (when canPerformToolCalls(type));
+//   CHAT_COMPLETION_SETTINGS_READY with the request body, then the fetch;
+//   with tool calls, at depth < RECURSE_LIMIT: ToolManager.invokeFunctionTools
+//     (every call, one after another, a Stop meanwhile does not end the
+//     batch), saveFunctionToolInvocations, and Generate('normal', depth + 1)
+//     — SillyTavern does not look at the Stop button here either;
+//   otherwise the reply is the assistant's message.
+// stopGeneration() aborts the current round's controller and emits
+// GENERATION_STOPPED.
+
+import { provide } from '/host/context.js';
+import { eventSource, event_types } from '/host/events.js';
+import { ToolManager } from '/host/tools.js';
+
+const state = { chat: [], abortController: null, saves: 0, requests: 0 };
+
+export const stChat = {
+  endpoint: '', // the chat-completions URL
+  model: 'fake-model',
+  stream: false,
+  events: [],
+  get chat() {
+    return state.chat;
+  },
+  get saves() {
+    return state.saves;
+  },
+  reset() {
+    state.chat = [];
+    state.saves = 0;
+    state.abortController = null;
+    stChat.events = [];
+  },
+  stop: stopGeneration,
+  /** A user message, then Generate('normal'); resolves with how it ended. */
+  async send(text, { stream = stChat.stream } = {}) {
+    stChat.stream = stream;
+    state.chat.push({ is_user: true, mes: text });
+    state.saves++;
+    try {
+      return { status: await Generate('normal'), chat: structuredClone(state.chat) };
+    } catch (err) {
+      return { status: err?.name === 'AbortError' ? 'aborted' : 'failed', error: String(err?.message ?? err), chat: structuredClone(state.chat) };
+    }
+  },
+};
+
+for (const e of [event_types.GENERATION_STARTED, event_types.GENERATION_AFTER_COMMANDS, event_types.GENERATION_STOPPED,
+  event_types.TOOL_CALLS_PERFORMED, event_types.TOOL_CALLS_RENDERED]) {
+  eventSource.on(e, () => stChat.events.push(e));
+}
+
+export function stopGeneration() {
+  let stopped = false;
+  if (state.abortController) {
+    state.abortController.abort('Clicked stop button');
+    stopped = true;
+  }
+  eventSource.emit(event_types.GENERATION_STOPPED);
+  return stopped;
+}
+
+function buildMessages(canUseTools) {
+  const messages = [];
+  for (const m of state.chat) {
+    if (m.is_system) {
+      if (!canUseTools || !Array.isArray(m.extra?.tool_invocations)) continue;
+      const inv = m.extra.tool_invocations;
+      messages.push({ role: 'assistant', content: null,
+        tool_calls: inv.map((i) => ({ id: i.id, type: 'function', function: { arguments: i.parameters, name: i.name } })) });
+      for (const i of inv) messages.push({ role: 'tool', content: i.result || '[No content]', tool_call_id: i.id });
+      continue;
+    }
+    messages.push({ role: m.is_user ? 'user' : 'assistant', content: m.mes });
+  }
+  return messages;
+}
+
+async function sendRequest(data, signal) {
+  state.requests++;
+  const response = await fetch(stChat.endpoint, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(data), signal,
+  });
+  if (!response.ok) throw new Error(`chat completions answered HTTP ${response.status}`);
+  if (!data.stream) {
+    const json = await response.json();
+    return { text: json?.choices?.[0]?.message?.content ?? '', data: json };
+  }
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  const toolCalls = [];
+  let buffer = '';
+  let text = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+      const event = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      for (const line of event.split('\n')) {
+        if (!line.startsWith('data:')) continue;
+        const payload = line.slice(5).trim();
+        if (payload === '[DONE]') continue;
+        const parsed = JSON.parse(payload);
+        text += parsed?.choices?.[0]?.delta?.content ?? '';
+        ToolManager.parseToolCalls(toolCalls, parsed);
+      }
+    }
+  }
+  return { text, data: toolCalls };
+}
+
+async function Generate(type, { depth = 0, signal } = {}, dryRun = false) {
+  const options = { signal };
+  await eventSource.emit(event_types.GENERATION_STARTED, type, options, dryRun);
+  if (!(state.abortController && signal)) state.abortController = new AbortController();
+  const abortController = state.abortController;
+  await eventSource.emit(event_types.GENERATION_AFTER_COMMANDS, type, options, dryRun);
+
+  const canUseTools = ToolManager.isToolCallingSupported();
+  const canPerformToolCalls = !dryRun && ToolManager.canPerformToolCalls(type) && depth < ToolManager.RECURSE_LIMIT;
+  const generate_data = { messages: buildMessages(canUseTools), model: stChat.model, stream: stChat.stream };
+  if (ToolManager.canPerformToolCalls(type)) await ToolManager.registerFunctionToolsOpenAI(generate_data);
+  await eventSource.emit(event_types.CHAT_COMPLETION_SETTINGS_READY, generate_data);
+
+  let reply;
+  try {
+    reply = await sendRequest(generate_data, abortController.signal);
+  } catch (err) {
+    if (abortController.signal.aborted) return 'stopped';
+    throw err;
+  }
+  if (canPerformToolCalls && ToolManager.hasToolCalls(reply.data)) {
+    const shouldDeleteMessage = ['', '...'].includes(reply.text);
+    if (!shouldDeleteMessage) state.chat.push({ is_user: false, mes: reply.text });
+    const result = await ToolManager.invokeFunctionTools(reply.data);
+    if (!result.invocations.length && shouldDeleteMessage) {
+      ToolManager.showToolCallError(result.errors);
+      return 'done';
+    }
+    await ToolManager.saveFunctionToolInvocations(state.chat, result.invocations, { save: () => state.saves++ });
+    return Generate('normal', { depth: depth + 1, signal }, dryRun);
+  }
+  state.chat.push({ is_user: false, mes: reply.text });
+  state.saves++;
+  return 'done';
+}
+
+provide('generate', Generate);
+provide('stopGeneration', stopGeneration);
+window.stChat = stChat;
