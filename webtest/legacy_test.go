@@ -918,19 +918,7 @@ func TestLegacyStop(t *testing.T) {
 // second request. Here the MCP server drops the connection of a tools/call
 // it received (mcp.call_response_failed).
 func TestLegacyOutcomeUnknown(t *testing.T) {
-	demoH := demo.Handler()
-	dying := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		if bytes.Contains(body, []byte(`"method":"tools/call"`)) && bytes.Contains(body, []byte(`"name":"slow"`)) {
-			if c, _, err := http.NewResponseController(w).Hijack(); err == nil {
-				c.Close()
-				return
-			}
-		}
-		demoH.ServeHTTP(w, r)
-	})
-	e := newLegacyEnv(t, dying, "auto", map[string]string{"echo": "allow", "slow": "allow"})
+	e := newLegacyEnv(t, dyingOn("slow"), "auto", map[string]string{"echo": "allow", "slow": "allow"})
 	e.llm.script(calls(toolCall{"e", "mcp__Demo__echo", `{"text":"before"}`}, toolCall{"d", "mcp__Demo__slow", `{}`}))
 	from := len(e.b.seenInvokes())
 	r := e.generate("Break it", false)
@@ -1088,4 +1076,22 @@ func TestLegacyAuditRecordsEveryCall(t *testing.T) {
 	if page := e.auditEntries(map[string]any{"limit": 2, "before": entries[1].Time}); len(page) != 2 || page[0] != entries[2] || page[1] != entries[3] {
 		t.Errorf("the page before %s: %+v", entries[1].Time, page)
 	}
+}
+
+// dyingOn is the demo MCP server, except that it drops the connection of a
+// tools/call of tool once it has read it: the call was sent, its outcome
+// is unknown (mcp.call_response_failed).
+func dyingOn(tool string) http.Handler {
+	demoH := demo.Handler()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(`"method":"tools/call"`)) && bytes.Contains(body, []byte(`"name":"`+tool+`"`)) {
+			if c, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				c.Close()
+				return
+			}
+		}
+		demoH.ServeHTTP(w, r)
+	})
 }

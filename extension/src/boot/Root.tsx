@@ -5,6 +5,7 @@ import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
 import type { TauriTavernMcpApi } from '../../../jsapi/tauritavern-mcp';
 import type { BridgeStatus } from '../host/tauritavern';
 import { McpManagerApp, type McpManagerActions } from '../manager/McpManagerApp';
+import { ToolsContext, type ToolsPanelDeps } from '../tools/ToolsPanel';
 import { ApiMissing, BackendDown, Connecting, ConnectionLost, LoadFailed, OriginRefused } from '../status/StatusPanels';
 import type { Connection } from './connect';
 
@@ -20,6 +21,8 @@ export interface RootDeps {
   /** Subscribes to bridge state changes; returns the unsubscribe function. */
   onBridgeChange(fn: () => void): () => void;
   origin: string;
+  /** What the Manager shows about the model's tools (absent: nothing). */
+  tools?: ToolsPanelDeps;
 }
 
 type Phase = { kind: 'connecting' } | Connection;
@@ -165,5 +168,9 @@ function ManagerFor(props: {
   const { api, phase, deps, notice } = props;
   const actions = useRef<McpManagerActions>(undefined);
   actions.current ??= deps.createActions(api);
-  return <McpManagerApp initial={phase.initial} actions={actions.current} notice={notice} />;
+  return (
+    <ToolsContext.Provider value={deps.tools}>
+      <McpManagerApp initial={phase.initial} actions={actions.current} notice={notice} />
+    </ToolsContext.Provider>
+  );
 }

@@ -7,6 +7,7 @@ import { createManagerActions } from '../host/actions';
 import { saveBackendUrl } from '../host/settings';
 import { stTranslate } from '../host/sillytavern';
 import { bridgeStatus, onBridgeChange } from '../host/tauritavern';
+import { startModelTools } from '../tools/install';
 import { createTr } from '../texts';
 import { TrContext } from '../ui/tr';
 import { connect } from './connect';
@@ -36,6 +37,9 @@ export function startManager(opts: StartOptions): Started | null {
     (globalThis as { toastr?: { error?: (m: string) => void } }).toastr?.error?.(message);
     return null;
   }
+  // Offering the MCP tools to the model does not wait for the drawer: it
+  // listens to SillyTavern's generations from now on.
+  const tools = startModelTools(tr);
   const deps: RootDeps = {
     backendUrl: () => resolveBackendUrl(opts.configUrl !== undefined ? { configUrl: opts.configUrl } : {}),
     connect: (backendUrl, attempt) =>
@@ -47,6 +51,7 @@ export function startManager(opts: StartOptions): Started | null {
     bridge: bridgeStatus,
     onBridgeChange,
     origin: window.location.origin,
+    tools: tools.panel,
   };
   const root = createRoot(content);
   root.render(
@@ -56,6 +61,7 @@ export function startManager(opts: StartOptions): Started | null {
   );
   return {
     unmount() {
+      tools.bridge?.uninstall();
       root.unmount();
       content.closest('.extension_container')?.remove();
     },

@@ -15,6 +15,7 @@ import type {
   TauriTavernMcpServer,
 } from '../../../jsapi/tauritavern-mcp';
 import type { ToolDialogInput } from '../dialogs/tool-dialog';
+import { ToolReachSection } from '../tools/ToolsPanel';
 import { errorMessage } from '../ui/errors';
 import { useTr } from '../ui/tr';
 import { ServerRow, type ServerRowHandlers, type ServerStatus } from './ServerRow';
@@ -337,6 +338,7 @@ export function McpManagerApp({ initial, actions, notice }: McpManagerAppProps) 
   return (
     <div className="tt-mcp-manager">
       {notice}
+      <ToolReachSection version={servers} />
       <StorageIssues issues={storageIssues} />
       {panelError !== undefined && (
         <p className="tt-mcp-error tt-mcp-panel-error" role="alert">

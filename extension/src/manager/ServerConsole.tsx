@@ -3,6 +3,7 @@
 // stale permissions.
 
 import type { McpDiscoveryResult, TauriTavernMcpServer } from '../../../jsapi/tauritavern-mcp';
+import { RecentCalls } from '../tools/ToolsPanel';
 import { DiscoveryNotes } from '../ui/DiscoveryNotes';
 import { useTr } from '../ui/tr';
 import type { ServerRowHandlers, ServerStatus } from './ServerRow';
@@ -143,6 +144,7 @@ export function ServerConsole({ server, status, discovery, busyTools, on }: Serv
         </ul>
       )}
       <StaleTools discovery={discovery} busyTools={busyTools} onSetOff={on.setStaleOff} />
+      <RecentCalls registrationId={server.id} />
     </div>
   );
 }

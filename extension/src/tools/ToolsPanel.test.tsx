@@ -1,0 +1,68 @@
+import { render, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, test, vi } from 'vitest';
+import type { McpAuditEntry } from '../../../jsapi/tauritavern-mcp';
+import type { ToolReach } from './reach';
+import { RecentCalls, ToolReachSection, ToolsContext, type ToolsPanelDeps } from './ToolsPanel';
+
+function deps(reach: ToolReach[], entries: McpAuditEntry[] = []): ToolsPanelDeps & { fire(): void } {
+  let listener = () => {};
+  return {
+    reach: vi.fn(async (): Promise<ToolReach> => reach.shift() ?? { kind: 'backend_down', message: '' }),
+    onChange: (fn) => {
+      listener = fn;
+      return () => {};
+    },
+    recentCalls: vi.fn(async () => entries),
+    fire: () => listener(),
+  };
+}
+
+const entry: McpAuditEntry = {
+  time: '2026-11-30T12:00:00.000000000Z', callId: 'c1', source: 'model', registrationId: 'r', serverDisplayName: 'Demo',
+  nativeName: 'echo', permission: 'ask', approval: 'once', outcome: 'known_response', code: '', responseKind: 'tool_result',
+  isError: false, durationMs: 12.4, argumentsBytes: 2, argumentsSha256: 'x',
+};
+
+describe('tools for the model', () => {
+  test('says whether the tools reach the model, and checks again on changes and on request', async () => {
+    const d = deps([
+      { kind: 'function_calling_off' },
+      { kind: 'ready', tools: 3, servers: 2, diagnostics: 1 },
+      { kind: 'too_old' },
+    ]);
+    render(
+      <ToolsContext.Provider value={d}>
+        <ToolReachSection />
+      </ToolsContext.Provider>,
+    );
+    expect(await screen.findByText(/function calling is off/)).toBeTruthy();
+    d.fire();
+    expect(await screen.findByText(/3 tools from 2 servers/)).toBeTruthy();
+    expect(screen.getByText(/1 left out/)).toBeTruthy();
+    await userEvent.click(screen.getByRole('button', { name: 'Check again' }));
+    expect(await screen.findByText(/too old/)).toBeTruthy();
+  });
+
+  test('renders nothing without the context', () => {
+    const { container } = render(<ToolReachSection />);
+    expect(container.innerHTML).toBe('');
+  });
+
+  test('recent calls of a server are read when opened', async () => {
+    const d = deps([], [entry, { ...entry, callId: 'c2', approval: 'denied', outcome: 'not_sent', code: 'mcp.call_denied_by_user', responseKind: '' }]);
+    render(
+      <ToolsContext.Provider value={d}>
+        <RecentCalls registrationId="r" />
+      </ToolsContext.Provider>,
+    );
+    expect(d.recentCalls).not.toHaveBeenCalled();
+    await userEvent.click(screen.getByText('Recent calls'));
+    await waitFor(() => expect(d.recentCalls).toHaveBeenCalledWith('r', 10));
+    const rows = await screen.findAllByRole('listitem');
+    expect(rows.map((r) => r.textContent)).toEqual([
+      expect.stringMatching(/echo.*Model.*Allowed once.*Answered.*12 ms/),
+      expect.stringMatching(/echo.*Model.*Denied.*Not sent · mcp\.call_denied_by_user/),
+    ]);
+  });
+});

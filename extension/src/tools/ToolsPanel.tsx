@@ -1,0 +1,159 @@
+// The Manager's parts about the model: whether the MCP tools reach it right
+// now (and if not, why), and each server's recent calls from ttmcp's audit
+// log. They read what they need through ToolsContext, which the boot code
+// provides; without it (tests of other parts, TauriTavern) they render
+// nothing.
+
+import { createContext, useCallback, useContext, useEffect, useState } from 'react';
+import type { McpAuditEntry } from '../../../jsapi/tauritavern-mcp';
+import type { TextKey } from '../texts';
+import { errorMessage } from '../ui/errors';
+import { useTr } from '../ui/tr';
+import type { ToolReach } from './reach';
+
+export interface ToolsPanelDeps {
+  reach(): Promise<ToolReach>;
+  /** Calls fn when the answer may have changed (SillyTavern's settings, the backend connection). */
+  onChange(fn: () => void): () => void;
+  /** The newest audit entries of a registration (api.mcp.audit.list); undefined without the audit API. */
+  recentCalls?(registrationId: string, limit: number): Promise<McpAuditEntry[]>;
+}
+
+export const ToolsContext = createContext<ToolsPanelDeps | undefined>(undefined);
+
+const RECENT_LIMIT = 10;
+
+function reachText(reach: ToolReach, tr: ReturnType<typeof useTr>): string {
+  switch (reach.kind) {
+    case 'ready':
+      return tr('reach_ready', { tools: reach.tools, servers: reach.servers });
+    case 'not_chat_completion':
+      return tr('reach_not_chat_completion', { api: reach.api });
+    case 'source_without_tools':
+      return tr('reach_source_without_tools', { source: reach.source });
+    case 'nothing_allowed':
+      return tr('reach_nothing_allowed');
+    case 'backend_down':
+      return tr('reach_backend_down');
+    default:
+      return tr(`reach_${reach.kind}` as TextKey);
+  }
+}
+
+/** "Tools for the model": one line saying whether they reach it, re-checked as things change. */
+export function ToolReachSection(props: { version?: unknown }) {
+  const deps = useContext(ToolsContext);
+  const tr = useTr();
+  const [reach, setReach] = useState<ToolReach>();
+  const [checking, setChecking] = useState(false);
+
+  const check = useCallback(async () => {
+    if (!deps) return;
+    setChecking(true);
+    try {
+      setReach(await deps.reach());
+    } catch (err) {
+      setReach({ kind: 'backend_down', message: errorMessage(err) });
+    } finally {
+      setChecking(false);
+    }
+  }, [deps]);
+
+  useEffect(() => {
+    void check();
+  }, [check, props.version]);
+  useEffect(() => deps?.onChange(() => void check()), [deps, check]);
+
+  if (!deps || !reach) return null;
+  const ok = reach.kind === 'ready' || reach.kind === 'host_offers_tools';
+  return (
+    <section className={`tt-mcp-reach tt-mcp-reach-${ok ? 'ok' : 'off'}`} aria-label={tr('tools_title')}>
+      <i className={ok ? 'fa-solid fa-circle-check' : 'fa-solid fa-circle-exclamation'} aria-hidden="true" />
+      <p role="status" data-reach={reach.kind}>
+        {reachText(reach, tr)}
+        {reach.kind === 'ready' && reach.diagnostics > 0 && <> {tr('reach_diagnostics', { count: reach.diagnostics })}</>}
+        {reach.kind === 'backend_down' && reach.message !== '' && <> {tr('error_details', { message: reach.message })}</>}
+      </p>
+      <button type="button" className="menu_button" disabled={checking} onClick={() => void check()}>
+        {tr('check_again')}
+      </button>
+    </section>
+  );
+}
+
+function outcomeKey(e: McpAuditEntry): TextKey {
+  if (e.outcome === 'known_response') return e.responseKind === 'tool_result' && !e.isError ? 'call_answered' : 'call_failed';
+  return `call_${e.outcome}` as TextKey;
+}
+
+function CallRow(props: { entry: McpAuditEntry }) {
+  const tr = useTr();
+  const e = props.entry;
+  const when = new Date(e.time);
+  return (
+    <li className={`tt-mcp-call tt-mcp-call-${e.outcome}`}>
+      <time dateTime={e.time} title={e.time}>
+        {Number.isNaN(when.getTime()) ? e.time : when.toLocaleString()}
+      </time>
+      <code className="tt-mcp-native-name">{e.nativeName}</code>
+      <span className="tt-mcp-chip">{tr(`source_${e.source}` as TextKey)}</span>
+      <span className="tt-mcp-chip">{tr(`approval_${e.approval}` as TextKey)}</span>
+      <span className="tt-mcp-call-outcome">
+        {tr(outcomeKey(e))}
+        {e.code !== '' && <> · <code>{e.code}</code></>}
+      </span>
+      <span className="tt-mcp-call-duration">{tr('duration_ms', { ms: Math.round(e.durationMs) })}</span>
+    </li>
+  );
+}
+
+/** A server's recent calls, read when opened. */
+export function RecentCalls(props: { registrationId: string }) {
+  const deps = useContext(ToolsContext);
+  const tr = useTr();
+  const [open, setOpen] = useState(false);
+  const [entries, setEntries] = useState<McpAuditEntry[]>();
+  const [error, setError] = useState<string>();
+  const [loading, setLoading] = useState(false);
+  const recentCalls = deps?.recentCalls;
+
+  const load = useCallback(async () => {
+    if (!recentCalls) return;
+    setLoading(true);
+    try {
+      setEntries(await recentCalls(props.registrationId, RECENT_LIMIT));
+      setError(undefined);
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setLoading(false);
+    }
+  }, [recentCalls, props.registrationId]);
+
+  useEffect(() => {
+    if (open) void load();
+  }, [open, load]);
+
+  if (!recentCalls) return null;
+  return (
+    <details className="tt-mcp-recent" onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
+      <summary>{tr('recent_calls')}</summary>
+      {error !== undefined && (
+        <p className="tt-mcp-error" role="alert">
+          {tr('recent_calls_failed', { message: error })}
+        </p>
+      )}
+      {entries !== undefined && entries.length === 0 && <p className="tt-mcp-note">{tr('recent_calls_empty')}</p>}
+      {entries !== undefined && entries.length > 0 && (
+        <ul className="tt-mcp-calls">
+          {entries.map((e) => (
+            <CallRow key={`${e.time} ${e.callId}`} entry={e} />
+          ))}
+        </ul>
+      )}
+      <button type="button" className="menu_button" disabled={loading} onClick={() => void load()}>
+        {tr('refresh_calls')}
+      </button>
+    </details>
+  );
+}

@@ -1,0 +1,58 @@
+// Whether the MCP tools reach the model right now, and if not, why: what
+// the Manager shows above the server list.
+
+import type { LegacyMcpInvokeCommand } from '../../../jsapi/legacy-mcp-tools.js';
+import type { LegacyMcpToolList } from '../../../jsapi/tauritavern-mcp';
+import { errorMessage } from '../ui/errors';
+import type { StToolContext } from './sillytavern-tools';
+
+export type ToolReach =
+  /** Offered to the model in the next generation: tools from servers, diagnostics left out. */
+  | { kind: 'ready'; tools: number; servers: number; diagnostics: number }
+  /** TauriTavern: its own Generate hooks offer the tools. */
+  | { kind: 'host_offers_tools' }
+  /** No registerFunctionTool (SillyTavern 1.12.6 and older). */
+  | { kind: 'too_old' }
+  | { kind: 'not_chat_completion'; api: string }
+  | { kind: 'function_calling_off' }
+  | { kind: 'source_without_tools'; source: string }
+  /** Function calling off, or a source without tools (this SillyTavern does not say which). */
+  | { kind: 'tool_calling_unsupported' }
+  | { kind: 'backend_down'; message: string }
+  /** No Ask or Allow tool on an active server (with a cached catalog). */
+  | { kind: 'nothing_allowed'; diagnostics: number };
+
+export interface ReachInputs {
+  context: StToolContext | undefined;
+  isTtmcp: boolean;
+  connected: boolean;
+  invokeCommand: LegacyMcpInvokeCommand | undefined;
+}
+
+/** Works out the reach; lists the tools (cached catalogs only) when SillyTavern can take them. */
+export async function toolReach(inputs: ReachInputs): Promise<ToolReach> {
+  const ctx = inputs.context;
+  if (!inputs.isTtmcp) return { kind: 'host_offers_tools' };
+  if (!ctx || typeof ctx.registerFunctionTool !== 'function') return { kind: 'too_old' };
+  if (typeof ctx.mainApi === 'string' && ctx.mainApi !== 'openai') return { kind: 'not_chat_completion', api: ctx.mainApi };
+  if (typeof ctx.isToolCallingSupported === 'function' && !ctx.isToolCallingSupported()) {
+    const settings = ctx.chatCompletionSettings;
+    if (settings?.function_calling === false) return { kind: 'function_calling_off' };
+    if (settings && typeof settings.chat_completion_source === 'string') {
+      return { kind: 'source_without_tools', source: settings.chat_completion_source };
+    }
+    return { kind: 'tool_calling_unsupported' };
+  }
+  if (!inputs.connected || !inputs.invokeCommand) return { kind: 'backend_down', message: '' };
+  let list: LegacyMcpToolList;
+  try {
+    list = (await inputs.invokeCommand('list_legacy_mcp_tools')) as LegacyMcpToolList;
+  } catch (err) {
+    return { kind: 'backend_down', message: errorMessage(err) };
+  }
+  const tools = Array.isArray(list?.tools) ? list.tools : [];
+  const diagnostics = Array.isArray(list?.diagnostics) ? list.diagnostics.length : 0;
+  if (tools.length === 0) return { kind: 'nothing_allowed', diagnostics };
+  const servers = new Set(tools.map((t) => t.toolId.slice(0, t.toolId.indexOf(':')))).size;
+  return { kind: 'ready', tools: tools.length, servers, diagnostics };
+}
