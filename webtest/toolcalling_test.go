@@ -258,7 +258,7 @@ func TestSTAskApproval(t *testing.T) {
 			t.Errorf("%s: the MCP server got %d calls; want %d", c.button, n, c.calls)
 		}
 	}
-	perm := evalJS[string](e.p, `return (await window.__TAURITAVERN__.api.mcp.servers.list()).servers[0].toolPermissions.echo;`)
+	perm := evalJS[string](e.p, `return (await window.__TAURITAVERN__.api.mcp.servers.list()).servers.find((s) => s.id === %s).toolPermissions.echo;`, e.id)
 	if perm != "allow" {
 		t.Errorf("after Always allow the permission is %q", perm)
 	}
