@@ -73,14 +73,19 @@ type DescribedTool struct {
 // its JSON exceeds MaxToolBytes, its annotations are not an object or its
 // input schema does not compile; an output schema that does not compile is
 // removed while the tool stays. The result is in native-name order.
-func ValidateTools(described []DescribedTool) ([]Tool, []Diagnostic) {
+//
+// Verdicts on schemas come from schemas, which keeps them across calls;
+// with nil, each distinct schema is compiled once in this call.
+func ValidateTools(described []DescribedTool, schemas *SchemaCache) ([]Tool, []Diagnostic) {
 	groups := map[string][]DescribedTool{}
 	for _, d := range described {
 		groups[d.NativeName] = append(groups[d.NativeName], d)
 	}
 	var tools []Tool
 	var diags []Diagnostic
-	compile := schemaMemo{}
+	if schemas == nil {
+		schemas = NewSchemaCache(2 * len(described))
+	}
 	for _, name := range slices.Sorted(maps.Keys(groups)) {
 		group := groups[name]
 		if len(group) > 1 {
@@ -88,7 +93,7 @@ func ValidateTools(described []DescribedTool) ([]Tool, []Diagnostic) {
 				"Server returned %d tools named `%s`; the whole name group was isolated", len(group), name))
 			continue
 		}
-		t, ds := validateTool(group[0], compile)
+		t, ds := validateTool(group[0], schemas)
 		diags = append(diags, ds...)
 		if t != nil {
 			tools = append(tools, *t)
@@ -97,20 +102,7 @@ func ValidateTools(described []DescribedTool) ([]Tool, []Diagnostic) {
 	return tools, diags
 }
 
-// schemaMemo compiles each distinct schema text once: large catalogs
-// repeat the same shapes, and compiling is most of validation's cost.
-type schemaMemo map[string]error
-
-func (m schemaMemo) compile(raw json.RawMessage) error {
-	if err, ok := m[string(raw)]; ok {
-		return err
-	}
-	err := CompileSchema(raw)
-	m[string(raw)] = err
-	return err
-}
-
-func validateTool(d DescribedTool, compile schemaMemo) (*Tool, []Diagnostic) {
+func validateTool(d DescribedTool, schemas *SchemaCache) (*Tool, []Diagnostic) {
 	name := d.NativeName
 	if err := ValidateNativeName(name); err != nil {
 		return nil, []Diagnostic{toolDiag(CodeToolNameInvalid, name, "%s", err)}
@@ -118,7 +110,7 @@ func validateTool(d DescribedTool, compile schemaMemo) (*Tool, []Diagnostic) {
 	if d.Size > MaxToolBytes {
 		return nil, []Diagnostic{toolDiag(CodeToolSizeLimit, name, "Tool `%s` exceeds %d bytes", name, MaxToolBytes)}
 	}
-	if err := compile.compile(d.InputSchema); err != nil {
+	if err := schemas.Compile(d.InputSchema); err != nil {
 		return nil, []Diagnostic{toolDiag(CodeToolInputSchemaInvalid, name, "Tool `%s` input schema is invalid: %v", name, err)}
 	}
 	t := d.Tool
@@ -129,7 +121,7 @@ func validateTool(d DescribedTool, compile schemaMemo) (*Tool, []Diagnostic) {
 	}
 	var diags []Diagnostic
 	if t.OutputSchema != nil {
-		if err := compile.compile(t.OutputSchema); err != nil {
+		if err := schemas.Compile(t.OutputSchema); err != nil {
 			diags = append(diags, toolDiag(CodeToolOutputSchemaInvalid, name, "Tool `%s` output schema is invalid: %v", name, err))
 			t.OutputSchema = nil
 		}
@@ -170,6 +162,14 @@ func CompileSchema(raw json.RawMessage) error {
 	if err != nil {
 		return err
 	}
+	if plainValid(doc, 0) {
+		return nil // what the library would conclude, without it (schemafast.go)
+	}
+	return compileWithLibrary(doc)
+}
+
+// compileWithLibrary compiles a decoded schema with the JSON Schema library.
+func compileWithLibrary(doc any) error {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(refusingLoader{})
@@ -181,7 +181,7 @@ func CompileSchema(raw json.RawMessage) error {
 	if err := c.AddResource(url, doc); err != nil {
 		return err
 	}
-	_, err = c.Compile(url)
+	_, err := c.Compile(url)
 	return err
 }
 

@@ -53,7 +53,7 @@ func TestValidateToolsFixture(t *testing.T) {
 		described("dup", `{"type":"object"}`),
 		badOutput,
 	}
-	tools, diags := ValidateTools(in)
+	tools, diags := ValidateTools(in, nil)
 
 	wantBadOutput := badOutput.Tool
 	wantBadOutput.OutputSchema = nil
@@ -210,7 +210,7 @@ func TestValidateTools(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tools, diags := ValidateTools(tt.in)
+			tools, diags := ValidateTools(tt.in, nil)
 			var names []string
 			for _, tool := range tools {
 				names = append(names, tool.NativeName)
@@ -233,7 +233,7 @@ func TestValidateToolsAnnotations(t *testing.T) {
 	in := []DescribedTool{described("nil", `{}`), described("empty", `{}`), described("kept", `{}`)}
 	in[1].Annotations = json.RawMessage{}
 	in[2].Annotations = json.RawMessage(` {"title": "T", "readOnlyHint": true} `)
-	tools, diags := ValidateTools(in)
+	tools, diags := ValidateTools(in, nil)
 	if len(diags) != 0 || len(tools) != 3 {
 		t.Fatalf("ValidateTools = %+v, %+v", tools, diags)
 	}
@@ -263,7 +263,7 @@ func TestValidateToolsReadsNoFile(t *testing.T) {
 		described("relative", `{"$id":"file://`+filepath.ToSlash(dir)+`/","$ref":"schema.json"}`),
 		described("path", `{"$ref":"`+filepath.ToSlash(file)+`"}`),
 		described("name", `{"$ref":"schema.json"}`),
-	})
+	}, nil)
 	if len(tools) != 0 {
 		t.Errorf("tools kept: %+v", tools)
 	}

@@ -35,23 +35,44 @@ func benchServer(b *testing.B, n, pageSize int) string {
 // BenchmarkDiscover512Tools32Pages measures discovery of 512 tools over 32
 // pages, against the bare go-sdk page loop on the same server: the ratio
 // is the cost of our limits, validation (schema compilation) and
-// projection.
+// projection. cold: no schema seen before (a first discovery); warm: the
+// verdicts of an earlier discovery are kept (a refresh of an unchanged
+// server).
 func BenchmarkDiscover512Tools32Pages(b *testing.B) {
-	url := benchServer(b, 512, 16)
-	ep, _ := domain.ParseEndpoint(url)
-	r, _ := domain.NewRegistration("bench", ep, nil, domain.Protocol20251125)
-	g := New(Config{})
-	bare := mcpbench.NewBare(nil)
-	ctx := context.Background()
-	benchpair.Run(b, "bare", func() error {
-		cat, err := g.Discover(ctx, r)
-		if err == nil && len(cat.Tools) != 512 {
-			err = fmt.Errorf("%d tools", len(cat.Tools))
+	for _, cold := range []bool{true, false} {
+		name := "warm"
+		if cold {
+			name = "cold"
 		}
-		return err
-	}, func() error {
-		return bare.Discover(ctx, url, "2025-11-25", 512)
-	})
+		b.Run(name, func(b *testing.B) {
+			url := benchServer(b, 512, 16)
+			ep, _ := domain.ParseEndpoint(url)
+			r, _ := domain.NewRegistration("bench", ep, nil, domain.Protocol20251125)
+			g := New(Config{})
+			bare := mcpbench.NewBare(nil)
+			ctx := context.Background()
+			ours := benchpair.Side{Op: func() error {
+				cat, err := g.Discover(ctx, r)
+				if err == nil && len(cat.Tools) != 512 {
+					err = fmt.Errorf("%d tools", len(cat.Tools))
+				}
+				return err
+			}, Settle: func() {
+				g.settle()
+				if cold {
+					g.schemas = domain.NewSchemaCache(maxSchemaVerdicts)
+				}
+			}}
+			base := benchpair.Side{Op: func() error { return bare.Discover(ctx, url, "2025-11-25", 512) }}
+			for _, s := range []benchpair.Side{ours, base} { // connections kept, as in use
+				if err := s.Op(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			ours.Settle()
+			benchpair.RunSides(b, "bare", ours, base, nil)
+		})
+	}
 }
 
 // BenchmarkCall measures one test call over a fresh session (as every

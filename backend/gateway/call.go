@@ -52,14 +52,14 @@ func (g *Gateway) Call(ctx context.Context, r domain.Registration, nativeName st
 	if err != nil {
 		return startupNotSent(err)
 	}
-	defer s.close(g.cfg.CloseTimeout)
+	defer s.release() // the result does not wait for the session's clean-up
 
 	init := s.cs.InitializeResult()
 	if init.Capabilities == nil || init.Capabilities.Tools == nil {
 		return domain.NotSent(CodeCallToolsMissing, "The MCP server did not declare the tools capability")
 	}
 	if init.ProtocolVersion >= Versions[0] {
-		l, err := g.listTools(ctx, s, filtered, nativeName)
+		l, err := g.listTools(ctx, s, filtered, nativeName, nil)
 		switch {
 		case ctx.Err() != nil:
 			return domain.NotSent(CodeCallCancelledBeforeSend, "The tool request was cancelled while preparing transport metadata")
@@ -72,8 +72,7 @@ func (g *Gateway) Call(ctx context.Context, r domain.Registration, nativeName st
 		}
 	}
 
-	cctx, cancel := context.WithTimeout(ctx, g.cfg.CallWait)
-	defer cancel()
+	cctx := s.within(g.cfg.CallWait)
 	res, err := s.cs.CallTool(cctx, &mcp.CallToolParams{Name: nativeName, Arguments: args})
 	if !s.tr.callWritten.Load() {
 		// Nothing reached the server: the request never left this host.

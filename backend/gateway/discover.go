@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -19,7 +22,7 @@ func (g *Gateway) Discover(ctx context.Context, r domain.Registration) (domain.C
 	if err != nil {
 		return domain.Catalog{}, err
 	}
-	defer s.close(g.cfg.CloseTimeout)
+	defer s.release()
 
 	init := s.cs.InitializeResult()
 	cat := domain.Catalog{ProtocolVersion: init.ProtocolVersion}
@@ -34,11 +37,15 @@ func (g *Gateway) Discover(ctx context.Context, r domain.Registration) (domain.C
 	if init.Capabilities == nil || init.Capabilities.Tools == nil {
 		return cat, nil // no tools capability: nothing to list
 	}
-	l, err := g.listTools(ctx, s, filtered, "")
+	w := g.warm()
+	l, err := g.listTools(ctx, s, filtered, "", w.page)
 	if err != nil {
+		w.stop()
 		return domain.Catalog{}, err
 	}
-	cat.Tools, cat.Diagnostics = domain.ValidateTools(l.tools)
+	s.release() // validation does not need the server
+	w.finish()
+	cat.Tools, cat.Diagnostics = domain.ValidateTools(l.tools, g.schemas)
 	cat.Diagnostics = append(cat.Diagnostics, l.excluded...)
 	return cat, nil
 }
@@ -78,10 +85,10 @@ type listing struct {
 // has no page cap or cursor-cycle detection. The run stops early once
 // target (when not "") appears. Limits: MaxCatalogPages pages,
 // MaxCatalogTools tools, MaxCatalogBytes of tool JSON, no repeated cursor,
-// only complete results, the whole run within ListTimeout.
-func (g *Gateway) listTools(ctx context.Context, s *session, filtered *filterWatch, target string) (listing, error) {
-	lctx, cancel := context.WithTimeout(ctx, g.cfg.ListTimeout)
-	defer cancel()
+// only complete results, the whole run within ListTimeout. onPage, when
+// set, sees each page's tools as soon as they arrive.
+func (g *Gateway) listTools(ctx context.Context, s *session, filtered *filterWatch, target string, onPage func([]domain.DescribedTool)) (listing, error) {
+	lctx := s.within(g.cfg.ListTimeout)
 	var l listing
 	total := 0
 	seen := map[string]bool{}
@@ -101,6 +108,7 @@ func (g *Gateway) listTools(ctx context.Context, s *session, filtered *filterWat
 			return listing{}, domain.Errorf(domain.KindUnavailable, CodeResultTypeUnsupported, "tools/list did not return a complete result")
 		}
 		kept := map[string]bool{}
+		first := len(l.tools)
 		for _, t := range res.Tools {
 			kept[t.Name] = true
 			d, err := describe(t)
@@ -110,6 +118,9 @@ func (g *Gateway) listTools(ctx context.Context, s *session, filtered *filterWat
 			total += d.Size
 			l.tools = append(l.tools, d)
 			l.found = l.found || t.Name == target
+		}
+		if onPage != nil {
+			onPage(l.tools[first:])
 		}
 		for _, name := range filtered.names {
 			if !kept[name] {
@@ -167,4 +178,70 @@ func describe(t *mcp.Tool) (domain.DescribedTool, error) {
 		}
 	}
 	return d, nil
+}
+
+// warmer compiles the schemas of each page into the gateway's cache on its
+// own goroutine while the page loop waits for the next page, so at network
+// distance a first discovery's validation overlaps the round trips instead
+// of following them; what is left when the last page arrives is compiled
+// on every core. Validation then finds the verdicts (a schema is never
+// compiled twice at once: the cache makes the second asker wait).
+type warmer struct {
+	cache   *domain.SchemaCache
+	queue   chan json.RawMessage
+	done    chan struct{}
+	stopped atomic.Bool
+}
+
+func (g *Gateway) warm() *warmer {
+	w := &warmer{cache: g.schemas, queue: make(chan json.RawMessage, 2*domain.MaxCatalogTools), done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		w.drain()
+	}()
+	return w
+}
+
+func (w *warmer) drain() {
+	for raw := range w.queue {
+		if !w.stopped.Load() {
+			w.cache.Compile(raw)
+		}
+	}
+}
+
+// page queues the schemas of tools; a full queue drops them (validation
+// compiles what the warmer did not).
+func (w *warmer) page(tools []domain.DescribedTool) {
+	for _, t := range tools {
+		for _, raw := range []json.RawMessage{t.InputSchema, t.OutputSchema} {
+			if raw == nil {
+				continue
+			}
+			select {
+			case w.queue <- raw:
+			default:
+			}
+		}
+	}
+}
+
+// finish compiles what is still queued on every core and returns when all
+// of it is done.
+func (w *warmer) finish() {
+	close(w.queue)
+	var helpers sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) - 1 {
+		helpers.Go(w.drain)
+	}
+	w.drain()
+	helpers.Wait()
+	<-w.done
+}
+
+// stop drops what is still queued and waits for the schema being compiled.
+func (w *warmer) stop() {
+	w.stopped.Store(true)
+	close(w.queue)
+	<-w.done
 }

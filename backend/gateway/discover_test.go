@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -276,9 +277,11 @@ func TestExcludedHeaderAnnotationsAreReported(t *testing.T) {
 func TestCustomHeadersOnEveryRequest(t *testing.T) {
 	ts, rec := sdkServer(t, false, 1, nil, objectTool("a"), objectTool("b"))
 	headers := map[string]string{"X-Api-Key": "s3cret", "X-Unicode": "héllo"}
-	if _, err := testGateway().Discover(context.Background(), registration(t, ts.URL, domain.Protocol20251125, headers)); err != nil {
+	g := testGateway()
+	if _, err := g.Discover(context.Background(), registration(t, ts.URL, domain.Protocol20251125, headers)); err != nil {
 		t.Fatal(err)
 	}
+	g.Close() // the DELETE is sent in the background
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	if len(rec.headers) < 4 || !slices.Contains(rec.methods, http.MethodDelete) {
@@ -441,4 +444,33 @@ func TestOversizedSSEPage(t *testing.T) {
 	ts, _ := serve(t, f)
 	_, err := testGateway().Discover(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil))
 	wantCode(t, err, CodeListFailed, "4194304 bytes")
+}
+
+// Verdicts on schemas outlive a discovery: a refresh of an unchanged server
+// compiles nothing, and the first discovery compiles each distinct schema
+// once although the warmer and validation both reach for it.
+func TestRefreshCompilesNothing(t *testing.T) {
+	var tools []any
+	for i := range 40 {
+		tools = append(tools, rawTool(fmt.Sprintf("t%02d", i), fmt.Sprintf(`{"type":"object","properties":{"q%d":{"type":"string"}}}`, i%30)))
+	}
+	tools = append(tools, rawTool("bad", `{"type":5}`))
+	pages := map[string]any{"": page("2", tools[:20]...), "2": page("3", tools[20:35]...), "3": page("", tools[35:]...)}
+	ts, _ := serve(t, &fake{version: "2025-11-25", list: func(cursor string) any { return pages[cursor] }})
+	g := testGateway()
+	r := registration(t, ts.URL, domain.ProtocolAuto, nil)
+	first, err := g.Discover(context.Background(), r)
+	if err != nil || len(first.Tools) != 40 || len(first.Diagnostics) != 1 {
+		t.Fatalf("%d tools, %v, %v", len(first.Tools), first.Diagnostics, err)
+	}
+	if n := g.schemas.Compilations(); n != 31 {
+		t.Fatalf("%d compilations for 31 distinct schemas", n)
+	}
+	again, err := g.Discover(context.Background(), r)
+	if err != nil || !reflect.DeepEqual(again, first) {
+		t.Fatalf("refresh %+v, %v", again, err)
+	}
+	if n := g.schemas.Compilations(); n != 31 {
+		t.Fatalf("the refresh compiled %d schemas", n-31)
+	}
 }

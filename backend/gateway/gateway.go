@@ -3,11 +3,13 @@
 // returns what it learned as domain values. It is the only package that
 // imports go-sdk; nothing of go-sdk leaves it.
 //
-// Every discovery (and, later, every call) uses a fresh short-lived client
-// session, closed afterwards. Nothing is ever retried: no SSE reconnects,
-// no standalone stream, no multi-round-trip follow-ups, no OAuth re-sends,
-// no redirects. The HTTP profile (connect timeout, custom headers on every
-// request, a response size cap) lives in transport.go.
+// Every discovery and every call uses a fresh short-lived client session,
+// closed afterwards in the background (session.go), over HTTP connections
+// kept between sessions of the same profile (pool.go). Nothing is ever
+// retried: no SSE reconnects, no standalone stream, no multi-round-trip
+// follow-ups, no OAuth re-sends, no redirects. The per-session HTTP profile
+// (custom headers on every request, a response size cap, the sent/unknown
+// trace) lives in transport.go.
 package gateway
 
 import (
@@ -15,11 +17,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"log/slog"
-	"slices"
-	"strings"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ttmcp/ttmcp/backend/domain"
 )
@@ -31,7 +29,8 @@ type Config struct {
 	StartupTimeout   time.Duration // initialize or server/discover, default 120 s
 	ListTimeout      time.Duration // one whole tools/list pagination run, default 120 s
 	CallWait         time.Duration // waiting for the answer to a sent tools/call, default 60 s
-	CloseTimeout     time.Duration // closing a session, default 2 s
+	CloseTimeout     time.Duration // closing a session, in the background, default 2 s
+	IdleTimeout      time.Duration // a kept connection unused this long is closed, default 45 s
 	MaxResponseBytes int64         // one HTTP response body, default 4 MiB
 	TLS              *tls.Config   // client TLS settings; nil: the system's roots
 	ClientName       string        // implementation name sent to servers, default "ttmcp"
@@ -50,6 +49,7 @@ func (c Config) withDefaults() Config {
 	def(&c.ListTimeout, 120*time.Second)
 	def(&c.CallWait, 60*time.Second)
 	def(&c.CloseTimeout, 2*time.Second)
+	def(&c.IdleTimeout, 45*time.Second)
 	if c.MaxResponseBytes <= 0 {
 		c.MaxResponseBytes = 4 << 20
 	}
@@ -65,13 +65,43 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Gateway reaches MCP servers.
+// Gateway reaches MCP servers. Its sessions are short-lived, its HTTP
+// connections are kept (pool.go); Close waits for the sessions still being
+// cleaned up and closes the kept connections.
 type Gateway struct {
-	cfg Config
+	cfg        Config
+	pool       *pool
+	background *background
+	// schemas keeps verdicts on tool schemas across discoveries: a refresh
+	// of an unchanged server compiles nothing.
+	schemas *domain.SchemaCache
 }
 
+// maxSchemaVerdicts bounds the schema cache: eight catalogs of the largest
+// kind (512 tools, input and output schemas each), about 2.5 MB.
+const maxSchemaVerdicts = 8 * 2 * domain.MaxCatalogTools
+
 // New returns a Gateway with cfg (zero fields take their defaults).
-func New(cfg Config) *Gateway { return &Gateway{cfg: cfg.withDefaults()} }
+func New(cfg Config) *Gateway {
+	cfg = cfg.withDefaults()
+	return &Gateway{cfg: cfg, pool: newPool(cfg), background: newBackground(), schemas: domain.NewSchemaCache(maxSchemaVerdicts)}
+}
+
+// Close waits for the clean-ups of finished operations (each takes at most
+// CloseTimeout) and closes the kept connections. The Gateway stays usable:
+// a later operation opens new connections.
+func (g *Gateway) Close() error {
+	g.background.Wait()
+	g.pool.closeIdle()
+	return nil
+}
+
+// settle waits for the background clean-ups (tests and benchmarks).
+func (g *Gateway) settle() { g.background.Wait() }
+
+// closeIdle drops the kept idle connections: the next operation starts
+// cold (tests and benchmarks).
+func (g *Gateway) closeIdle() { g.pool.closeIdle() }
 
 // Versions are the protocol versions ttmcp accepts, newest first.
 var Versions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"}
@@ -105,114 +135,6 @@ const (
 	// (SEP-2243); the SDK only logs it, we keep a trace in the catalog.
 	CodeToolHeaderAnnotationInvalid = "mcp.tool_header_annotation_invalid"
 )
-
-// session is one short-lived client session and what its transport saw.
-type session struct {
-	cs *mcp.ClientSession
-	tr *transport
-}
-
-// openWith connects to the registration's server with its headers and
-// protocol preference and checks the negotiated version. Failures are
-// domain errors with the startup codes.
-func (g *Gateway) openWith(ctx context.Context, r domain.Registration, middleware ...mcp.Middleware) (*session, error) {
-	ask, accept := offer(r.Protocol)
-	tr, err := newTransport(g.cfg, r.Headers, ask == Versions[0] && len(accept) == 1)
-	if err != nil {
-		return nil, err
-	}
-	client := mcp.NewClient(&mcp.Implementation{Name: g.cfg.ClientName, Version: g.cfg.ClientVersion}, &mcp.ClientOptions{
-		Capabilities:   &mcp.ClientCapabilities{}, // none: the host serves no sampling, roots or elicitation
-		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
-		Logger:         g.cfg.Log,
-	})
-	client.AddSendingMiddleware(middleware...)
-
-	sctx, cancel := context.WithTimeout(ctx, g.cfg.StartupTimeout)
-	defer cancel()
-	cs, err := g.connect(sctx, client, tr, r.Endpoint.String(), ask)
-	if err != nil {
-		switch {
-		case ctx.Err() != nil:
-			return nil, cancelled(ctx)
-		case sctx.Err() != nil:
-			return nil, domain.Errorf(domain.KindUnavailable, CodeInitializeTimeout, "the server did not complete startup within %s", g.cfg.StartupTimeout)
-		case tr.refusedLegacy.Load():
-			return nil, domain.Errorf(domain.KindUnavailable, CodeInitializeFailed,
-				"the server does not offer MCP %s (server/discover failed) and this registration accepts no other version", ask)
-		}
-		return nil, domain.Errorf(domain.KindUnavailable, CodeInitializeFailed, "%s", tr.explain(err))
-	}
-	s := &session{cs: cs, tr: tr}
-	res := cs.InitializeResult()
-	if res == nil || !slices.Contains(accept, res.ProtocolVersion) {
-		got := "(none)"
-		if res != nil {
-			got = res.ProtocolVersion
-		}
-		s.close(g.cfg.CloseTimeout)
-		return nil, domain.Errorf(domain.KindUnavailable, CodeInitializeFailed,
-			"The server selected MCP %s; accepted versions: %s", got, strings.Join(accept, ", "))
-	}
-	// serverInfo is required in an initialize result but optional in a
-	// 2026-07-28 server/discover result.
-	if res.ServerInfo == nil && res.ProtocolVersion < Versions[0] {
-		s.close(g.cfg.CloseTimeout)
-		return nil, domain.Errorf(domain.KindUnavailable, CodeInitializeFailed, "MCP startup completed without server information")
-	}
-	return s, nil
-}
-
-// connect runs go-sdk's Connect but returns as soon as ctx ends: after a
-// timeout go-sdk still notifies the server of the cancellation and waits
-// for that (up to 5 s) before Connect returns, which must not hold the
-// caller. The abandoned attempt finishes and cleans up on its own.
-func (g *Gateway) connect(ctx context.Context, client *mcp.Client, tr *transport, endpoint, version string) (*mcp.ClientSession, error) {
-	type result struct {
-		cs  *mcp.ClientSession
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
-			Endpoint:             endpoint,
-			HTTPClient:           tr.client,
-			MaxRetries:           -1,
-			DisableStandaloneSSE: true,
-		}, &mcp.ClientSessionOptions{ProtocolVersion: version})
-		done <- result{cs, err}
-	}()
-	select {
-	case r := <-done:
-		if r.err != nil {
-			tr.close()
-		}
-		return r.cs, r.err
-	case <-ctx.Done():
-		go func() {
-			if r := <-done; r.cs != nil {
-				r.cs.Close()
-			}
-			tr.close()
-		}()
-		return nil, ctx.Err()
-	}
-}
-
-// close ends the session, waiting at most d: a server that does not answer
-// the session DELETE must not hold the caller.
-func (s *session) close(d time.Duration) {
-	done := make(chan struct{})
-	go func() {
-		s.cs.Close()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(d):
-	}
-	s.tr.close()
-}
 
 // cancelled reports that the caller gave up (its page closed the socket).
 func cancelled(ctx context.Context) error {

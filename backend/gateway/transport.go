@@ -2,12 +2,12 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
-	"net"
 	"net/http"
 	"net/http/httptrace"
 	"slices"
@@ -20,17 +20,20 @@ import (
 	"github.com/ttmcp/ttmcp/backend/domain"
 )
 
-// transport is the HTTP profile of one session (SPEC §6): a dialer with the
-// connect timeout, the proxy from the environment, redirects refused, the
-// registration's headers on every request and a cap on every response
-// body. No http.Client.Timeout or ResponseHeaderTimeout: a go-sdk server
-// sends its headers with the first event, so either would cap how long a
-// tool may run; deadlines come from contexts instead.
+// transport is the RoundTripper of one session: the registration's headers
+// on every request, a cap on every response body, the sent/unknown trace
+// on the tools/call POST, over the connections kept for the session's
+// profile (pool.go). Every exchange is bound to the session's life, so the
+// session's clean-up can end whatever is still running, and it counts the
+// response bodies not yet closed, so the clean-up can let them finish
+// first: a body read to its end leaves its connection reusable, one cut
+// short does not.
 type transport struct {
 	client  *http.Client
-	base    *http.Transport
+	base    http.RoundTripper
 	headers http.Header
 	limit   int64
+	life    context.Context
 	// refuseInitialize keeps a session that asked for 2026-07-28 only from
 	// falling back to initialize (go-sdk falls back on its own).
 	refuseInitialize bool
@@ -38,9 +41,12 @@ type transport struct {
 	overflow      atomic.Bool // a response body exceeded limit
 	refusedLegacy atomic.Bool // an initialize was refused
 
-	// callWritten turns true once a tools/call request has been written to
-	// the connection (httptrace): from then on the server may have run the
-	// tool, whatever happens next.
+	open     atomic.Int64  // exchanges whose response body is not closed
+	openDone chan struct{} // pinged when an exchange ends
+
+	// callWritten turns true once the tools/call request may have reached
+	// the server: from then on the server may have run the tool, whatever
+	// happens next. See sentBoundary.
 	callWritten atomic.Bool
 	// callResponse keeps the raw body of the tools/call response, so a
 	// result go-sdk cannot decode is still known (see call.go).
@@ -56,20 +62,15 @@ var (
 	errLegacy   = errors.New("initialize refused: only MCP 2026-07-28 is accepted")
 )
 
-func newTransport(cfg Config, headers map[string]string, refuseInitialize bool) (*transport, error) {
+// newTransport compiles a registration's headers and returns a session
+// transport over the pool's connections for them, bound to life.
+func newTransport(cfg Config, p *pool, life context.Context, headers map[string]string, refuseInitialize bool) (*transport, error) {
 	h, err := compileHeaders(headers)
 	if err != nil {
 		return nil, err
 	}
-	base := &http.Transport{
-		Proxy:               http.ProxyFromEnvironment,
-		DialContext:         (&net.Dialer{Timeout: cfg.ConnectTimeout}).DialContext,
-		TLSHandshakeTimeout: cfg.ConnectTimeout,
-		TLSClientConfig:     cfg.TLS.Clone(),
-		ForceAttemptHTTP2:   true,
-		MaxIdleConnsPerHost: 1,
-	}
-	t := &transport{base: base, headers: h, limit: cfg.MaxResponseBytes, refuseInitialize: refuseInitialize}
+	t := &transport{base: p.transport(profileOf(h)), headers: h, limit: cfg.MaxResponseBytes, life: life,
+		refuseInitialize: refuseInitialize, openDone: make(chan struct{}, 1)}
 	t.client = &http.Client{
 		Transport: t,
 		CheckRedirect: func(req *http.Request, _ []*http.Request) error {
@@ -87,7 +88,21 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.refusedLegacy.Store(true)
 		return nil, errLegacy
 	}
-	ctx := req.Context()
+	if err := t.life.Err(); err != nil {
+		return nil, fmt.Errorf("the session is closed: %w", err)
+	}
+	ctx, cancel := context.WithCancel(req.Context())
+	stop := context.AfterFunc(t.life, cancel)
+	t.open.Add(1)
+	end := func() {
+		stop()
+		cancel()
+		t.open.Add(-1)
+		select {
+		case t.openDone <- struct{}{}:
+		default:
+		}
+	}
 	if method == "tools/call" {
 		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 			WroteRequest: func(info httptrace.WroteRequestInfo) {
@@ -100,11 +115,18 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	for name, values := range t.headers {
 		req.Header[name] = values
 	}
+	if method == "tools/call" {
+		t.sentBoundary(req)
+	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
+		end()
 		return nil, err
 	}
-	body := &cappedBody{rc: resp.Body, left: t.limit, overflow: &t.overflow}
+	if method == "tools/call" {
+		t.callWritten.Store(true) // answered, so it arrived
+	}
+	body := &cappedBody{rc: resp.Body, left: t.limit, overflow: &t.overflow, onClose: end}
 	resp.Body = body
 	if method == "tools/call" {
 		t.callResponse.Lock()
@@ -120,14 +142,63 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// sentBoundary marks the tools/call request as possibly sent as soon as the
+// HTTP transport starts reading its body to write it. The httptrace
+// WroteRequest event alone is not enough over HTTP/2: the stream writes
+// the body on its own goroutine and reports the write after the last
+// frame, so the server may have the whole request, run the tool and even
+// answer before the event fires (a cancellation in that window would be
+// reported not_sent). Before the body is read nothing of the JSON-RPC
+// request can have left: at most HTTP/2 headers, which hold no arguments.
+// Body reads that start and fail before any byte is written make the
+// outcome unknown rather than not_sent: the honest side to err on.
+func (t *transport) sentBoundary(req *http.Request) {
+	mark := func(rc io.ReadCloser) io.ReadCloser { return &markOnRead{rc: rc, mark: &t.callWritten} }
+	if req.Body != nil && req.Body != http.NoBody {
+		req.Body = mark(req.Body)
+	}
+	if getBody := req.GetBody; getBody != nil {
+		req.GetBody = func() (io.ReadCloser, error) {
+			rc, err := getBody()
+			if err != nil {
+				return nil, err
+			}
+			return mark(rc), nil
+		}
+	}
+}
+
+// markOnRead sets mark when the first read of a request body begins.
+type markOnRead struct {
+	rc   io.ReadCloser
+	mark *atomic.Bool
+}
+
+func (m *markOnRead) Read(p []byte) (int, error) {
+	m.mark.Store(true)
+	return m.rc.Read(p)
+}
+
+func (m *markOnRead) Close() error { return m.rc.Close() }
+
+// settled waits until every response body of the session is closed or the
+// session's life ends.
+func (t *transport) settled() {
+	for t.open.Load() > 0 {
+		select {
+		case <-t.openDone:
+		case <-t.life.Done():
+			return
+		}
+	}
+}
+
 // rawCallResponse returns what was read of the tools/call response.
 func (t *transport) rawCallResponse() (contentType string, body []byte) {
 	t.callResponse.Lock()
 	defer t.callResponse.Unlock()
 	return t.callResponse.contentType, bytes.Clone(t.callResponse.body.Bytes())
 }
-
-func (t *transport) close() { t.base.CloseIdleConnections() }
 
 // explain words a session error, naming the size cap when it was the cause
 // (go-sdk's own wording of that case varies and may lose ours).
@@ -165,6 +236,8 @@ type cappedBody struct {
 	left     int64
 	overflow *atomic.Bool
 	tee      func([]byte) // sees every byte read, when set
+	onClose  func()       // runs once, after the body is closed
+	closed   sync.Once
 }
 
 func (b *cappedBody) Read(p []byte) (int, error) {
@@ -189,7 +262,11 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (b *cappedBody) Close() error { return b.rc.Close() }
+func (b *cappedBody) Close() error {
+	err := b.rc.Close()
+	b.closed.Do(b.onClose)
+	return err
+}
 
 // reservedHeaders are set by the MCP transport itself; a registration
 // header with one of these names would corrupt the protocol.

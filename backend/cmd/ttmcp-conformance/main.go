@@ -337,6 +337,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		ClientVersion:  "dev",
 		Log:            e.log,
 	})
+	defer e.gw.Close() // sessions are closed in the background: end them before exiting
 	p, ok := lookup(e.scenario)
 	if !ok {
 		known := slices.Sorted(maps.Keys(scenarios))

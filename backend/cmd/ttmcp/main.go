@@ -126,10 +126,12 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	store := storage.Open(*dataRoot)
 	removeLeftovers(*dataRoot, log)
+	gw := gateway.New(gateway.Config{ClientVersion: version, Log: log})
+	defer gw.Close() // the last sessions' clean-ups, then the kept connections
 	svc := service.New(service.Config{
 		Registrations:  store,
 		Catalogs:       store,
-		Gateway:        gateway.New(gateway.Config{ClientVersion: version, Log: log}),
+		Gateway:        gw,
 		Audit:          storage.OpenAuditLog(*dataRoot, storage.AuditOptions{}),
 		ExtensionStore: storage.OpenExtensionStore(*dataRoot),
 		Log:            log,

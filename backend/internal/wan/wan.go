@@ -21,12 +21,13 @@ import (
 // Stats are a link's counters since it started.
 type Stats struct {
 	Conns      int // connections opened (each paid a TCP handshake)
-	RoundTrips int // turnarounds: the server sending after the client sent
+	RoundTrips int // round trips (see pair)
+	Open       int // connections open now
 }
 
-// Sub returns the counts of s since earlier.
+// Sub returns the counts of s since earlier (Open stays s's).
 func (s Stats) Sub(earlier Stats) Stats {
-	return Stats{Conns: s.Conns - earlier.Conns, RoundTrips: s.RoundTrips - earlier.RoundTrips}
+	return Stats{Conns: s.Conns - earlier.Conns, RoundTrips: s.RoundTrips - earlier.RoundTrips, Open: s.Open}
 }
 
 // Link is a delaying TCP proxy in front of one target address.
@@ -115,17 +116,18 @@ func (l *Link) track(c, s net.Conn) bool {
 		return false
 	}
 	l.stats.Conns++
+	l.stats.Open++
 	l.conns[c] = struct{}{}
 	l.conns[s] = struct{}{}
 	return true
 }
 
-func (l *Link) untrack(conns ...net.Conn) {
+func (l *Link) untrack(c, s net.Conn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for _, c := range conns {
-		delete(l.conns, c)
-	}
+	delete(l.conns, c)
+	delete(l.conns, s)
+	l.stats.Open--
 }
 
 // pair is one proxied connection: the client's side and the server's.
@@ -204,7 +206,11 @@ func (p *pair) pump(src, dst net.Conn, notBefore time.Time, up bool) {
 	if last {
 		src.Close()
 		dst.Close()
-		p.link.untrack(src, dst)
+		if up {
+			p.link.untrack(src, dst)
+		} else {
+			p.link.untrack(dst, src)
+		}
 	}
 }
 

@@ -30,8 +30,15 @@ func get(t *testing.T, ts *httptest.Server, client *http.Client, scheme string, 
 			t.Fatalf("body %q", body)
 		}
 	}
+	s := link.Stats()
+	if s.Open != 1 && s.Conns == 1 {
+		t.Fatalf("%d connections open", s.Open)
+	}
 	client.CloseIdleConnections()
-	return link.Stats()
+	for link.Stats().Open > 0 { // Open counts down as connections close
+		time.Sleep(time.Millisecond)
+	}
+	return Stats{Conns: s.Conns, RoundTrips: s.RoundTrips}
 }
 
 func pong(w http.ResponseWriter, r *http.Request) {

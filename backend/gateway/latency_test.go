@@ -1,0 +1,163 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ttmcp/ttmcp/backend/domain"
+	"github.com/ttmcp/ttmcp/backend/internal/wan"
+)
+
+// far puts a poolServer behind a delaying link (20 ms each way) and holds
+// every DELETE until a token arrives on the returned channel, so a test
+// can tell the round trips on the caller's path from the clean-up's.
+func far(t *testing.T, stateless, tlsOn bool) (*Gateway, string, *wan.Link, chan<- struct{}) {
+	t.Helper()
+	ts, log, tlsConfig := poolServer(t, stateless, tlsOn, nil)
+	tokens := make(chan struct{})
+	sdk := log.next
+	log.next = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodDelete {
+			select {
+			case <-tokens:
+			case <-r.Context().Done():
+			}
+		}
+		sdk.ServeHTTP(w, r)
+	})
+	link, err := wan.Listen(ts.Listener.Addr().String(), 20*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { link.Close() })
+	scheme := "http"
+	if tlsOn {
+		scheme = "https"
+	}
+	g := New(Config{StartupTimeout: 10 * time.Second, ListTimeout: 10 * time.Second, CallWait: 10 * time.Second, CloseTimeout: 10 * time.Second, TLS: tlsConfig})
+	return g, scheme + "://" + link.Addr() + "/", link, tokens
+}
+
+// A warm operation costs only the protocol's round trips (issue 12):
+// 2026-07-28 — server/discover, the tools/list pages up to the target, the
+// call; 2025 — initialize, notifications/initialized, the call, with the
+// session's DELETE after the answer. A cold one adds its connection, and
+// over TLS the handshake's round trip, once. Counted by the link.
+func TestRoundTripsPerOperation(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		stateless bool
+		tls       bool
+		protocol  domain.Protocol
+		call      int // round trips of a warm call on the caller's path
+		discover  int // of a warm discovery (one page: tools a and b)
+		cleanUp   int // after the answer
+	}{
+		{"2026 http", true, false, domain.Protocol20260728, 3, 2, 0},
+		{"2026 https", true, true, domain.Protocol20260728, 3, 2, 0},
+		{"2025 http", false, false, domain.Protocol20251125, 3, 3, 1},
+		{"2025 https", false, true, domain.Protocol20251125, 3, 3, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g, url, link, deletes := far(t, tt.stateless, tt.tls)
+			r := registration(t, url, tt.protocol, nil)
+			ctx := context.Background()
+			measure := func(name string, op func(), path, conns int) {
+				t.Helper()
+				before := link.Stats()
+				op()
+				onPath := link.Stats().Sub(before)
+				for range tt.cleanUp {
+					deletes <- struct{}{}
+				}
+				g.settle()
+				total := link.Stats().Sub(before)
+				// HTTP/1.1 may open a spare connection (see
+				// TestOperationsShareOneConnection): no round trip waits for it.
+				if onPath.RoundTrips != path || total.RoundTrips != path+tt.cleanUp || (tt.tls && total.Conns != conns) || total.Conns < conns {
+					t.Fatalf("%s: %+v on the caller's path, %+v in all; want %d round trips, %d after the answer, %d connections",
+						name, onPath, total, path, tt.cleanUp, conns)
+				}
+			}
+			call := func() { mustKnow(t, g.Call(ctx, r, "a", json.RawMessage(`{}`))) }
+			discover := func() {
+				if _, err := g.Discover(ctx, r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			handshake := 0
+			if tt.tls {
+				handshake = 1 // TLS 1.3
+			}
+			measure("cold call", call, tt.call+handshake, 1)
+			measure("warm call", call, tt.call, 0)
+			measure("warm call", call, tt.call, 0)
+			measure("warm discovery", discover, tt.discover, 0)
+			g.closeIdle()
+			for link.Stats().Open > 0 { // the old connection's goodbye is not the next operation's
+				time.Sleep(time.Millisecond)
+			}
+			measure("cold discovery", discover, tt.discover+handshake, 1)
+			g.Close()
+		})
+	}
+}
+
+// fakeBase is an HTTP transport that may read the request body and then
+// fails or answers.
+type fakeBase struct {
+	read    int  // body bytes to read (-1: use GetBody and read it all)
+	respond bool // answer instead of failing
+}
+
+func (f fakeBase) RoundTrip(req *http.Request) (*http.Response, error) {
+	body := req.Body
+	if f.read < 0 {
+		body, _ = req.GetBody()
+		io.ReadAll(body)
+	} else if f.read > 0 {
+		io.ReadFull(body, make([]byte, f.read))
+	}
+	if f.respond {
+		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("{}")), Request: req}, nil
+	}
+	return nil, errors.New("connection reset")
+}
+
+// The sent boundary: a tools/call request counts as possibly sent from the
+// moment the HTTP transport reads its body (over HTTP/2 the write is
+// reported only after the server may already have the whole request), or
+// when anything answered it; not before.
+func TestSentBoundary(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		base fakeBase
+		sent bool
+	}{
+		{"failed before the body", fakeBase{}, false},
+		{"failed after a byte of the body", fakeBase{read: 1}, true},
+		{"failed after a retry's body", fakeBase{read: -1}, true},
+		{"answered without reading", fakeBase{respond: true}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, method := range []string{"tools/call", "tools/list"} {
+				tr := &transport{base: tt.base, life: context.Background(), limit: 1 << 20, openDone: make(chan struct{}, 1), overflow: atomic.Bool{}}
+				body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{}}`
+				req, _ := http.NewRequest(http.MethodPost, "http://example.invalid/", strings.NewReader(body))
+				if resp, err := tr.RoundTrip(req); err == nil {
+					resp.Body.Close()
+				}
+				if got := tr.callWritten.Load(); got != (tt.sent && method == "tools/call") {
+					t.Fatalf("%s: sent %v", method, got)
+				}
+			}
+		})
+	}
+}
