@@ -250,7 +250,9 @@ func TestCallResponses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &fake{version: "2025-11-25", onCall: func(w http.ResponseWriter, _ *http.Request, id json.RawMessage, _ []byte) { tt.onCall(w, string(id)) }}
 			ts, rec := serve(t, f)
-			o := callGateway(5*time.Second).Call(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil), "t", json.RawMessage(`{}`))
+			// A generous wait: none of these answers is late, but 5 MiB
+			// through the race detector on a loaded machine can take 6 s.
+			o := callGateway(time.Minute).Call(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil), "t", json.RawMessage(`{}`))
 			wantOutcome(t, o, tt.outcome, tt.code)
 			if tt.check != nil {
 				tt.check(t, o)

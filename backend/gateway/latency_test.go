@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,9 +17,11 @@ import (
 	"github.com/ttmcp/ttmcp/backend/internal/wan"
 )
 
-// far puts a poolServer behind a delaying link (20 ms each way) and holds
-// every DELETE until a token arrives on the returned channel, so a test
-// can tell the round trips on the caller's path from the clean-up's.
+// far puts a poolServer behind a delaying link and holds every DELETE until
+// a token arrives on the returned channel, so a test can tell the round
+// trips on the caller's path from the clean-up's. The link delays 50 ms
+// each way: a count can only go wrong when a goroutine is held up longer
+// than that, which a loaded machine does do for 20 ms.
 func far(t *testing.T, stateless, tlsOn bool) (*Gateway, string, *wan.Link, chan<- struct{}) {
 	t.Helper()
 	ts, log, tlsConfig := poolServer(t, stateless, tlsOn, nil)
@@ -32,7 +36,7 @@ func far(t *testing.T, stateless, tlsOn bool) (*Gateway, string, *wan.Link, chan
 		}
 		sdk.ServeHTTP(w, r)
 	})
-	link, err := wan.Listen(ts.Listener.Addr().String(), 20*time.Millisecond)
+	link, err := wan.Listen(ts.Listener.Addr().String(), 50*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,11 +70,33 @@ func TestRoundTripsPerOperation(t *testing.T) {
 		{"2025 https", false, true, domain.Protocol20251125, 3, 3, 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // mostly waiting on the link
 			g, url, link, deletes := far(t, tt.stateless, tt.tls)
 			r := registration(t, url, tt.protocol, nil)
 			ctx := context.Background()
 			measure := func(name string, op func(), path, conns int) {
 				t.Helper()
+				start := time.Now()
+				var mu sync.Mutex
+				var trace []string
+				record := func(up bool, n, d int) {
+					mu.Lock()
+					defer mu.Unlock()
+					dir := "server→client"
+					if up {
+						dir = "client→server"
+					}
+					trace = append(trace, fmt.Sprintf("%5dms %s %5d bytes, depth %d", time.Since(start).Milliseconds(), dir, n, d))
+				}
+				link.Trace.Store(&record)
+				defer func() {
+					link.Trace.Store(nil)
+					if t.Failed() {
+						mu.Lock()
+						defer mu.Unlock()
+						t.Logf("%s, as the link saw it:\n%s", name, strings.Join(trace, "\n"))
+					}
+				}()
 				before := link.Stats()
 				op()
 				onPath := link.Stats().Sub(before)
@@ -81,8 +107,11 @@ func TestRoundTripsPerOperation(t *testing.T) {
 				total := link.Stats().Sub(before)
 				// HTTP/1.1 may open a spare connection (see
 				// TestOperationsShareOneConnection): no round trip waits for it.
-				if onPath.RoundTrips != path || total.RoundTrips != path+tt.cleanUp || (tt.tls && total.Conns != conns) || total.Conns < conns {
-					t.Fatalf("%s: %+v on the caller's path, %+v in all; want %d round trips, %d after the answer, %d connections",
+				// Over HTTP/2 a DELETE whose headers HPACK shrank below the
+				// link's control-frame size is not counted (wan.maxControl).
+				cleanUp := total.RoundTrips - onPath.RoundTrips
+				if onPath.RoundTrips != path || cleanUp > tt.cleanUp || (!tt.tls && cleanUp != tt.cleanUp) || (tt.tls && total.Conns != conns) || total.Conns < conns {
+					t.Errorf("%s: %+v on the caller's path, %+v in all; want %d round trips, %d after the answer, %d connections",
 						name, onPath, total, path, tt.cleanUp, conns)
 				}
 			}

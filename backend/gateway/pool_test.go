@@ -158,7 +158,9 @@ func TestOperationsShareOneConnection(t *testing.T) {
 			// request may find the connection still busy: Go then dials a
 			// second one, which the request does not wait for (it takes the
 			// first connection to become free) and which is kept as well.
-			limit := 2
+			// Two suffice unless a drain is held up (a loaded machine);
+			// without kept connections there would be six or more.
+			limit := 3
 			if tt.tls {
 				limit = 1
 			}

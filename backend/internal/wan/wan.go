@@ -15,6 +15,7 @@ package wan
 import (
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -32,6 +33,11 @@ func (s Stats) Sub(earlier Stats) Stats {
 
 // Link is a delaying TCP proxy in front of one target address.
 type Link struct {
+	// Trace, when set, sees every chunk the link reads: its direction, size
+	// and depth (see pair). Tests print it when a count is not the one they
+	// expect.
+	Trace atomic.Pointer[func(up bool, n, depth int)]
+
 	ln     net.Listener
 	target string
 	delay  time.Duration
@@ -138,9 +144,14 @@ func (l *Link) untrack(c, s net.Conn) {
 // delivered to the client before it was read; a server chunk has one more
 // than the last client chunk delivered to the server before it was read.
 // The connection's cost is its deepest server chunk. Bytes that only
-// happen to interleave (a TLS session ticket, HTTP/2 SETTINGS and their
-// acknowledgements) therefore add nothing, and a request sent after its
-// predecessor's answer adds one.
+// happen to interleave (a TLS session ticket, HTTP/2 SETTINGS) therefore
+// add nothing, and a request sent after its predecessor's answer adds one.
+//
+// A client chunk too small to hold a request (maxControl bytes: TLS and
+// HTTP/2 framing around a few bytes, i.e. a SETTINGS acknowledgement, a
+// WINDOW_UPDATE, a PING, an alert) does not deepen the server's next
+// chunk: otherwise a server slower to answer than the client is to
+// acknowledge its SETTINGS would seem to answer the acknowledgement.
 type pair struct {
 	link *Link
 	mu   sync.Mutex
@@ -174,7 +185,11 @@ func (p *pair) pump(src, dst net.Conn, notBefore time.Time, up bool) {
 				if at.Before(notBefore) {
 					at = notBefore
 				}
-				queue <- chunk{buf[:n], at, p.read(up)}
+				d := p.read(up)
+				if trace := p.link.Trace.Load(); trace != nil {
+					(*trace)(up, n, d)
+				}
+				queue <- chunk{buf[:n], at, d}
 			}
 			if err != nil {
 				return
@@ -188,7 +203,7 @@ func (p *pair) pump(src, dst net.Conn, notBefore time.Time, up bool) {
 		}
 		time.Sleep(time.Until(c.at))
 		// Before the write: the peer may answer before Write returns.
-		p.delivered(up, c.depth)
+		p.delivered(up, len(c.data), c.depth)
 		if _, err := dst.Write(c.data); err != nil {
 			failed = true
 			src.Close()
@@ -232,12 +247,19 @@ func (p *pair) read(up bool) int {
 	return d
 }
 
-// delivered notes that a chunk of depth d reaches its peer now.
-func (p *pair) delivered(up bool, d int) {
+// maxControl is the largest client chunk that cannot be a request (see
+// pair): a TLS 1.3 record adds 22 bytes, an HTTP/2 frame header 9, and the
+// smallest JSON-RPC request is longer than the 9 bytes left.
+const maxControl = 40
+
+// delivered notes that a chunk of n bytes and depth d reaches its peer now.
+func (p *pair) delivered(up bool, n, d int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if up {
-		p.serverLevel = max(p.serverLevel, d+1)
+		if n > maxControl {
+			p.serverLevel = max(p.serverLevel, d+1)
+		}
 	} else {
 		p.clientLevel = max(p.clientLevel, d)
 	}

@@ -10,17 +10,17 @@ import (
 	"time"
 )
 
-// get makes n sequential requests through the link with one client and
-// returns what the link counted.
+// get makes n sequential requests (as small as a JSON-RPC request gets)
+// through the link with one client and returns what the link counted.
 func get(t *testing.T, ts *httptest.Server, client *http.Client, scheme string, n int) Stats {
 	t.Helper()
-	link, err := Listen(ts.Listener.Addr().String(), 10*time.Millisecond)
+	link, err := Listen(ts.Listener.Addr().String(), 25*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer link.Close()
 	for range n {
-		resp, err := client.Post(scheme+"://"+link.Addr()+"/", "text/plain", strings.NewReader("ping"))
+		resp, err := client.Post(scheme+"://"+link.Addr()+"/", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 		if err != nil {
 			t.Fatal(err)
 		}
