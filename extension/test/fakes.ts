@@ -22,7 +22,7 @@ import type {
   TestMcpToolCallInput,
   UpdateMcpServerInput,
 } from '../../jsapi/tauritavern-mcp';
-import type { ExtensionStore } from '../src/host/tauritavern';
+import type { BridgeStatus, ExtensionStore } from '../src/host/tauritavern';
 import type { Translate } from '../src/texts';
 import { POPUP_RESULT, POPUP_TYPE, TestPopup } from './popup-double';
 
@@ -282,12 +282,8 @@ export class FakeStore implements ExtensionStore {
 
 // ---------------------------------------------------------------- __TAURITAVERN__
 
-export interface BridgeDouble {
-  state: 'connecting' | 'open' | 'closed' | 'refused';
-  backend: string;
-  error?: { code: string; message: string };
-  reconnect?: () => Promise<void>;
-}
+/** The bridge status as a loader publishes it (reconnect absent: an older loader). */
+export type BridgeDouble = BridgeStatus;
 
 export interface HostDouble {
   mcp?: unknown;

@@ -28,6 +28,12 @@ function settingsColumn(anchors: string[] = []) {
     .join('')}<div class="extension_container"></div></div>`;
 }
 
+/** The command line a state panel shows (one code element; it wraps between flags). */
+function command(): string | undefined {
+  const codes = [...document.querySelectorAll('code.tt-mcp-command')];
+  return codes.length === 1 ? (codes[0]?.textContent ?? undefined) : `${codes.length} commands`;
+}
+
 function openBridge(): BridgeDouble {
   return { state: 'open', backend: 'http://127.0.0.1:7878' };
 }
@@ -164,7 +170,7 @@ describe('backend not running', () => {
     const panel = await screen.findByRole('alert');
     expect(within(panel).getByRole('heading').textContent).toBe(' The ttmcp backend is not running');
     expect(within(panel).getByText('Could not reach the ttmcp backend at http://127.0.0.1:7878.')).toBeTruthy();
-    expect(within(panel).getByText('ttmcp serve').tagName).toBe('CODE');
+    expect(command()).toBe('ttmcp serve');
     expect(within(panel).getByText(/^Details: Failed to fetch dynamically imported module/)).toBeTruthy();
     expect(within(panel).getByRole<HTMLInputElement>('textbox', { name: 'Backend URL' }).value).toBe('http://127.0.0.1:7878');
 
@@ -198,7 +204,7 @@ describe('backend not running', () => {
     expect(st.extensionSettings.mcp_manager).toEqual({ backendUrl: 'http://localhost:7890' });
     expect(st.saves).toBe(1);
     expect(await screen.findByText('Could not reach the ttmcp backend at http://localhost:7890.')).toBeTruthy();
-    expect(screen.getByText('ttmcp serve --listen localhost:7890')).toBeTruthy();
+    expect(command()).toBe('ttmcp serve --listen localhost:7890');
   });
 
   test('a loaded bridge that cannot reach its backend is "not running" too; Retry asks the bridge to reconnect', async () => {
@@ -237,14 +243,19 @@ describe('origin not allowed', () => {
     const panel = await screen.findByRole('alert');
     expect(within(panel).getByRole('heading').textContent).toBe(' This page’s origin is not allowed');
     expect(within(panel).getByText(`The ttmcp backend at http://127.0.0.1:7878 refused this page’s origin, ${ORIGIN}.`)).toBeTruthy();
-    expect(within(panel).getByText(`ttmcp serve --allow-origin ${ORIGIN}`).tagName).toBe('CODE');
+    expect(command()).toBe(`ttmcp serve --allow-origin ${ORIGIN}`);
+    // it wraps between the flags, never inside one
+    expect([...panel.querySelectorAll('.tt-mcp-command-part')].map((e) => e.textContent)).toEqual([
+      'ttmcp serve',
+      ` --allow-origin ${ORIGIN}`,
+    ]);
     expect(within(panel).getByText(`Details: ${message}`)).toBeTruthy();
     expect(mcp.count('list')).toBe(0);
 
     const user = userEvent.setup();
     await user.click(within(panel).getByRole('button', { name: 'Retry' }));
     await waitFor(() => expect(bridge.reconnect).toHaveBeenCalledTimes(1));
-    expect(screen.getByText(`ttmcp serve --allow-origin ${ORIGIN}`)).toBeTruthy();
+    expect(command()).toBe(`ttmcp serve --allow-origin ${ORIGIN}`);
 
     bridge.reconnect = vi.fn(async () => setBridgeState(bridge, 'open'));
     await user.click(screen.getByRole('button', { name: 'Retry' }));
@@ -257,7 +268,7 @@ describe('origin not allowed', () => {
     const mcp = new FakeMcp();
     mcp.failNext('list', apiError('mcp.origin_not_allowed', `origin ${ORIGIN} is not allowed`, 'Unavailable'));
     start(loaderPublishing(mcp, new FakeStore(), undefined));
-    expect(await screen.findByText(`ttmcp serve --allow-origin ${ORIGIN}`)).toBeTruthy();
+    await waitFor(() => expect(command()).toBe(`ttmcp serve --allow-origin ${ORIGIN}`));
   });
 
   test('a refusal while working replaces the Manager with the explanation', async () => {
@@ -267,7 +278,7 @@ describe('origin not allowed', () => {
     start(loaderPublishing(new FakeMcp([server()]), new FakeStore(), bridge));
     expect(await screen.findByText('Local tools')).toBeTruthy();
     act(() => setBridgeState(bridge, 'refused', { code: 'mcp.origin_not_allowed', message: 'refused' }));
-    expect(await screen.findByText(`ttmcp serve --allow-origin ${ORIGIN}`)).toBeTruthy();
+    await waitFor(() => expect(command()).toBe(`ttmcp serve --allow-origin ${ORIGIN}`));
     expect(screen.queryByText('Local tools')).toBeNull();
   });
 });

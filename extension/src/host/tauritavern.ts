@@ -1,24 +1,19 @@
 // window.__TAURITAVERN__ as this extension sees it: the readiness promise,
 // api.mcp, api.extension.store (C5) and ttmcp's bridge status (C2). The
-// types come from jsapi/tauritavern-mcp.d.ts; the bridge status's error and
-// reconnect (C2) are declared here until the declarations carry them. Any
-// of these may be absent (an older loader, TauriTavern itself), and the
-// Manager degrades then.
+// types come from jsapi/tauritavern-mcp.d.ts. Any of these may be absent
+// (an older loader, TauriTavern itself), and the Manager degrades then.
 
-import type { TauriTavernExtensionStoreApi, TauriTavernMcpApi } from '../../../jsapi/tauritavern-mcp';
+import type {
+  McpBridgeStatus,
+  TauriTavernExtensionStoreApi,
+  TauriTavernMcpApi,
+} from '../../../jsapi/tauritavern-mcp';
 
 /** The part of api.extension.store the Manager uses. */
 export type ExtensionStore = Pick<TauriTavernExtensionStoreApi, 'tryGetJson' | 'setJson'>;
 
-export type BridgeState = 'connecting' | 'open' | 'closed' | 'refused';
-
-/** __TAURITAVERN__.mcpBridge (C2); error and reconnect are absent on older loaders. */
-export interface BridgeStatus {
-  state: BridgeState | string;
-  backend?: string;
-  error?: { code: string; message: string };
-  reconnect?: () => Promise<void>;
-}
+/** __TAURITAVERN__.mcpBridge (C2); older loaders have neither error nor reconnect. */
+export type BridgeStatus = Omit<McpBridgeStatus, 'reconnect'> & Partial<Pick<McpBridgeStatus, 'reconnect'>>;
 
 export const BRIDGE_EVENT = 'tauritavern-mcp:state';
 

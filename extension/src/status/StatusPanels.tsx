@@ -16,8 +16,19 @@ function Panel(props: { icon: string; title: string; children: ReactNode; tone?:
   );
 }
 
+/** A command line; it wraps between its flags, never inside one. */
 function Command(props: { text: string }) {
-  return <code className="tt-mcp-command">{props.text}</code>;
+  const parts = props.text.split(/ (?=--)/);
+  return (
+    <code className="tt-mcp-command">
+      {parts.map((part, i) => (
+        <span key={i} className="tt-mcp-command-part">
+          {i > 0 ? ' ' : ''}
+          {part}
+        </span>
+      ))}
+    </code>
+  );
 }
 
 function Details(props: { message: string }) {
