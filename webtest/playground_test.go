@@ -6,6 +6,7 @@ package webtest
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -365,25 +366,42 @@ func TestPlaygroundPopupContract(t *testing.T) {
 		}
 	})
 
-	t.Run("force close", func(t *testing.T) {
-		p.run(`pt.start(1, '', { allowEscapeClose: false }); await pt.opened(); window.first = pt.cur;`)
-		p.keys(kbEscape)
-		p.run(`await new Promise((r) => setTimeout(r, 100));`)
-		p.keys(kbEscape)
-		got := evalJS[map[string]any](p, `
-			const { Popup } = SillyTavern.getContext();
-			const other = () => Popup.util.popups.find((x) => x !== window.first.popup);
-			for (let i = 0; i < 50 && !other(); i++) await new Promise((r) => setTimeout(r, 20));
-			const confirm = other();
-			const text = confirm?.dlg.querySelector('.popup-content').textContent;
-			confirm?.dlg.querySelector('.popup-button-ok').click();
-			const r = await pt.settled(1500, window.first);
-			return { asked: !!confirm, text, done: r.done, value: r.value };
-		`)
-		if got["asked"] != true || !strings.Contains(got["text"].(string), "Force-close") || got["done"] != true || got["value"] != nil {
-			t.Errorf("double Escape on a popup without Escape close: %v; want a force-close confirm, then null", got)
-		}
-	})
+	// Two quick Escapes on a popup that Escape does not close offer a
+	// force-close. With user activation (a click first, as a user's Escape
+	// would have) the dialog's cancel is prevented and the popup alone
+	// decides; without it Chromium closes the dialog itself and the popup
+	// re-opens it, and the confirm must still end up on top. The page's
+	// clock stands still across the two Escapes, so they are "quick"
+	// however loaded the machine is.
+	for _, activated := range []bool{true, false} {
+		t.Run(fmt.Sprintf("force close (user activation %v)", activated), func(t *testing.T) {
+			p.run(`pt.start(1, '', { allowEscapeClose: false }); await pt.opened(); window.first = pt.cur;
+				window.realNow = Date.now; const t0 = Date.now(); Date.now = () => t0;`)
+			for range 2 {
+				if activated {
+					p.userClick()
+				}
+				p.keys(kbEscape)
+				p.run(`for (let i = 0; i < 100 && !window.first.popup.dlg.open; i++) await new Promise((r) => setTimeout(r, 10));`)
+			}
+			p.run(`Date.now = window.realNow;`)
+			got := evalJS[map[string]any](p, `
+				const { Popup } = SillyTavern.getContext();
+				const other = () => Popup.util.popups.find((x) => x !== window.first.popup);
+				for (let i = 0; i < 50 && !other(); i++) await new Promise((r) => setTimeout(r, 20));
+				const confirm = other();
+				if (confirm) await pt.opened({ popup: confirm });
+				const onTop = confirm?.dlg.matches(':modal') && document.activeElement?.closest('.popup') === confirm.dlg;
+				const text = confirm?.dlg.querySelector('.popup-content').textContent;
+				confirm?.dlg.querySelector('.popup-button-ok').click();
+				const r = await pt.settled(5000, window.first);
+				return { asked: !!confirm, onTop, text, done: r.done, value: r.value };
+			`)
+			if got["asked"] != true || got["onTop"] != true || !strings.Contains(got["text"].(string), "Force-close") || got["done"] != true || got["value"] != nil {
+				t.Errorf("double Escape on a popup without Escape close: %v; want a force-close confirm on top, then null", got)
+			}
+		})
+	}
 
 	t.Run("helpers", func(t *testing.T) {
 		got := evalJS[[]any](p, `

@@ -43,6 +43,7 @@ export class Popup {
     #hiding = false;
     #closingByUs = false;
     #browserClosing = false;
+    #forceClosePending = false;
     #lastEscape = 0;
     #allowEscapeClose;
 
@@ -197,6 +198,7 @@ export class Popup {
             if (this.#hiding) return;
             if (this.dlg.isConnected) this.dlg.showModal();
             if (!fromEscape) this.#escape(); // closed some other way (a form, dlg.close())
+            else if (this.#forceClosePending) this.#offerForceClose();
         });
         this.dlg.addEventListener('keydown', (evt) => this.#onKeyDown(evt));
     }
@@ -311,6 +313,15 @@ export class Popup {
         const twice = now - this.#lastEscape < DOUBLE_ESCAPE_MS;
         this.#lastEscape = twice ? 0 : now;
         if (!twice) return;
+        // When the browser is closing the dialog (an Escape it would not
+        // let us cancel), the close listener re-opens it, which would put
+        // it above a confirm opened now: offer the force-close after that.
+        if (this.#browserClosing) this.#forceClosePending = true;
+        else this.#offerForceClose();
+    }
+
+    #offerForceClose() {
+        this.#forceClosePending = false;
         Popup.show.confirm('Force-close this popup?', 'It does not close with Escape. Close it anyway?')
             .then((answer) => {
                 if (answer === POPUP_RESULT.AFFIRMATIVE) this.complete(POPUP_RESULT.CANCELLED);
