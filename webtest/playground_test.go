@@ -533,25 +533,31 @@ func TestPlaygroundSettingsAndContext(t *testing.T) {
 func TestPlaygroundInlineDrawer(t *testing.T) {
 	b := newBackend(t, withFixtures)
 	p := openPlayground(t, b, "")
-	state := `
-		await new Promise((r) => setTimeout(r, 600)); // the slide
+	// state waits (up to 5 s, however loaded the machine is) until the
+	// slide is over and the drawer is as wanted, and returns what it is.
+	state := func(want []bool) []bool {
+		return evalJS[[]bool](p, fmt.Sprintf(`
+		const want = %s;
 		const icon = document.querySelector('#fixture_panel .inline-drawer-icon');
 		const body = document.querySelector('#fixture_panel .inline-drawer-content');
-		return [getComputedStyle(body).display !== 'none', icon.classList.contains('up'), icon.classList.contains('fa-circle-chevron-up')];`
+		const now = () => [getComputedStyle(body).display !== 'none', icon.classList.contains('up'), icon.classList.contains('fa-circle-chevron-up')];
+		for (let i = 0; i < 250 && (jQuery(body).is(':animated') || now().some((v, j) => v !== want[j])); i++) await new Promise((r) => setTimeout(r, 20));
+		return now();`, map[bool]string{true: "[true, true, true]", false: "[false, false, false]"}[want[0]]))
+	}
 	open, closed := []bool{true, true, true}, []bool{false, false, false}
-	if got := evalJS[[]bool](p, state); !reflect.DeepEqual(got, open) {
+	if got := state(open); !reflect.DeepEqual(got, open) {
 		t.Fatalf("at start [open up chevron-up] = %v; want the playground to have opened it", got)
 	}
 	p.run(`document.querySelector('#fixture_panel .inline-drawer-toggle input.text_pole').click();`)
-	if got := evalJS[[]bool](p, state); !reflect.DeepEqual(got, open) {
+	if got := state(open); !reflect.DeepEqual(got, open) {
 		t.Errorf("after a click in the header's text_pole [open up chevron-up] = %v; want it still open", got)
 	}
 	p.run(`document.querySelector('#fixture_panel .inline-drawer-toggle b').click();`)
-	if got := evalJS[[]bool](p, state); !reflect.DeepEqual(got, closed) {
+	if got := state(closed); !reflect.DeepEqual(got, closed) {
 		t.Errorf("after a click on the header [open up chevron-up] = %v; want it closed", got)
 	}
 	p.run(`document.querySelector('#fixture_panel .inline-drawer-toggle').click();`)
-	if got := evalJS[[]bool](p, state); !reflect.DeepEqual(got, open) {
+	if got := state(open); !reflect.DeepEqual(got, open) {
 		t.Errorf("after a second click [open up chevron-up] = %v; want it open", got)
 	}
 	// The top-bar drawer hides and shows the Extensions panel.
