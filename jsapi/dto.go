@@ -42,7 +42,7 @@ type McpServer struct {
 // and, per property, for its input schema. Description is absent when only
 // properties are overridden; Properties is always present.
 type ToolDescriptionOverride struct {
-	Description *string           `json:"description,omitempty"`
+	Description *string           `json:"description,omitzero"` // "" is kept: only absent is left out
 	Properties  map[string]string `json:"properties"`
 }
 

@@ -112,7 +112,7 @@ func buildArgs(shape argShape, input js.Value) (js.Value, error) {
 	case argsRegistrationID:
 		// {registrationId: typeof input === 'string' ? input : input?.registrationId}
 		id := js.Undefined()
-		if input.Type() == js.TypeString {
+		if typeOf(input) == js.TypeString {
 			id = input
 		} else if isObject(input) {
 			id = input.Get("registrationId")
@@ -152,7 +152,7 @@ func (h promiseHandler) lost(_ bool, err js.Value) { h.reject.Invoke(err) }
 // safeInvoke(command, args) sends any command with an upstream-shaped args
 // object ({dto: {...}}, or nothing for the list commands).
 func (b *bridge) safeInvoke(command, args js.Value) js.Value {
-	if command.Type() != js.TypeString || command.String() == "" {
+	if typeOf(command) != js.TypeString || command.String() == "" {
 		return rejected(newError(jsapi.CodeArgsInvalid, jsapi.KindBadRequest,
 			jsapi.CodeArgsInvalid+": safeInvoke needs a command name"))
 	}
@@ -160,7 +160,7 @@ func (b *bridge) safeInvoke(command, args js.Value) js.Value {
 	switch {
 	case args.IsUndefined() || args.IsNull():
 		text = js.ValueOf("{}")
-	case args.Type() != js.TypeObject || isArray.Invoke(args).Bool():
+	case typeOf(args) != js.TypeObject || isArray.Invoke(args).Bool():
 		return rejected(newError(jsapi.CodeArgsInvalid, jsapi.KindBadRequest,
 			jsapi.CodeArgsInvalid+": safeInvoke args must be an object such as {dto: {...}}"))
 	default:

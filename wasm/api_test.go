@@ -108,7 +108,18 @@ func TestPublishedMethodsSendCommands(t *testing.T) {
 	cyclic.Set("dto", cyclic)
 	mustReject(t, safe.Invoke(jsapi.CmdCreateServer, cyclic), jsapi.CodeArgsInvalid, jsapi.KindBadRequest)
 	mustReject(t, servers.Call("create", obj("n", global.Get("BigInt").Invoke(3))), jsapi.CodeArgsInvalid, jsapi.KindBadRequest)
-	if len(s.sent) != len(cases)+2 {
+	// A BigInt or a Symbol where an object or a string belongs: syscall/js
+	// has no Type for a BigInt (Type panics), so each is checked safely.
+	big, sym := global.Get("BigInt").Invoke(3), global.Get("Symbol").Invoke("s")
+	for _, v := range []js.Value{big, sym} {
+		mustReject(t, safe.Invoke(jsapi.CmdCreateServer, v), jsapi.CodeArgsInvalid, jsapi.KindBadRequest)
+		mustReject(t, safe.Invoke(v, obj("dto", 1)), jsapi.CodeArgsInvalid, jsapi.KindBadRequest)
+	}
+	p = servers.Call("remove", big) // no id: sent, refused by the backend
+	id, _ = s.invoked(t, len(cases)+2, jsapi.CmdRemoveServer)
+	s.replyError(id, `{"kind":"BadRequest","code":"mcp.dto_invalid","message":"mcp.dto_invalid: /dto: missing registrationId"}`)
+	mustReject(t, p, jsapi.CodeArgsInvalid, jsapi.KindBadRequest)
+	if len(s.sent) != len(cases)+3 {
 		t.Errorf("refused calls were sent: %d frames", len(s.sent))
 	}
 }

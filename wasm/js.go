@@ -234,9 +234,34 @@ func option(v js.Value, field string) js.Value {
 // isObject reports whether v is a non-null object or a function (what
 // JavaScript's `input?.x` can read a property of without boxing).
 func isObject(v js.Value) bool {
-	t := v.Type()
+	t := typeOf(v)
 	return t == js.TypeObject || t == js.TypeFunction
 }
+
+// typeOf is v.Type() for a value the page passed, which may be anything:
+// syscall/js has no Type for a BigInt, and Type panics on one. A BigInt is
+// typeOther, which equals none of js's types.
+func typeOf(v js.Value) (t js.Type) {
+	defer func() {
+		if recover() != nil {
+			t = typeOther
+		}
+	}()
+	return v.Type()
+}
+
+const typeOther js.Type = -1
+
+// truthy is JavaScript's !!v for any value (js.Value.Truthy panics on a
+// BigInt).
+func truthy(v js.Value) bool {
+	if t := typeOf(v); t != typeOther {
+		return v.Truthy()
+	}
+	return jsBoolean.Invoke(v).Bool()
+}
+
+var jsBoolean = global.Get("Boolean")
 
 // logError writes to console.error; logDebug to console.debug.
 func logError(args ...any) { logTo("error", args...) }

@@ -67,7 +67,7 @@ func callIDArgs(callID string) js.Value {
 }
 
 func aborted(signal js.Value) bool {
-	return isObject(signal) && signal.Get("aborted").Truthy()
+	return isObject(signal) && truthy(signal.Get("aborted"))
 }
 
 // localNotSent is the outcome of a test call aborted before it was sent.
@@ -96,7 +96,7 @@ func outcome(kind, code, message string) js.Value {
 
 // listen adds the abort listener that asks the backend to cancel the call.
 func (tc *testCall) listen() {
-	if !isObject(tc.signal) || tc.signal.Get("addEventListener").Type() != js.TypeFunction {
+	if !isObject(tc.signal) || typeOf(tc.signal.Get("addEventListener")) != js.TypeFunction {
 		return
 	}
 	tc.onAbort = callback("testCall abort", func([]js.Value) {

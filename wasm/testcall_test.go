@@ -235,3 +235,26 @@ func TestTestCallBadInput(t *testing.T) {
 	s.reply(id, `{"outcome":"not_sent","code":"mcp.call_registration_invalid","message":"x"}`)
 	mustResolve(t, p)
 }
+
+// A signal that is not an AbortSignal, down to BigInts where booleans and
+// functions belong, is a signal that never aborts: no panic, the call runs.
+func TestTestCallStrangeSignal(t *testing.T) {
+	b, _, s := openBridge(t)
+	big := global.Get("BigInt").Invoke(1)
+	sig := obj("aborted", big)
+	sig.Set("addEventListener", big)
+	p := b.testCall(testInput(), obj("signal", sig))
+	if p.Get("then").Type() != js.TypeFunction {
+		t.Fatal("testCall did not return a promise")
+	}
+	// aborted is truthy: the call is not sent
+	v := mustResolve(t, p)
+	if v.Get("outcome").String() != jsapi.OutcomeNotSent {
+		t.Errorf("outcome = %s", stringify(v))
+	}
+	sig.Set("aborted", js.ValueOf(false))
+	p = b.testCall(testInput(), obj("signal", sig))
+	id, _ := s.invoked(t, 1, jsapi.CmdStartTestCall)
+	s.replyError(id, `{"kind":"Conflict","code":"mcp.call_id_in_use","message":"mcp.call_id_in_use: call is already active"}`)
+	mustReject(t, p, "mcp.call_id_in_use", jsapi.KindConflict)
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -160,12 +161,16 @@ type wireError struct{ body jsapi.ErrorBody }
 func (e *wireError) Error() string { return e.body.Message }
 
 // errorBody projects any error for a result frame.
+// Messages may quote what the page sent (a member name, a value), which
+// need not be UTF-8: it is replaced, so the body always encodes.
 func errorBody(err error) jsapi.ErrorBody {
 	var we *wireError
+	b := jsapi.ErrorBody{Kind: domain.KindOf(err).String(), Code: domain.CodeOf(err), Message: err.Error()}
 	if errors.As(err, &we) {
-		return we.body
+		b = we.body
 	}
-	return jsapi.ErrorBody{Kind: domain.KindOf(err).String(), Code: domain.CodeOf(err), Message: err.Error()}
+	b.Message = strings.ToValidUTF8(b.Message, "\uFFFD")
+	return b
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -80,7 +81,7 @@ func parseInvoke(data []byte) (invokeFrame, error) {
 		switch name {
 		case "type", "command":
 			var s string
-			if dup || json.Unmarshal(value, &s) != nil {
+			if dup || value.Kind() != '"' || json.Unmarshal(value, &s) != nil {
 				return f, envelopeError(name + " is not one string")
 			}
 			if name == "type" {
@@ -276,7 +277,14 @@ func where(ptr string) string {
 		return "args"
 	}
 	if len(ptr) > 120 {
-		return ptr[:60] + "…" + ptr[len(ptr)-50:]
+		head, tail := ptr[:60], ptr[len(ptr)-50:]
+		for len(head) > 0 && !utf8.RuneStart(ptr[len(head)]) { // cut between characters
+			head = head[:len(head)-1]
+		}
+		for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+			tail = tail[1:]
+		}
+		return head + "…" + tail
 	}
 	return ptr
 }

@@ -67,6 +67,12 @@ func TestDecodingFailureIsThatRequestsError(t *testing.T) {
 			[]string{`duplicate member "dto"`}},
 		{"invalid UTF-8", "{\"type\":\"invoke\",\"id\":2,\"command\":\"create_mcp_server\",\"args\":{\"dto\":{\"displayName\":\"a\xffb\"," + validEndpoint + "}}}",
 			[]string{"/dto/displayName", "invalid UTF-8"}},
+		{"invalid UTF-8 in a member name", "{\"type\":\"invoke\",\"id\":2,\"command\":\"create_mcp_server\",\"args\":{\"dto\":{\"a\xffb\":1}}}",
+			[]string{"/dto", "invalid UTF-8"}},
+		{"cut short after a name that is not UTF-8", "{\"type\":\"invoke\",\"id\":2,\"command\":\"create_mcp_server\",\"args\":{\"dto\":{\"a\xffb\":",
+			[]string{"/dto/a\ufffdb", "unexpected end of the frame"}},
+		{"a long pointer cut between characters", `{"type":"invoke","id":2,"command":"create_mcp_server","args":{"dto":{"headers":{"` + strings.Repeat("é", 300) + `":5}}}}`,
+			[]string{"/dto/headers/éé", "…éé", "expected a string, got a number"}},
 		{"bad escape", `{"type":"invoke","id":2,"command":"create_mcp_server","args":{"dto":{"displayName":"a\qb",` + validEndpoint + `}}}`,
 			[]string{"/dto/displayName", `\q`}},
 		{"args cut short", `{"type":"invoke","id":2,"command":"create_mcp_server","args":{"dto":{"displayName":"a"`,
@@ -123,6 +129,8 @@ func TestUnreadableEnvelopeClosesSocket(t *testing.T) {
 		{"an array", `[1]`},
 		{"no id", `{"type":"invoke","command":"list_mcp_servers"}`},
 		{"no command", `{"type":"invoke","id":2}`},
+		{"null command", `{"type":"invoke","id":2,"command":null}`},
+		{"null type", `{"type":null,"id":2,"command":"list_mcp_servers"}`},
 		{"string id", `{"type":"invoke","id":"2","command":"list_mcp_servers"}`},
 		{"negative id", `{"type":"invoke","id":-2,"command":"list_mcp_servers"}`},
 		{"fractional id", `{"type":"invoke","id":2.5,"command":"list_mcp_servers"}`},
@@ -208,5 +216,24 @@ func TestDecodingMessagesAreClear(t *testing.T) {
 	c.must(jsapi.CmdListServers, nil, &list)
 	if len(list.Servers) != 1 || list.Servers[0].DisplayName != "x" || list.Servers[0].State != jsapi.StatePaused {
 		t.Fatalf("a refused request changed the registration: %+v", list)
+	}
+}
+
+// An override whose description is "" keeps it on the wire as in the file
+// (found by the page fuzz: the result used to leave it out, so the page saw
+// another override than the one stored).
+func TestEmptyOverrideDescriptionIsAnswered(t *testing.T) {
+	f := newFixture(t, nil)
+	c := f.connect(t)
+	var s jsapi.McpServer
+	c.must(jsapi.CmdCreateServer, dto(map[string]any{"displayName": "x", "endpoint": "http://127.0.0.1:9/mcp"}), &s)
+	r := c.call(jsapi.CmdSetToolDescriptionOverride, dto(map[string]any{"registrationId": s.ID, "nativeName": "t",
+		"override": map[string]any{"description": "", "properties": map[string]string{"q": "query"}}}))
+	if !r.OK || !strings.Contains(string(r.Value), `"t":{"description":"","properties":{"q":"query"}}`) {
+		t.Fatalf("result %s; want the override with its empty description", r.raw)
+	}
+	list := c.call(jsapi.CmdListServers, nil)
+	if !strings.Contains(string(list.Value), `"t":{"description":"","properties":{"q":"query"}}`) {
+		t.Fatalf("list %s; want the override with its empty description", list.raw)
 	}
 }
