@@ -32,8 +32,14 @@ type fixture struct {
 func newFixture(t *testing.T, mutate func(*Config)) *fixture {
 	t.Helper()
 	root := t.TempDir()
+	return newFixtureWith(t, root, newService(root), mutate)
+}
+
+// newFixtureWith is newFixture over svc, whose files are in root.
+func newFixtureWith(t *testing.T, root string, svc *service.Service, mutate func(*Config)) *fixture {
+	t.Helper()
 	cfg := Config{
-		Commands:         NewCommands(newService(root), nil),
+		Commands:         NewCommands(svc, nil),
 		AllowOrigins:     []string{"http://localhost:8000"},
 		Version:          "test",
 		HandshakeTimeout: 2 * time.Second,
