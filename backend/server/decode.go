@@ -14,6 +14,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ttmcp/ttmcp/backend/internal/jsonwords"
 	"github.com/ttmcp/ttmcp/jsapi"
 )
 
@@ -175,7 +176,7 @@ var rejectNull = json.UnmarshalFromFunc(func(dec *jsontext.Decoder, dst any) err
 // nullError is a null where a value of type t is required.
 type nullError struct{ t reflect.Type }
 
-func (e nullError) Error() string { return "expected " + expected(e.t) + ", got null" }
+func (e nullError) Error() string { return "expected " + jsonwords.Expected(e.t) + ", got null" }
 
 var (
 	rawValueType   = reflect.TypeFor[jsontext.Value]()
@@ -206,7 +207,7 @@ func describeArgsError(err error, data []byte, prefix string) string {
 		case errors.As(se.Err, new(nullError)):
 			return where(ptr) + ": " + se.Err.Error()
 		case se.Err == nil && se.JSONKind != 0 && se.GoType != nil:
-			return where(ptr) + ": expected " + expected(se.GoType) + ", got " + kindWord(se.JSONKind)
+			return where(ptr) + ": expected " + jsonwords.Expected(se.GoType) + ", got " + jsonwords.Kind(se.JSONKind, false)
 		case se.Err != nil:
 			if syn, ok := errors.AsType[*jsontext.SyntacticError](se.Err); ok {
 				return syntaxMessage(prefix+string(syn.JSONPointer), syn, data)
@@ -287,48 +288,6 @@ func where(ptr string) string {
 		return head + "…" + tail
 	}
 	return ptr
-}
-
-// expected names what a Go type accepts, in JSON's words.
-func expected(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return "an integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Map, reflect.Struct:
-		return "an object"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	}
-	return "a JSON value"
-}
-
-// kindWord names a JSON kind.
-func kindWord(k jsontext.Kind) string {
-	switch k {
-	case 'n':
-		return "null"
-	case 't', 'f':
-		return "a boolean"
-	case '"':
-		return "a string"
-	case '0':
-		return "a number"
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	}
-	return "invalid JSON"
 }
 
 func trimPrefixes(msg string) string {

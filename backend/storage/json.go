@@ -11,6 +11,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/ttmcp/ttmcp/backend/domain"
+	"github.com/ttmcp/ttmcp/backend/internal/jsonwords"
 )
 
 // Upstream reads its files with serde (deny_unknown_fields) and writes them
@@ -160,6 +161,14 @@ func describe(err error) string {
 		}
 		if r, ok := errors.AsType[reasonError](se.Err); ok {
 			return string(r) + at
+		}
+		// serde's words for a value of the wrong type or out of range,
+		// never Go's types.
+		if se.Err == nil && se.JSONKind != 0 && se.GoType != nil {
+			return fmt.Sprintf("invalid type: %s, expected %s%s", jsonwords.Kind(se.JSONKind, true), jsonwords.Expected(se.GoType), at)
+		}
+		if se.JSONKind == '0' && len(se.JSONValue) > 0 && se.GoType != nil {
+			return fmt.Sprintf("invalid value: %s, expected %s%s", se.JSONValue, jsonwords.Expected(se.GoType), at)
 		}
 	}
 	msg := err.Error()

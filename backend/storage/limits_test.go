@@ -56,3 +56,27 @@ func TestSaveRefusesWhatItWouldNotRead(t *testing.T) {
 }
 
 func dir(path string) string { return path[:strings.LastIndexByte(path, os.PathSeparator)] }
+
+// A value of the wrong type is reported in JSON's words, as serde does
+// ("invalid type: number, expected a string"), never with Go's types.
+func TestWrongTypeMessages(t *testing.T) {
+	tests := []struct{ from, to, want string }{
+		{`"displayName": "Minimal"`, `"displayName": 5`, "invalid type: number, expected a string at /displayName"},
+		{`"schemaVersion": 1`, `"schemaVersion": "1"`, "invalid type: string, expected an unsigned integer at /schemaVersion"},
+		{`"schemaVersion": 1`, `"schemaVersion": -1`, "invalid value: -1, expected an unsigned integer at /schemaVersion"},
+		{`"state": "paused"`, `"state": "paused", "headers": []`, "invalid type: array, expected an object at /headers"},
+		{`"state": "paused"`, `"state": "paused", "headers": {"a": true}`, "invalid type: boolean, expected a string at /headers/a"},
+	}
+	for _, tt := range tests {
+		s := Open(t.TempDir())
+		path := s.RegistrationPath(id1)
+		if err := os.MkdirAll(dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, path, validFile(id1, tt.from, tt.to))
+		_, _, err := s.Load(id1)
+		if msg := errText(err); !strings.HasSuffix(msg, tt.want) || strings.Contains(msg, "Go ") {
+			t.Errorf("%s: %q; want it to end with %q", tt.to, msg, tt.want)
+		}
+	}
+}
