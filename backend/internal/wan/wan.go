@@ -147,11 +147,11 @@ func (l *Link) untrack(c, s net.Conn) {
 // happen to interleave (a TLS session ticket, HTTP/2 SETTINGS) therefore
 // add nothing, and a request sent after its predecessor's answer adds one.
 //
-// A client chunk too small to hold a request (maxControl bytes: TLS and
-// HTTP/2 framing around a few bytes, i.e. a SETTINGS acknowledgement, a
-// WINDOW_UPDATE, a PING, an alert) does not deepen the server's next
-// chunk: otherwise a server slower to answer than the client is to
-// acknowledge its SETTINGS would seem to answer the acknowledgement.
+// A client chunk too small to hold a request (maxControl bytes: a SETTINGS
+// acknowledgement, a WINDOW_UPDATE, an RST_STREAM, a TLS alert) does not
+// deepen the server's next chunk: otherwise a server slower to answer
+// than the client is to acknowledge its SETTINGS would seem to answer the
+// acknowledgement.
 type pair struct {
 	link *Link
 	mu   sync.Mutex
@@ -248,9 +248,11 @@ func (p *pair) read(up bool) int {
 }
 
 // maxControl is the largest client chunk that cannot be a request (see
-// pair): a TLS 1.3 record adds 22 bytes, an HTTP/2 frame header 9, and the
-// smallest JSON-RPC request is longer than the 9 bytes left.
-const maxControl = 40
+// pair): a TLS 1.3 record adds 22 bytes and an HTTP/2 frame header 9; the
+// 5 bytes left hold a SETTINGS acknowledgement (0), a WINDOW_UPDATE or
+// RST_STREAM (4), never a request: even a DELETE whose headers HPACK
+// reduced to table indexes takes more (a PING, 8, counts: it is answered).
+const maxControl = 36
 
 // delivered notes that a chunk of n bytes and depth d reaches its peer now.
 func (p *pair) delivered(up bool, n, d int) {
