@@ -58,7 +58,7 @@ func BenchmarkDiscover512Tools32Pages(b *testing.B) {
 				}
 				return err
 			}, Settle: func() {
-				g.settle()
+				g.Wait()
 				if cold {
 					g.schemas = domain.NewSchemaCache(maxSchemaVerdicts)
 				}

@@ -87,17 +87,18 @@ func New(cfg Config) *Gateway {
 	return &Gateway{cfg: cfg, pool: newPool(cfg), background: newBackground(), schemas: domain.NewSchemaCache(maxSchemaVerdicts)}
 }
 
-// Close waits for the clean-ups of finished operations (each takes at most
-// CloseTimeout) and closes the kept connections. The Gateway stays usable:
-// a later operation opens new connections.
+// Wait waits for the clean-ups of the operations finished so far (each
+// takes at most CloseTimeout); the kept connections stay.
+func (g *Gateway) Wait() { g.background.Wait() }
+
+// Close waits for the clean-ups of finished operations and closes the kept
+// connections. The Gateway stays usable: a later operation opens new
+// connections.
 func (g *Gateway) Close() error {
-	g.background.Wait()
+	g.Wait()
 	g.pool.closeIdle()
 	return nil
 }
-
-// settle waits for the background clean-ups (tests and benchmarks).
-func (g *Gateway) settle() { g.background.Wait() }
 
 // closeIdle drops the kept idle connections: the next operation starts
 // cold (tests and benchmarks).

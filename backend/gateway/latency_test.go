@@ -103,7 +103,7 @@ func TestRoundTripsPerOperation(t *testing.T) {
 				for range tt.cleanUp {
 					deletes <- struct{}{}
 				}
-				g.settle()
+				g.Wait()
 				total := link.Stats().Sub(before)
 				// HTTP/1.1 may open a spare connection (see
 				// TestOperationsShareOneConnection): no round trip waits for it.

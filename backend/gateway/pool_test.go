@@ -141,9 +141,9 @@ func TestOperationsShareOneConnection(t *testing.T) {
 				if _, err := g.Discover(context.Background(), r); err != nil {
 					t.Fatal(err)
 				}
-				g.settle()
+				g.Wait()
 				mustKnow(t, g.Call(context.Background(), r, "a", json.RawMessage(`{}`)))
-				g.settle()
+				g.Wait()
 			}
 			g.Close()
 			sessions := map[string]bool{}
@@ -260,7 +260,7 @@ func TestTLSSessionsResume(t *testing.T) {
 	g := poolGateway(tlsConfig)
 	r := registration(t, ts.URL, domain.ProtocolAuto, nil)
 	mustKnow(t, g.Call(context.Background(), r, "a", json.RawMessage(`{}`)))
-	g.settle()
+	g.Wait()
 	g.closeIdle()
 	mustKnow(t, g.Call(context.Background(), r, "a", json.RawMessage(`{}`)))
 	g.Close()
@@ -331,7 +331,7 @@ func TestTheAnswerDoesNotWaitForTheStreamsEnd(t *testing.T) {
 		<-srv.sent
 		cancel() // the caller is done with it, as the service is
 		srv.hold <- struct{}{}
-		g.settle()
+		g.Wait()
 	}
 	g.Close()
 	if conns := log.conns(); len(conns) != 1 {
@@ -395,8 +395,8 @@ func TestCloseCutsAHangingCleanUp(t *testing.T) {
 	mustKnow(t, g.Call(context.Background(), r, "a", json.RawMessage(`{}`)))
 	del := <-deletes
 	g.Close()
-	if stacks := goroutines("(*session).cleanUp"); len(stacks) > 0 {
-		t.Fatalf("Close returned before the clean-up:\n%s", strings.Join(stacks, "\n\n"))
+	if n := g.background.running(); n != 0 {
+		t.Fatalf("Close returned with %d clean-ups running", n)
 	}
 	select {
 	case <-del.Context().Done():
@@ -440,4 +440,20 @@ func goroutines(code ...string) []string {
 		}
 	}
 	return left
+}
+
+// A startup the caller stopped waiting for is finished by the clean-up
+// too: Close leaves no client goroutine behind.
+func TestCloseEndsAnAbandonedStartup(t *testing.T) {
+	ts, _ := serveHanging(t, func(wait func(*http.Request)) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { wait(r) })
+	})
+	g := New(Config{StartupTimeout: 100 * time.Millisecond, CloseTimeout: 200 * time.Millisecond})
+	_, err := g.Discover(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil))
+	wantCode(t, err, CodeInitializeTimeout)
+	g.Close()
+	if n := g.background.running(); n != 0 {
+		t.Fatalf("Close returned with %d clean-ups running", n)
+	}
+	waitNoGoroutines(t, "mcp.(*streamableClientConn)", "mcp.(*ClientSession)", "mcp.(*Client)", "backend/gateway.")
 }

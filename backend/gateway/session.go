@@ -203,6 +203,13 @@ func (b *background) done() {
 	}
 }
 
+// running is how many are running now.
+func (b *background) running() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.n
+}
+
 // Wait returns once nothing is running.
 func (b *background) Wait() {
 	b.mu.Lock()

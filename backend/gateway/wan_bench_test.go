@@ -83,7 +83,7 @@ func benchWAN(b *testing.B, op string, gen wanGeneration, useTLS, cold bool) {
 		}
 	}
 	ours := benchpair.Side{Settle: func() {
-		g.settle()
+		g.Wait()
 		if cold {
 			drop(g.closeIdle)
 		}
