@@ -235,14 +235,23 @@ func (l *AuditLog) Append(r domain.CallRecord) (domain.CallRecord, error) {
 
 // openAppend opens path for appending (and reading its last byte),
 // creating it; created reports whether it did.
+// Like every file of the data root, it must be a regular file: a FIFO or a
+// device there (hostile or damaged) is refused, opened without blocking.
 func openAppend(path string) (f *os.File, created bool, err error) {
-	f, err = os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	f, err = openFileNoBlock(path, os.O_RDWR|os.O_APPEND, 0)
 	if errors.Is(err, fs.ErrNotExist) {
-		f, err = os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, fileMode)
+		f, err = openFileNoBlock(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, fileMode)
 		created = err == nil
 	}
 	if err != nil {
 		return nil, false, ioError(err, "Failed to open %s: %v", path, reason(err))
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err != nil {
+			return nil, false, ioError(err, "Failed to stat %s: %v", path, reason(err))
+		}
+		return nil, false, unreadable(path, "it is %s, not a regular file", describeMode(fi.Mode()))
 	}
 	return f, created, nil
 }
@@ -416,7 +425,7 @@ func (l *AuditLog) openFiles() ([]openedFile, error) {
 	}
 	var open []openedFile
 	for _, af := range files {
-		f, err := os.Open(af.path)
+		f, err := openNoBlock(af.path) // listed as a regular file, but it may have been swapped for a FIFO since
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -427,6 +436,10 @@ func (l *AuditLog) openFiles() ([]openedFile, error) {
 		if err != nil {
 			f.Close()
 			return open, ioError(err, "Failed to stat %s: %v", af.path, reason(err))
+		}
+		if !fi.Mode().IsRegular() {
+			f.Close()
+			continue // as if it had not been listed
 		}
 		open = append(open, openedFile{f, fi.Size()})
 	}

@@ -3,6 +3,7 @@
 package storage
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -166,6 +167,51 @@ func TestLoadCatalogNeverBlocks(t *testing.T) {
 			})
 			if err == nil || !strings.HasPrefix(errText(err), "Failed to read "+path+": ") {
 				t.Fatalf("LoadCatalog = %v", err)
+			}
+		})
+	}
+}
+
+// The audit log's files are in the data root too: a FIFO or a device named
+// like this month's file is an error for each append, at once, never a
+// write that waits for a reader while the log's lock is held (a pipe's
+// buffer fills after a few hundred records), nor records thrown away into
+// /dev/null.
+func TestAuditLogRefusesWhatIsNotARegularFile(t *testing.T) {
+	for kind, plant := range map[string]func(string) error{
+		"fifo":   func(p string) error { return syscall.Mkfifo(p, 0o600) },
+		"device": func(p string) error { return os.Symlink("/dev/null", p) },
+	} {
+		t.Run(kind, func(t *testing.T) {
+			root := t.TempDir()
+			now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+			l := OpenAuditLog(root, AuditOptions{Now: func() time.Time { return now }})
+			if err := os.MkdirAll(l.Dir(), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := plant(filepath.Join(l.Dir(), "2026-05.jsonl")); err != nil {
+				t.Fatal(err)
+			}
+			err := hang.Within(t, "1,000 appends", 30*time.Second, func() error {
+				var last error
+				for i := range 1000 {
+					if _, err := l.Append(record(fmt.Sprint("call-", i), regA)); err == nil {
+						return fmt.Errorf("append %d succeeded into a %s", i, kind)
+					} else {
+						last = err
+					}
+				}
+				return last
+			})
+			if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+				t.Fatalf("appends: %v; want each refused, the file not being a regular file", err)
+			}
+			err = hang.Within(t, "List", 30*time.Second, func() error {
+				_, _, err := l.List(domain.AuditQuery{Limit: 10})
+				return err
+			})
+			if err != nil {
+				t.Fatalf("List beside a %s: %v", kind, err)
 			}
 		})
 	}

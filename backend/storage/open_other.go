@@ -10,3 +10,8 @@ import "os"
 func openNoBlock(path string) (*os.File, error) {
 	return os.Open(path)
 }
+
+// openFileNoBlock is os.OpenFile (see openNoBlock).
+func openFileNoBlock(path string, flag int, perm os.FileMode) (*os.File, error) {
+	return os.OpenFile(path, flag, perm)
+}
