@@ -63,6 +63,8 @@ func (g *Gateway) Call(ctx context.Context, r domain.Registration, nativeName st
 		switch {
 		case ctx.Err() != nil:
 			return domain.NotSent(CodeCallCancelledBeforeSend, "The tool request was cancelled while preparing transport metadata")
+		case domain.CodeOf(err) == CodeAuthRequired:
+			return domain.NotSent(CodeAuthRequired, "The tool request was not sent: "+detailOf(err))
 		case domain.CodeOf(err) == CodeListTimeout:
 			return domain.NotSent(CodeCallMetadataTimeout, "Timed out loading the current tool metadata before the tool request was sent")
 		case err != nil:
@@ -74,6 +76,15 @@ func (g *Gateway) Call(ctx context.Context, r domain.Registration, nativeName st
 
 	cctx := s.within(g.cfg.CallWait)
 	res, err := s.cs.CallTool(cctx, &mcp.CallToolParams{Name: nativeName, Arguments: args})
+	if ref := s.tr.refused.Load(); ref != nil && ref.method == "tools/call" {
+		// Written, but refused before it was applied: a 401 says the
+		// request "has not been applied" for want of valid credentials (RFC
+		// 9110 §15.5.2), and a Bearer 403 is the same refusal for want of
+		// scope (RFC 6750 §3.1). So the tool did not run: not_sent, and
+		// nothing re-sends it (see docs/DECISIONS.md).
+		err, _ := g.authFailure(r, s.tr)
+		return domain.NotSent(CodeAuthRequired, "The tool request was refused before it ran: "+detailOf(err))
+	}
 	if !s.tr.callWritten.Load() {
 		// Nothing reached the server: the request never left this host.
 		if ctx.Err() != nil {
@@ -112,6 +123,8 @@ const codeTransport = -32005
 // startupNotSent maps a session startup failure to its not_sent outcome.
 func startupNotSent(err error) domain.CallOutcome {
 	switch domain.CodeOf(err) {
+	case CodeAuthRequired, CodeAuthRefreshFailed, CodeAuthUnavailable:
+		return domain.NotSent(domain.CodeOf(err), "The tool request was not sent: "+detailOf(err))
 	case CodeHeaderNameInvalid, CodeHeaderValueInvalid:
 		return domain.NotSent(CodeCallHeadersInvalid, err.Error())
 	case CodeInitializeTimeout:
@@ -125,6 +138,14 @@ func startupNotSent(err error) domain.CallOutcome {
 		detail = de.Detail
 	}
 	return domain.NotSent(CodeCallInitializeFailed, "Failed to prepare the MCP client: "+detail)
+}
+
+// detailOf returns an error's text without its code.
+func detailOf(err error) string {
+	if de, ok := errors.AsType[*domain.Error](err); ok {
+		return de.Detail
+	}
+	return err.Error()
 }
 
 // knownResponse reads the captured tools/call response: a JSON body or

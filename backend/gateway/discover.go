@@ -102,6 +102,9 @@ func (g *Gateway) listTools(ctx context.Context, s *session, filtered *filterWat
 			case isTimeout(err) || lctx.Err() != nil:
 				return listing{}, domain.Errorf(domain.KindUnavailable, CodeListTimeout, "tools/list did not complete within %s", g.cfg.ListTimeout)
 			}
+			if err, ok := g.authFailure(s.r, s.tr); ok {
+				return listing{}, err
+			}
 			return listing{}, domain.Errorf(domain.KindUnavailable, CodeListFailed, "%s", s.tr.explain(err))
 		}
 		if rt := string(res.ResultType); rt != "" && rt != "complete" {

@@ -36,6 +36,14 @@ type Config struct {
 	ClientName       string        // implementation name sent to servers, default "ttmcp"
 	ClientVersion    string
 	Log              *slog.Logger
+	// Auths keeps the registrations' authorization (auth.go); nil keeps
+	// nothing: no token is ever sent, refusals still fail with
+	// mcp.auth_required.
+	Auths Auths
+	// RefreshTimeout bounds a token refresh, default 30 s.
+	RefreshTimeout time.Duration
+	// Now is the clock of token lifetimes (tests move it); default time.Now.
+	Now func() time.Time
 }
 
 func (c Config) withDefaults() Config {
@@ -50,6 +58,10 @@ func (c Config) withDefaults() Config {
 	def(&c.CallWait, 60*time.Second)
 	def(&c.CloseTimeout, 2*time.Second)
 	def(&c.IdleTimeout, 45*time.Second)
+	def(&c.RefreshTimeout, 30*time.Second)
+	if c.Now == nil {
+		c.Now = time.Now
+	}
 	if c.MaxResponseBytes <= 0 {
 		c.MaxResponseBytes = 4 << 20
 	}
@@ -75,6 +87,8 @@ type Gateway struct {
 	// schemas keeps verdicts on tool schemas across discoveries: a refresh
 	// of an unchanged server compiles nothing.
 	schemas *domain.SchemaCache
+	// auth keeps the registrations' sign-ins (auth.go).
+	auth *keeper
 }
 
 // maxSchemaVerdicts bounds the schema cache: eight catalogs of the largest
@@ -84,7 +98,10 @@ const maxSchemaVerdicts = 8 * 2 * domain.MaxCatalogTools
 // New returns a Gateway with cfg (zero fields take their defaults).
 func New(cfg Config) *Gateway {
 	cfg = cfg.withDefaults()
-	return &Gateway{cfg: cfg, pool: newPool(cfg), background: newBackground(), schemas: domain.NewSchemaCache(maxSchemaVerdicts)}
+	g := &Gateway{cfg: cfg, pool: newPool(cfg), background: newBackground(), schemas: domain.NewSchemaCache(maxSchemaVerdicts)}
+	g.auth = &keeper{store: cfg.Auths, now: cfg.Now, oauth: oauthClient(g.pool.newTransport()), log: cfg.Log,
+		refreshTimeout: cfg.RefreshTimeout, locks: map[domain.RegistrationID]chan struct{}{}}
+	return g
 }
 
 // Wait waits for the clean-ups of the operations finished so far (each

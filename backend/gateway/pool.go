@@ -34,10 +34,13 @@ const (
 
 // profile is what a connection's state may depend on besides its address
 // (which http.Transport keys itself, with the proxy URL). A registration's
-// headers are part of it; a future per-registration proxy, TLS client
-// certificate or OAuth identity must be added here.
+// headers are part of it, and so is its sign-in (the registration that
+// holds the bearer token: stable across refreshes, distinct between
+// registrations); a future per-registration proxy or TLS client
+// certificate must be added here.
 type profile struct {
-	headers [sha256.Size]byte // digest of the registration's compiled headers
+	headers  [sha256.Size]byte // digest of the registration's compiled headers
+	identity string            // the signed-in registration's id, "" without a bearer token
 }
 
 // profileOf returns the profile of a session sending headers.

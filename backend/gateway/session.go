@@ -28,6 +28,7 @@ type session struct {
 	g   *Gateway
 	cs  *mcp.ClientSession
 	tr  *transport
+	r   domain.Registration
 	end context.CancelFunc // ends life: aborts every exchange still running
 	op  context.Context
 	// detach stops the caller's end from ending op.
@@ -85,14 +86,18 @@ func (s *session) cleanUp() {
 // domain errors with the startup codes. The session must be released.
 func (g *Gateway) openWith(ctx context.Context, r domain.Registration, middleware ...mcp.Middleware) (*session, error) {
 	ask, accept := offer(r.Protocol)
+	bearer, err := g.auth.bearer(ctx, r) // refreshed first when it expires
+	if err != nil {
+		return nil, err
+	}
 	life, end := context.WithCancel(context.WithoutCancel(ctx))
-	tr, err := newTransport(g.cfg, g.pool, life, r.Headers, ask == Versions[0] && len(accept) == 1)
+	tr, err := newTransport(g.cfg, g.pool, life, r.Headers, bearer, string(r.ID), ask == Versions[0] && len(accept) == 1)
 	if err != nil {
 		end()
 		return nil, err
 	}
 	op, stop := context.WithCancel(life)
-	s := &session{g: g, tr: tr, end: end, op: op, detach: context.AfterFunc(ctx, stop)}
+	s := &session{g: g, tr: tr, r: r, end: end, op: op, detach: context.AfterFunc(ctx, stop)}
 	s.cancels = append(s.cancels, stop)
 
 	client := mcp.NewClient(&mcp.Implementation{Name: g.cfg.ClientName, Version: g.cfg.ClientVersion}, &mcp.ClientOptions{
@@ -105,7 +110,7 @@ func (g *Gateway) openWith(ctx context.Context, r domain.Registration, middlewar
 	sctx := s.within(g.cfg.StartupTimeout)
 	cs, err := s.connect(sctx, client, r.Endpoint.String(), ask)
 	if err != nil {
-		err = g.startupError(ctx, sctx, tr, ask, err)
+		err = g.startupError(ctx, sctx, r, tr, ask, err)
 		s.release() // after the diagnosis: the clean-up ends sctx
 		return nil, err
 	}
@@ -130,12 +135,15 @@ func (g *Gateway) openWith(ctx context.Context, r domain.Registration, middlewar
 }
 
 // startupError words a failed startup.
-func (g *Gateway) startupError(ctx, sctx context.Context, tr *transport, ask string, err error) error {
+func (g *Gateway) startupError(ctx, sctx context.Context, r domain.Registration, tr *transport, ask string, err error) error {
 	switch {
 	case ctx.Err() != nil:
 		return cancelled(ctx)
 	case sctx.Err() != nil:
 		return domain.Errorf(domain.KindUnavailable, CodeInitializeTimeout, "the server did not complete startup within %s", g.cfg.StartupTimeout)
+	case tr.refused.Load() != nil:
+		err, _ := g.authFailure(r, tr)
+		return err
 	case tr.refusedLegacy.Load():
 		return domain.Errorf(domain.KindUnavailable, CodeInitializeFailed,
 			"the server does not offer MCP %s (server/discover failed) and this registration accepts no other version", ask)

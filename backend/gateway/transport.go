@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/net/http/httpguts"
 
@@ -44,6 +45,13 @@ type transport struct {
 	open     atomic.Int64  // exchanges whose response body is not closed
 	openDone chan struct{} // pinged when an exchange ends
 
+	// bearer is the access token sent on every request ("" when not
+	// signed in); refused is the first request the server refused for want
+	// of authorization (auth.go).
+	bearer  domain.Secret
+	now     func() time.Time
+	refused atomic.Pointer[refusal]
+
 	// callWritten turns true once the tools/call request may have reached
 	// the server: from then on the server may have run the tool, whatever
 	// happens next. See sentBoundary.
@@ -63,14 +71,19 @@ var (
 )
 
 // newTransport compiles a registration's headers and returns a session
-// transport over the pool's connections for them, bound to life.
-func newTransport(cfg Config, p *pool, life context.Context, headers map[string]string, refuseInitialize bool) (*transport, error) {
+// transport over the pool's connections for them (and, when it sends a
+// bearer token, for the sign-in identity), bound to life.
+func newTransport(cfg Config, p *pool, life context.Context, headers map[string]string, bearer domain.Secret, identity string, refuseInitialize bool) (*transport, error) {
 	h, err := compileHeaders(headers)
 	if err != nil {
 		return nil, err
 	}
-	t := &transport{base: p.transport(profileOf(h)), headers: h, limit: cfg.MaxResponseBytes, life: life,
-		refuseInitialize: refuseInitialize, openDone: make(chan struct{}, 1)}
+	prof := profileOf(h)
+	if bearer != "" {
+		prof.identity = identity
+	}
+	t := &transport{base: p.transport(prof), headers: h, limit: cfg.MaxResponseBytes, life: life,
+		refuseInitialize: refuseInitialize, openDone: make(chan struct{}, 1), bearer: bearer, now: cfg.Now}
 	t.client = &http.Client{
 		Transport: t,
 		CheckRedirect: func(req *http.Request, _ []*http.Request) error {
@@ -115,6 +128,10 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	for name, values := range t.headers {
 		req.Header[name] = values
 	}
+	if t.bearer != "" {
+		// A sign-in replaces a static Authorization header.
+		req.Header.Set("Authorization", "Bearer "+t.bearer.Reveal())
+	}
 	if method == "tools/call" {
 		t.sentBoundary(req)
 	}
@@ -125,6 +142,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if method == "tools/call" {
 		t.callWritten.Store(true) // answered, so it arrived
+	}
+	if ch, ok := challengeOf(resp, t.now()); ok {
+		t.refused.CompareAndSwap(nil, &refusal{method: method, ch: ch})
 	}
 	body := &cappedBody{rc: resp.Body, left: t.limit, overflow: &t.overflow, onClose: end}
 	resp.Body = body
