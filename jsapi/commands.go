@@ -24,6 +24,10 @@ const (
 
 	// ttmcp's own additions (SPEC §10).
 	CmdListAuditEntries = "list_mcp_audit_entries"
+	CmdStartSignIn      = "start_mcp_server_sign_in"
+	CmdFinishSignIn     = "finish_mcp_server_sign_in"
+	CmdCancelSignIn     = "cancel_mcp_server_sign_in"
+	CmdSignOut          = "sign_out_mcp_server"
 )
 
 // McpCommands lists the MCP command names in the order of SPEC §5.2, then
@@ -34,7 +38,7 @@ var McpCommands = []string{
 	CmdSetToolDescriptionOverride, CmdStartTestCall, CmdTestToolCall,
 	CmdCancelTestCall, CmdListLegacyTools, CmdStartLegacyToolCall,
 	CmdCallLegacyTool, CmdCancelLegacyToolCall,
-	CmdListAuditEntries,
+	CmdListAuditEntries, CmdStartSignIn, CmdFinishSignIn, CmdCancelSignIn, CmdSignOut,
 }
 
 // Commands lists every command the backend serves: the MCP commands, then

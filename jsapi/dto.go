@@ -36,6 +36,78 @@ type McpServer struct {
 	State                    string                             `json:"state"`
 	ToolPermissions          map[string]string                  `json:"toolPermissions"`
 	ToolDescriptionOverrides map[string]ToolDescriptionOverride `json:"toolDescriptionOverrides"`
+	// Auth is the server's sign-in state, a ttmcp addition (SPEC §10);
+	// absent only where the backend cannot tell.
+	Auth *McpServerAuth `json:"auth,omitempty"`
+}
+
+// Sign-in states of McpServerAuth.State.
+const (
+	AuthNone     = "none"      // the server never asked for authorization
+	AuthRequired = "required"  // it refused a request; sign in
+	AuthSignedIn = "signed_in" // a sign-in is kept
+)
+
+// McpServerAuth is where a registration stands with its server's
+// authorization (ttmcp addition). It never holds a token or a secret.
+type McpServerAuth struct {
+	State string `json:"state"`
+	// Scopes are the granted scopes (signed in), else empty.
+	Scopes []string `json:"scopes"`
+	// ExpiresAt is the access token's expiry (RFC 3339), when known.
+	ExpiresAt *string `json:"expiresAt,omitempty"`
+	// Refreshable: a refresh token is kept, so an expired access token is
+	// replaced without signing in again.
+	Refreshable bool `json:"refreshable"`
+	// AuthorizationServer is the host of the token endpoint.
+	AuthorizationServer *string `json:"authorizationServer,omitempty"`
+	// ClientRegistration is "dynamic" (registered by ttmcp) or "manual"
+	// (a client id the user entered).
+	ClientRegistration *string `json:"clientRegistration,omitempty"`
+	SignedInAt         *string `json:"signedInAt,omitempty"`
+	// Challenge is what the server last asked for when it refused a
+	// request (state required, or signed in but short of a scope).
+	Challenge *McpAuthChallenge `json:"challenge,omitempty"`
+	// RedirectURI is ttmcp's callback, to register with an authorization
+	// server by hand when it offers no dynamic registration; absent when
+	// this backend cannot sign in.
+	RedirectURI *string `json:"redirectUri,omitempty"`
+	// Issue says why the sign-in state cannot be read (a damaged auth
+	// file); signing out deletes it.
+	Issue *string `json:"issue,omitempty"`
+}
+
+// McpAuthChallenge is a server's authorization challenge (RFC 6750 §3).
+type McpAuthChallenge struct {
+	Status      int      `json:"status"` // 401 or 403
+	Error       *string  `json:"error,omitempty"`
+	Description *string  `json:"description,omitempty"`
+	Scopes      []string `json:"scopes"`
+	At          string   `json:"at"`
+}
+
+// StartMcpSignInDto starts a sign-in (ttmcp addition). ClientID (and
+// ClientSecret) name a client the user registered with the authorization
+// server; without them ttmcp registers one dynamically.
+type StartMcpSignInDto struct {
+	RegistrationID string  `json:"registrationId"`
+	ClientID       *string `json:"clientId,omitempty"`
+	ClientSecret   *string `json:"clientSecret,omitempty"`
+}
+
+// McpSignInStarted is the result of start_mcp_server_sign_in: the page
+// opens AuthorizationURL in the window it opened for the user's click,
+// then waits with finish_mcp_server_sign_in.
+type McpSignInStarted struct {
+	SignInID         string `json:"signInId"`
+	AuthorizationURL string `json:"authorizationUrl"`
+	RedirectURI      string `json:"redirectUri"`
+	ExpiresAt        string `json:"expiresAt"`
+}
+
+// McpSignInIdDto names a pending sign-in.
+type McpSignInIdDto struct {
+	SignInID string `json:"signInId"`
 }
 
 // ToolDescriptionOverride replaces the description the model sees for a tool

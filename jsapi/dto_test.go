@@ -54,7 +54,7 @@ func TestCommands(t *testing.T) {
 		}
 		seen[c] = true
 	}
-	for _, c := range append([]string{jsapi.CmdListAuditEntries}, jsapi.StoreCommands...) { // ttmcp's additions, the extension store
+	for _, c := range append([]string{jsapi.CmdListAuditEntries, jsapi.CmdStartSignIn, jsapi.CmdFinishSignIn, jsapi.CmdCancelSignIn, jsapi.CmdSignOut}, jsapi.StoreCommands...) { // ttmcp's additions, the extension store
 		if !seen[c] {
 			t.Errorf("%s missing", c)
 		}

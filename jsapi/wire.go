@@ -60,7 +60,10 @@ type OriginRefusal struct {
 const (
 	PathSession = "/jsapi/session"
 	PathWS      = "/ws"
-	PathLoader  = "/jsapi/tauritavern-mcp.js"
+	// PathOAuthCallback is where authorization servers send the user back
+	// after a sign-in (the redirect URI, on the backend's loopback address).
+	PathOAuthCallback = "/oauth/callback"
+	PathLoader        = "/jsapi/tauritavern-mcp.js"
 )
 
 // MaxInboundFrame is the largest frame the backend reads (4 MiB). Larger

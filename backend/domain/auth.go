@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -155,4 +156,23 @@ func (a Auth) Clone() Auth {
 		a.Token = &t
 	}
 	return a
+}
+
+// AuthorizationResponse is what an authorization server sent to the
+// redirect URI (RFC 6749 §4.1.2, RFC 9207).
+type AuthorizationResponse struct {
+	Code, State, Iss string
+}
+
+// SignInRequest configures one sign-in (the authorization code flow).
+type SignInRequest struct {
+	// RedirectURL is where the authorization server sends the user back:
+	// ttmcp's loopback callback.
+	RedirectURL string
+	// Client is the OAuth client the user entered for this server; nil
+	// registers one dynamically.
+	Client *OAuthClient
+	// Authorize takes the user to authorizationURL and returns what came
+	// back to RedirectURL. Its error ends the sign-in as it is.
+	Authorize func(ctx context.Context, authorizationURL string) (AuthorizationResponse, error)
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -72,6 +73,8 @@ type keeper struct {
 
 	mu    sync.Mutex
 	locks map[domain.RegistrationID]chan struct{}
+	// gen counts the changes of kept auth states (after each write).
+	gen atomic.Uint64
 }
 
 // lock takes id's auth lock, or fails when ctx ends first.
@@ -112,6 +115,7 @@ func (k *keeper) save(a domain.Auth) error {
 	if k.store == nil {
 		return nil
 	}
+	defer k.gen.Add(1)
 	if err := k.store.SaveAuth(a); err != nil {
 		return &domain.Error{Kind: domain.KindInternal, Code: CodeAuthUnavailable,
 			Detail: "the authorization state of this server cannot be saved: " + err.Error(), Err: err}
@@ -381,11 +385,16 @@ func (g *Gateway) SignOut(ctx context.Context, id domain.RegistrationID) error {
 	if g.auth.store == nil {
 		return nil
 	}
+	defer g.auth.gen.Add(1)
 	if err := g.auth.store.DeleteAuth(id); err != nil {
 		return &domain.Error{Kind: domain.KindInternal, Code: CodeAuthUnavailable, Detail: "the sign-in cannot be deleted: " + err.Error(), Err: err}
 	}
 	return nil
 }
+
+// AuthGeneration changes after every change of a kept auth state made
+// through the gateway (which is the only writer of the auth files).
+func (g *Gateway) AuthGeneration() uint64 { return g.auth.gen.Load() }
 
 // unionScopes returns a followed by the scopes of b it lacks.
 func unionScopes(a, b []string) []string {

@@ -83,23 +83,23 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 }
 
 // approve is the user approving on the demo page.
-func approve(yes bool) func(context.Context, string) (AuthorizationResponse, error) {
-	return func(ctx context.Context, u string) (AuthorizationResponse, error) {
+func approve(yes bool) func(context.Context, string) (domain.AuthorizationResponse, error) {
+	return func(ctx context.Context, u string) (domain.AuthorizationResponse, error) {
 		back, err := demo.Approve(ctx, u, yes)
 		if err != nil {
-			return AuthorizationResponse{}, err
+			return domain.AuthorizationResponse{}, err
 		}
 		q := back.Query()
 		if e := q.Get("error"); e != "" {
-			return AuthorizationResponse{}, domain.Errorf(domain.KindUnavailable, "mcp.auth_denied", "%s", e)
+			return domain.AuthorizationResponse{}, domain.Errorf(domain.KindUnavailable, "mcp.auth_denied", "%s", e)
 		}
-		return AuthorizationResponse{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
+		return domain.AuthorizationResponse{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
 	}
 }
 
 func (f *authFixture) signIn(t *testing.T) domain.Auth {
 	t.Helper()
-	a, err := f.gw.SignIn(context.Background(), f.r, SignInRequest{RedirectURL: "http://127.0.0.1:7950/oauth/callback", Authorize: approve(true)})
+	a, err := f.gw.SignIn(context.Background(), f.r, domain.SignInRequest{RedirectURL: "http://127.0.0.1:7950/oauth/callback", Authorize: approve(true)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +294,7 @@ func TestRefreshUnreachable(t *testing.T) {
 // and nothing is kept.
 func TestSignInDenied(t *testing.T) {
 	f := newAuthFixture(t, domain.Protocol20250618)
-	_, err := f.gw.SignIn(context.Background(), f.r, SignInRequest{RedirectURL: "http://127.0.0.1:7950/oauth/callback", Authorize: approve(false)})
+	_, err := f.gw.SignIn(context.Background(), f.r, domain.SignInRequest{RedirectURL: "http://127.0.0.1:7950/oauth/callback", Authorize: approve(false)})
 	if domain.CodeOf(err) != "mcp.auth_denied" {
 		t.Fatalf("got %v", err)
 	}
@@ -337,7 +337,7 @@ func TestSignInManualClient(t *testing.T) {
 		ClientSecret *string `json:"client_secret"`
 	}{&reg.ClientID, &reg.ClientSecret})
 	resp.Body.Close()
-	a, err := f.gw.SignIn(context.Background(), f.r, SignInRequest{RedirectURL: "http://127.0.0.1:7950/oauth/callback", Authorize: approve(true),
+	a, err := f.gw.SignIn(context.Background(), f.r, domain.SignInRequest{RedirectURL: "http://127.0.0.1:7950/oauth/callback", Authorize: approve(true),
 		Client: &domain.OAuthClient{ID: reg.ClientID, Secret: domain.Secret(reg.ClientSecret)}})
 	if err != nil {
 		t.Fatal(err)
@@ -423,10 +423,10 @@ func TestStepUp(t *testing.T) {
 		t.Fatalf("after step-up refusal: %+v %+v", a.Token, a.Challenge)
 	}
 	var asked string
-	_, err := f.gw.SignIn(context.Background(), f.r, SignInRequest{RedirectURL: "http://127.0.0.1:7950/oauth/callback",
-		Authorize: func(ctx context.Context, u string) (AuthorizationResponse, error) {
+	_, err := f.gw.SignIn(context.Background(), f.r, domain.SignInRequest{RedirectURL: "http://127.0.0.1:7950/oauth/callback",
+		Authorize: func(ctx context.Context, u string) (domain.AuthorizationResponse, error) {
 			asked = u
-			return AuthorizationResponse{}, errors.New("stop")
+			return domain.AuthorizationResponse{}, errors.New("stop")
 		}})
 	u, perr := url.Parse(asked)
 	if err == nil || perr != nil {

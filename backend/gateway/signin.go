@@ -40,31 +40,10 @@ const (
 	CodeAuthClientRequired = "mcp.auth_client_required"
 )
 
-// AuthorizationResponse is what the authorization server sent to the
-// redirect URI.
-type AuthorizationResponse struct {
-	Code, State, Iss string
-}
-
-// SignInRequest configures one sign-in.
-type SignInRequest struct {
-	// RedirectURL is where the authorization server sends the user back:
-	// ttmcp's loopback callback.
-	RedirectURL string
-	// Client is the OAuth client the user entered for this server; nil
-	// registers one dynamically.
-	Client *domain.OAuthClient
-	// Authorize takes the user to authorizationURL and returns what came
-	// back to RedirectURL (the page's popup and the callback route; a
-	// headless fetch in the conformance client). Its error ends the
-	// sign-in as it is.
-	Authorize func(ctx context.Context, authorizationURL string) (AuthorizationResponse, error)
-}
-
 // SignIn runs the authorization code flow for r and keeps the tokens. The
 // challenge it starts from is the last one r's server made; without one it
 // asks the server (a startup and one tools/list page, without a token).
-func (g *Gateway) SignIn(ctx context.Context, r domain.Registration, req SignInRequest) (domain.Auth, error) {
+func (g *Gateway) SignIn(ctx context.Context, r domain.Registration, req domain.SignInRequest) (domain.Auth, error) {
 	if req.Authorize == nil || req.RedirectURL == "" {
 		return domain.Auth{}, errors.New("gateway: SignIn needs Authorize and RedirectURL")
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -24,6 +25,9 @@ import (
 type Commands struct {
 	table map[string]handler
 	log   *slog.Logger
+	// signIn completes a pending sign-in from the callback's query
+	// (oauth.go); nil when the service signs in nowhere.
+	signIn func(ctx context.Context, q url.Values) (known bool, err error)
 }
 
 type handler func(ctx context.Context, args jsontext.Value) (any, error)
@@ -69,7 +73,11 @@ func NewCommands(svc *service.Service, log *slog.Logger) *Commands {
 		jsapi.CmdSetExtensionStoreBlob:      withArgs(done(svc.SetExtensionStoreBlob)),
 		jsapi.CmdDeleteExtensionStoreBlob:   withArgs(done(svc.DeleteExtensionStoreBlob)),
 		jsapi.CmdListExtensionStoreBlobKeys: withArgs(svc.ListExtensionStoreBlobKeys),
-	}}
+		jsapi.CmdStartSignIn:                withDTO(svc.StartSignIn),
+		jsapi.CmdFinishSignIn:               withDTO(svc.FinishSignIn),
+		jsapi.CmdCancelSignIn:               withDTO(svc.CancelSignIn),
+		jsapi.CmdSignOut:                    withDTO(svc.SignOut),
+	}, signIn: svc.CompleteSignIn}
 	return c
 }
 

@@ -2,6 +2,7 @@ package service
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ttmcp/ttmcp/backend/domain"
@@ -72,6 +73,9 @@ type viewResult struct {
 	encOnce sync.Once
 	enc     []byte // dto encoded by the first ListEncoded
 	encErr  error
+	// auth is dto with the sign-in states, as of one auth generation
+	// (auth.go).
+	auth atomic.Pointer[authedList]
 }
 
 type viewRound struct {

@@ -20,18 +20,19 @@ func (s *Service) List(ctx context.Context) (jsapi.McpServerList, error) {
 	if err != nil {
 		return jsapi.McpServerList{}, internal("cannot list MCP registrations", err)
 	}
-	return res.serverList(), nil
+	return s.authed(res).list, nil
 }
 
 // ListEncoded is List encoded with encode (the command server's JSON
-// encoding), done once per version of the view: every list of an
-// unchanged folder returns the same bytes, which callers must not modify.
+// encoding), done once per version of the view and of the sign-in states:
+// every list of an unchanged folder returns the same bytes, which callers
+// must not modify.
 func (s *Service) ListEncoded(ctx context.Context, encode func(any) ([]byte, error)) ([]byte, error) {
 	res, err := s.view.current()
 	if err != nil {
 		return nil, internal("cannot list MCP registrations", err)
 	}
-	return res.encoded(encode)
+	return s.authed(res).encoded(encode)
 }
 
 // scan returns every healthy registration and the storage issues, from the
@@ -79,7 +80,7 @@ func (s *Service) Create(ctx context.Context, dto jsapi.CreateMcpServerDto) (jsa
 	if err := s.save(r); err != nil {
 		return jsapi.McpServer{}, saveFailed(err)
 	}
-	return ServerDTO(r), nil
+	return s.serverDTO(r), nil
 }
 
 // Update replaces a registration's name and connection settings at once.
@@ -100,7 +101,9 @@ func (s *Service) Update(ctx context.Context, dto jsapi.UpdateMcpServerDto) (jsa
 		return jsapi.McpServer{}, err
 	}
 	var out jsapi.McpServer
+	endpointChanged := false
 	err = s.mutate(ctx, id, func(r *domain.Registration) error {
+		endpointChanged = r.Endpoint != ep
 		changed, err := r.Update(dto.DisplayName, ep, dto.Headers, p)
 		if err != nil {
 			return err
@@ -111,7 +114,11 @@ func (s *Service) Update(ctx context.Context, dto jsapi.UpdateMcpServerDto) (jsa
 				return internal("cannot invalidate the catalog of the old connection", err)
 			}
 		}
-		out = ServerDTO(*r)
+		if endpointChanged {
+			// A token is for the endpoint it was obtained for.
+			s.forgetAuth(id, "the endpoint of the server changed")
+		}
+		out = s.serverDTO(*r)
 		return nil
 	})
 	return out, err
@@ -130,7 +137,7 @@ func (s *Service) SetState(ctx context.Context, dto jsapi.SetMcpServerStateDto) 
 	var out jsapi.McpServer
 	err = s.mutate(ctx, id, func(r *domain.Registration) error {
 		r.State = state
-		out = ServerDTO(*r)
+		out = s.serverDTO(*r)
 		return nil
 	})
 	return out, err
@@ -161,6 +168,7 @@ func (s *Service) Remove(ctx context.Context, dto jsapi.McpRegistrationIdDto) er
 	if err := s.regs.DeleteCatalog(id); err != nil {
 		s.log.Warn("Failed to clean up removed MCP catalog snapshot", "registration", id, "err", err)
 	}
+	s.forgetAuth(id, "the server was removed")
 	return nil
 }
 
@@ -181,7 +189,7 @@ func (s *Service) SetPermission(ctx context.Context, dto jsapi.SetMcpToolPermiss
 		if err := r.SetPermission(dto.NativeName, perm); err != nil {
 			return err
 		}
-		out = ServerDTO(*r)
+		out = s.serverDTO(*r)
 		return nil
 	})
 	return out, err
@@ -203,7 +211,7 @@ func (s *Service) SetDescriptionOverride(ctx context.Context, dto jsapi.SetMcpTo
 		if err := r.SetOverride(dto.NativeName, o); err != nil {
 			return err
 		}
-		out = ServerDTO(*r)
+		out = s.serverDTO(*r)
 		return nil
 	})
 	return out, err

@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"time"
 
 	"github.com/ttmcp/ttmcp/backend/domain"
 	"github.com/ttmcp/ttmcp/jsapi"
@@ -55,6 +56,15 @@ type Gateway interface {
 	// Call makes exactly one tools/call over a fresh session; args is a
 	// JSON object sent byte for byte.
 	Call(ctx context.Context, r domain.Registration, nativeName string, args json.RawMessage) domain.CallOutcome
+	// AuthState returns what is kept of r's authorization (never
+	// refreshing it).
+	AuthState(r domain.Registration) (domain.Auth, error)
+	// SignIn runs the authorization code flow for r and keeps the tokens.
+	SignIn(ctx context.Context, r domain.Registration, req domain.SignInRequest) (domain.Auth, error)
+	// SignOut forgets a registration's sign-in and challenge.
+	SignOut(ctx context.Context, id domain.RegistrationID) error
+	// AuthGeneration changes whenever a sign-in state may have changed.
+	AuthGeneration() uint64
 }
 
 // Config wires a Service to its adapters.
@@ -67,6 +77,11 @@ type Config struct {
 	// with mcp.extension_store_unavailable.
 	ExtensionStore ExtensionStoreFiles
 	Log            *slog.Logger // nil discards
+	// RedirectURL is the backend's sign-in callback
+	// (http://127.0.0.1:<port>/oauth/callback); empty: no sign-in.
+	RedirectURL string
+	// SignInTimeout bounds a pending sign-in, default 10 minutes.
+	SignInTimeout time.Duration
 }
 
 // Service implements the commands of the MCP platform.
@@ -88,6 +103,10 @@ type Service struct {
 	legacyCalls calls
 	// store serves api.extension.store (extension_store.go).
 	store extensionStore
+	// signIns are the pending sign-ins (auth.go).
+	signIns       *signIns
+	redirectURL   string
+	signInTimeout time.Duration
 }
 
 // New returns a Service over the adapters of cfg.
@@ -95,18 +114,24 @@ func New(cfg Config) *Service {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
+	if cfg.SignInTimeout <= 0 {
+		cfg.SignInTimeout = 10 * time.Minute
+	}
 	return &Service{
-		regs:        cfg.Registrations,
-		catalogs:    cfg.Catalogs,
-		gateway:     cfg.Gateway,
-		audit:       cfg.Audit,
-		log:         cfg.Log,
-		mu:          make(chan struct{}, 1),
-		cache:       snapshots{byID: map[domain.RegistrationID]*snapshot{}},
-		view:        newListView(cfg.Registrations),
-		calls:       calls{byID: map[string]*preparedCall{}},
-		legacyCalls: calls{byID: map[string]*preparedCall{}},
-		store:       extensionStore{files: cfg.ExtensionStore, tables: map[string]*tableLock{}},
+		regs:          cfg.Registrations,
+		catalogs:      cfg.Catalogs,
+		gateway:       cfg.Gateway,
+		audit:         cfg.Audit,
+		log:           cfg.Log,
+		mu:            make(chan struct{}, 1),
+		cache:         snapshots{byID: map[domain.RegistrationID]*snapshot{}},
+		view:          newListView(cfg.Registrations),
+		calls:         calls{byID: map[string]*preparedCall{}},
+		legacyCalls:   calls{byID: map[string]*preparedCall{}},
+		store:         extensionStore{files: cfg.ExtensionStore, tables: map[string]*tableLock{}},
+		signIns:       newSignIns(),
+		redirectURL:   cfg.RedirectURL,
+		signInTimeout: cfg.SignInTimeout,
 	}
 }
 

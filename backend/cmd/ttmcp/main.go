@@ -2,7 +2,7 @@
 // strict files and serves them to browser pages over a WebSocket.
 //
 //	ttmcp serve [--listen 127.0.0.1:7878] [--data-root ./data] [--allow-origin URL]... [--demo [--demo-listen 127.0.0.1:7879]]
-//	ttmcp demo-server [--listen 127.0.0.1:7879]
+//	ttmcp demo-server [--listen 127.0.0.1:7879] [--auth [--token-ttl 2m]]
 //	ttmcp install-extension --sillytavern DIR [--user default-user | --global] [--backend URL] [--uninstall]
 //	ttmcp version
 package main
@@ -43,7 +43,7 @@ func main() {
 
 const usage = `usage:
   ttmcp serve [--listen 127.0.0.1:7878] [--data-root ./data] [--allow-origin URL]... [--demo [--demo-listen 127.0.0.1:7879]] [-v]
-  ttmcp demo-server [--listen 127.0.0.1:7879]
+  ttmcp demo-server [--listen 127.0.0.1:7879] [--auth [--token-ttl 2m]]
   ttmcp install-extension --sillytavern DIR [--user default-user | --global] [--backend URL] [--uninstall]
   ttmcp version`
 
@@ -126,7 +126,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	store := storage.Open(*dataRoot)
 	removeLeftovers(*dataRoot, log)
-	gw := gateway.New(gateway.Config{ClientVersion: version, Log: log})
+	gw := gateway.New(gateway.Config{ClientVersion: version, Log: log, Auths: store})
 	defer gw.Close() // the last sessions' clean-ups, then the kept connections
 	svc := service.New(service.Config{
 		Registrations:  store,
@@ -135,6 +135,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		Audit:          storage.OpenAuditLog(*dataRoot, storage.AuditOptions{}),
 		ExtensionStore: storage.OpenExtensionStore(*dataRoot),
 		Log:            log,
+		// Authorization servers send the user back to this backend, by
+		// its loopback IP (RFC 8252 §7.3).
+		RedirectURL: "http://" + ln.Addr().String() + jsapi.PathOAuthCallback,
 	})
 	srv := server.New(server.Config{
 		Commands:     server.NewCommands(svc, log),
@@ -182,27 +185,44 @@ func listenLoopback(addr string) (net.Listener, error) {
 	return net.Listen("tcp", addr)
 }
 
-// demoServer serves the demo MCP server at /mcp until ctx ends.
+// demoServer serves the demo MCP server at /mcp until ctx ends; with
+// --auth, behind the demo authorization server.
 func demoServer(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("demo-server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	listen := fs.String("listen", "127.0.0.1:7879", "loopback address to listen on")
+	withAuth := fs.Bool("auth", false, "protect the MCP server with the demo OAuth authorization server (sign-in required)")
+	ttl := fs.Duration("token-ttl", 2*time.Minute, "lifetime of the access tokens the demo authorization server issues (with --auth)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *ttl < time.Second {
+		return fmt.Errorf("--token-ttl %s: at least 1s", *ttl)
 	}
 	ln, err := listenLoopback(*listen)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "ttmcp demo MCP server: register http://%s/mcp\n", ln.Addr())
-	return serveDemo(ctx, ln)
+	if !*withAuth {
+		fmt.Fprintf(stderr, "ttmcp demo MCP server: register http://%s/mcp\n", ln.Addr())
+		return serveDemo(ctx, ln)
+	}
+	base := "http://" + ln.Addr().String()
+	as := demo.NewAuthServer(demo.AuthOptions{Issuer: base, TokenTTL: *ttl})
+	fmt.Fprintf(stderr, "ttmcp demo MCP server with sign-in: register %s/mcp (access tokens live %s; issued clients and tokens at %s/)\n", base, *ttl, base)
+	return serveHandler(ctx, ln, as.Handler())
 }
 
 // serveDemo serves the demo MCP server at /mcp on ln until ctx ends.
 func serveDemo(ctx context.Context, ln net.Listener) error {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", demo.Handler())
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	return serveHandler(ctx, ln, mux)
+}
+
+// serveHandler serves h on ln until ctx ends.
+func serveHandler(ctx context.Context, ln net.Listener, h http.Handler) error {
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

@@ -78,6 +78,37 @@ func TestDemoServer(t *testing.T) {
 	}
 }
 
+// demo-server --auth puts the demo behind the demo authorization server:
+// an MCP request without a token is refused with the challenge that leads
+// to the metadata, whose issuer is the announced address.
+func TestDemoServerAuth(t *testing.T) {
+	url, stop := start(t, "demo-server", "--listen", "127.0.0.1:0", "--auth", "--token-ttl", "30s")
+	defer stop()
+	resp, err := http.Post(url+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if ch := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != 401 || !strings.Contains(ch, `resource_metadata="`+url+`/.well-known/oauth-protected-resource/mcp"`) {
+		t.Fatalf("unauthenticated: %d %q", resp.StatusCode, ch)
+	}
+	resp, err = http.Get(url + "/.well-known/oauth-authorization-server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		Issuer string `json:"issuer"`
+	}
+	json.NewDecoder(resp.Body).Decode(&meta)
+	resp.Body.Close()
+	if meta.Issuer != url {
+		t.Fatalf("issuer %q, want %q", meta.Issuer, url)
+	}
+	if err := run(context.Background(), []string{"demo-server", "--listen", "127.0.0.1:0", "--auth", "--token-ttl", "1ms"}, io.Discard); err == nil || !strings.Contains(err.Error(), "at least 1s") {
+		t.Fatalf("a 1 ms token lifetime: %v", err)
+	}
+}
+
 // serve --demo runs the demo MCP server beside the backend and tells the
 // playground about it; the backend serves the extension where SillyTavern
 // addresses it and at /extension/.
