@@ -45,6 +45,10 @@ type AuthOptions struct {
 	TokenTTL time.Duration
 	// Now is the clock (tests move it); default time.Now.
 	Now func() time.Time
+	// AutoApprove skips the approval page: an authorization request is
+	// approved at once, as the conformance suite's servers do (scripted
+	// runs and tests of headless clients).
+	AutoApprove bool
 }
 
 // AuthServer is the demo authorization server and the protected demo MCP
@@ -351,6 +355,10 @@ func (a *AuthServer) authorize(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
 	a.pending[id] = req
 	a.mu.Unlock()
+	if a.opts.AutoApprove {
+		a.answer(w, r, id, true)
+		return
+	}
 	h := w.Header()
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
 	h.Set("Cache-Control", "no-store")
@@ -362,7 +370,11 @@ func (a *AuthServer) authorize(w http.ResponseWriter, r *http.Request) {
 
 // decide answers the approval page: a code, or access_denied.
 func (a *AuthServer) decide(w http.ResponseWriter, r *http.Request) {
-	id := r.PostFormValue("request")
+	a.answer(w, r, r.PostFormValue("request"), r.PostFormValue("decision") == "approve")
+}
+
+// answer sends the user back with a code or access_denied.
+func (a *AuthServer) answer(w http.ResponseWriter, r *http.Request, id string, approved bool) {
 	a.mu.Lock()
 	req := a.pending[id]
 	delete(a.pending, id)
@@ -375,7 +387,7 @@ func (a *AuthServer) decide(w http.ResponseWriter, r *http.Request) {
 	if req.state != "" {
 		params.Set("state", req.state)
 	}
-	if r.PostFormValue("decision") != "approve" {
+	if !approved {
 		params.Set("error", "access_denied")
 		params.Set("error_description", "the user denied the request")
 	} else {

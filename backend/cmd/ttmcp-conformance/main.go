@@ -13,9 +13,10 @@
 // drives it: a registration with an endpoint and a protocol preference,
 // Gateway.Discover and Gateway.Call (each on its own short-lived session).
 // Nothing here talks MCP by itself, so every check the suite makes is a
-// check of the gateway. Scenarios ttmcp by design does not play (OAuth,
-// elicitation, multi-round-trip, SSE resumption) exit non-zero with the
-// reason; they are listed in expected-failures-*.yml beside this file. Which
+// check of the gateway. Authorization scenarios are played with the
+// gateway's sign-in (see authorized). Scenarios ttmcp by design does not
+// play (machine-to-machine grants, elicitation, multi-round-trip, SSE
+// resumption) exit non-zero with the reason; they are listed in expected-failures-*.yml beside this file. Which
 // version the client offers is the registration's preference: auto unless
 // TTMCP_CONFORMANCE_PROTOCOL names another one (auto, 2026-07-28,
 // 2025-11-25, 2025-06-18, 2025-03-26). The catalog and every call outcome
@@ -30,6 +31,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -37,6 +39,7 @@ import (
 
 	"github.com/ttmcp/ttmcp/backend/domain"
 	"github.com/ttmcp/ttmcp/backend/gateway"
+	"github.com/ttmcp/ttmcp/backend/storage"
 )
 
 // Exit statuses: 0 the scenario was played, 1 the gateway failed (or a call
@@ -174,14 +177,106 @@ func byDesign(why string, tools ...string) play {
 	}
 }
 
-// oauth plays an authorization scenario as ttmcp meets such a server: with
-// the registration's static headers (none here) and no OAuth flow, so
-// startup fails on the server's 401.
-func oauth(ctx context.Context, e env) error {
-	if _, err := discover(ctx, e); err != nil {
-		return &scenarioError{exitByDesign, fmt.Sprintf("OAuth is out of scope for ttmcp (registrations carry static headers only): %v", err)}
+// authorized plays an authorization scenario as a person using ttmcp
+// would: discover; when the server asks for authorization
+// (mcp.auth_required), sign in and discover again; then call test-tool,
+// signing in again whenever the server asks for more (step-up, a new
+// authorization server). A scenario gets at most maxSignIns sign-ins:
+// ttmcp never re-sends anything by itself, so the limit on authorization
+// loops is the user's, who gives up. The sign-in is the
+// gateway's (go-sdk's authorization code flow); the user's browser is a
+// headless GET of the authorization URL, whose redirect to the callback
+// (the suite's authorization servers answer at once) is read, not
+// followed. The tokens are kept in a temporary data root's auth files.
+func authorized(ctx context.Context, e env) error {
+	signIns := 0
+	signIn := func() error {
+		if signIns == maxSignIns {
+			return fmt.Errorf("gave up after %d sign-ins", maxSignIns)
+		}
+		signIns++
+		a, err := e.gw.SignIn(ctx, e.reg, domain.SignInRequest{RedirectURL: redirectURL, Client: preregistered(e.context), Authorize: headless})
+		if err != nil {
+			return fmt.Errorf("sign-in %d: %w", signIns, err)
+		}
+		e.log.Info("signed in", "scopes", strings.Join(a.Token.Scopes, " "), "refreshable", a.Token.RefreshToken != "")
+		return nil
 	}
-	return nil
+	attempt := func(op func() error) error {
+		err := op()
+		for domain.CodeOf(err) == gateway.CodeAuthRequired {
+			if serr := signIn(); serr != nil {
+				return fmt.Errorf("%w (then %v)", err, serr)
+			}
+			err = op()
+		}
+		return err
+	}
+	if err := attempt(func() error { _, err := discover(ctx, e); return err }); err != nil {
+		return err
+	}
+	return attempt(func() error {
+		out, err := call(ctx, e, "test-tool", map[string]any{})
+		if out.Code == gateway.CodeAuthRequired {
+			return domain.Errorf(domain.KindUnavailable, out.Code, "%s", out.Message)
+		}
+		return err
+	})
+}
+
+// maxSignIns bounds the sign-ins of one scenario (the suite allows three
+// authorization attempts in auth/scope-retry-limit).
+const maxSignIns = 3
+
+// redirectURL is the redirect URI the conformance client registers: the
+// backend's callback, which the headless browser never needs to reach.
+const redirectURL = "http://127.0.0.1:7878/oauth/callback"
+
+// preregistered returns the client the runner names in the scenario's
+// context (auth/pre-registration), as a user would enter it.
+func preregistered(raw json.RawMessage) *domain.OAuthClient {
+	var c struct {
+		ClientID     string `json:"client_id"`
+		ClientSecret string `json:"client_secret"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &c) != nil || c.ClientID == "" {
+		return nil
+	}
+	return &domain.OAuthClient{ID: c.ClientID, Secret: domain.Secret(c.ClientSecret)}
+}
+
+// headless is the user's browser: it opens the authorization URL and
+// reads where the authorization server sends it back.
+func headless(ctx context.Context, authURL string) (domain.AuthorizationResponse, error) {
+	c := &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
+	if err != nil {
+		return domain.AuthorizationResponse{}, err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return domain.AuthorizationResponse{}, err
+	}
+	resp.Body.Close()
+	back, err := resp.Location()
+	if err != nil {
+		return domain.AuthorizationResponse{}, fmt.Errorf("the authorization endpoint answered HTTP %d without a redirect", resp.StatusCode)
+	}
+	if !strings.HasPrefix(back.String(), redirectURL+"?") {
+		return domain.AuthorizationResponse{}, fmt.Errorf("the authorization server sent the browser to %s, not to the redirect URI", back.Redacted())
+	}
+	q := back.Query()
+	if e := q.Get("error"); e != "" {
+		return domain.AuthorizationResponse{}, fmt.Errorf("the authorization server answered %s", e)
+	}
+	return domain.AuthorizationResponse{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
+}
+
+// notUserSignIn stops the authorization scenarios that are not a person
+// signing in: machine-to-machine grants and the auth extensions.
+func notUserSignIn(ctx context.Context, e env) error {
+	return &scenarioError{exitByDesign, fmt.Sprintf("scenario %s is not played: ttmcp signs people in with the authorization code flow; "+
+		"client credentials, JWT bearer, token exchange and DPoP grants are not offered", e.scenario)}
 }
 
 // scenarios maps the suite's client scenarios to how they are played. An
@@ -210,12 +305,22 @@ var scenarios = map[string]play{
 		"test_reconnection"),
 }
 
+// machineGrants are the authorization scenarios of grants without a user
+// (and of the auth extensions built on them).
+var machineGrants = []string{"auth/client-credentials-", "auth/cross-app-access-", "auth/enterprise-managed-authorization",
+	"auth/dpop", "auth/wif-jwt-bearer"}
+
 func lookup(scenario string) (play, bool) {
 	if p, ok := scenarios[scenario]; ok {
 		return p, true
 	}
 	if strings.HasPrefix(scenario, "auth/") {
-		return oauth, true
+		for _, prefix := range machineGrants {
+			if strings.HasPrefix(scenario, prefix) {
+				return notUserSignIn, true
+			}
+		}
+		return authorized, true
 	}
 	return nil, false
 }
@@ -327,7 +432,13 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		return fail(exitUsage, "%v", err)
 	}
 	e.reg.State = domain.StateActive
+	root, err := os.MkdirTemp("", "ttmcp-conformance-")
+	if err != nil {
+		return fail(exitFailed, "%v", err)
+	}
+	defer os.RemoveAll(root)
 	e.gw = gateway.New(gateway.Config{
+		Auths:          storage.Open(root),
 		ConnectTimeout: 5 * time.Second,
 		StartupTimeout: 10 * time.Second,
 		ListTimeout:    10 * time.Second,

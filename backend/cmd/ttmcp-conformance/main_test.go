@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ttmcp/ttmcp/backend/demo"
 )
 
 // sdkServer serves one tool over Streamable HTTP (stateless, so 2026-07-28
@@ -55,7 +57,8 @@ func TestScenarios(t *testing.T) {
 		{"http-invalid-tool-headers", url, "", 0, `"Call": "add_numbers"`, ""},
 		{"http-custom-headers", url, "", exitFailed, "", "lists no toolCalls"},
 		{"sse-retry", url, "", exitByDesign, `"ServerName": "fixture"`, "never reconnects"},
-		{"auth/metadata-default", unauthorized.URL, "", exitByDesign, "", "OAuth is out of scope"},
+		{"auth/metadata-default", unauthorized.URL, "", exitFailed, "", "sign-in 1: mcp.auth_failed"},
+		{"auth/client-credentials-basic", unauthorized.URL, "", exitByDesign, "", "authorization code flow"},
 		{"no-such-scenario", url, "", exitUsage, "", "unknown scenario"},
 		{"initialize", url, "1999-01-01", exitUsage, "", "TTMCP_CONFORMANCE_PROTOCOL"},
 		{"", url, "", exitUsage, "", "unknown scenario"},
@@ -69,6 +72,18 @@ func TestScenarios(t *testing.T) {
 				t.Fatalf("exit %d (want %d)\nstdout:\n%s\nstderr:\n%s", status, tt.status, stdout, stderr)
 			}
 		})
+	}
+}
+
+// An authorization scenario: discovery is refused, the runner signs in
+// (dynamic registration, the headless browser, the token exchange) and
+// plays on with the token.
+func TestAuthorizationScenario(t *testing.T) {
+	ts := httptest.NewServer(demo.NewAuthServer(demo.AuthOptions{AutoApprove: true}).Handler())
+	t.Cleanup(ts.Close)
+	status, stdout, stderr := runWith(t, ts.URL+"/mcp", map[string]string{"MCP_CONFORMANCE_SCENARIO": "auth/metadata-default", "TTMCP_CONFORMANCE_PROTOCOL": "2025-06-18"})
+	if status != 0 || !strings.Contains(stderr, "signed in") || !strings.Contains(stdout, `"ServerName": "ttmcp-demo"`) || !strings.Contains(stdout, `"Call": "test-tool"`) {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", status, stdout, stderr)
 	}
 }
 
