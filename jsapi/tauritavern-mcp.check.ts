@@ -33,12 +33,23 @@ export async function consumer(): Promise<string[]> {
   // @ts-expect-error: permissions are off, ask or allow.
   await mcp.tools.setPermission({ registrationId: server.id, nativeName: 'search', permission: 'deny' });
 
+  // ttmcp's sign-in: in a click handler; the state, never a token.
+  const signedIn = await mcp.servers.signIn(server.id, { signal: new AbortController().signal });
+  await mcp.servers.signIn({ registrationId: server.id, clientId: 'c', clientSecret: 's' });
+  const state: 'none' | 'required' | 'signed_in' | undefined = signedIn.auth?.state;
+  const scopes: string[] = (await mcp.servers.signOut(server.id)).auth?.scopes ?? [];
+  // @ts-expect-error: the page never gets a token.
+  signedIn.auth?.accessToken;
+  // @ts-expect-error: upstream's surface has no sign-in.
+  upstream.servers.signIn(server.id);
+
   const controller = new AbortController();
   const outcome: McpTestCallOutcome = await mcp.tools.testCall(
     { registrationId: server.id, nativeName: 'search', argumentsJson: '{"q":"x"}' },
     { signal: controller.signal },
   );
   const lines: string[] = found.tools.map((t) => `${t.id} ${t.permission}`);
+  lines.push(state ?? 'none', ...scopes);
   switch (outcome.outcome) {
     case 'known_response':
       if (outcome.response.kind === 'tool_result') {

@@ -43,6 +43,46 @@ export interface TauriTavernMcpServer {
   toolPermissions: Record<string, McpStoredToolPermission>;
   /** Native tool name → override. */
   toolDescriptionOverrides: Record<string, ToolDescriptionOverride>;
+  /** ttmcp's addition (SPEC §10): where the server stands with its authorization. Absent on TauriTavern. */
+  auth?: McpServerAuth;
+}
+
+/**
+ * ttmcp's addition: a server's sign-in state. Never a token or a secret:
+ * tokens stay in the ttmcp backend.
+ *   none      — the server never asked for authorization (or was signed out since)
+ *   required  — it refused a request for want of authorization: sign in
+ *   signed_in — a sign-in is kept (challenge, when present, names scopes it still asks for)
+ */
+export interface McpServerAuth {
+  state: 'none' | 'required' | 'signed_in';
+  /** Granted scopes (signed_in); [] otherwise. */
+  scopes: string[];
+  /** When the access token expires (RFC 3339), if the server said. */
+  expiresAt?: string;
+  /** A refresh token is kept: an expired access token is renewed without signing in again. */
+  refreshable: boolean;
+  /** Host of the authorization server's token endpoint. */
+  authorizationServer?: string;
+  /** 'dynamic': ttmcp registered itself; 'manual': a client id the user entered. */
+  clientRegistration?: 'dynamic' | 'manual';
+  signedInAt?: string;
+  /** What the server said when it last refused a request. */
+  challenge?: McpAuthChallenge;
+  /** The backend's callback, to register with an authorization server that offers no dynamic registration. */
+  redirectUri?: string;
+  /** Why the sign-in state cannot be read (a damaged auth file); signOut deletes it. */
+  issue?: string;
+}
+
+export interface McpAuthChallenge {
+  status: 401 | 403;
+  /** The challenge's error, e.g. 'invalid_token', 'insufficient_scope'. */
+  error?: string;
+  description?: string;
+  /** Scopes the server named. */
+  scopes: string[];
+  at: string;
 }
 
 /** A registration file that could not be loaded. */
@@ -294,8 +334,37 @@ export interface McpAuditApi {
   list(input?: McpAuditListInput): Promise<McpAuditList>;
 }
 
+export interface McpSignInInput {
+  registrationId: string;
+  /** A client registered by hand with the authorization server (for the backend's redirectUri); without it ttmcp registers one dynamically. */
+  clientId?: string;
+  clientSecret?: string;
+}
+
+export interface McpSignInOptions {
+  /** Aborting cancels the sign-in; the promise then rejects with mcp.auth_cancelled. */
+  signal?: AbortSignal;
+}
+
+/** servers as ttmcp publishes it: upstream's methods plus sign-in. */
+export interface TtmcpMcpServersApi extends TauriTavernMcpServersApi {
+  /**
+   * Signs in to a server that asks for authorization (OAuth 2.1 authorization code flow with PKCE, run by the
+   * backend). Call it while handling the user's click: it opens the sign-in window at once (else popup
+   * blockers stop it; then it rejects with mcp.auth_popup_blocked), sends it to the authorization server, and
+   * resolves with the server (auth.state 'signed_in') once the authorization server has sent the window back
+   * to the backend's callback. Rejects with e.g. mcp.auth_denied (the user refused), mcp.auth_expired (not
+   * finished within 10 minutes), mcp.auth_cancelled, mcp.auth_client_required (no dynamic registration:
+   * pass a clientId), mcp.auth_failed. No token ever reaches the page.
+   */
+  signIn(input: string | McpSignInInput, options?: McpSignInOptions): Promise<TauriTavernMcpServer>;
+  /** Forgets the server's sign-in (tokens, client, last challenge); resolves with the server (auth.state 'none'). */
+  signOut(input: McpRegistrationIdInput): Promise<TauriTavernMcpServer>;
+}
+
 /** api.mcp as ttmcp publishes it: upstream's surface plus ttmcp's additions. */
 export interface TtmcpMcpApi extends TauriTavernMcpApi {
+  servers: TtmcpMcpServersApi;
   audit: McpAuditApi;
 }
 
@@ -418,6 +487,14 @@ export interface McpCommandMap {
   };
   cancel_legacy_mcp_tool_call: { args: { dto: { executionCallId: string } }; result: null };
   list_mcp_audit_entries: { args: { dto: McpAuditListInput }; result: McpAuditList };
+  /** servers.signIn's steps (call signIn: it opens the window the authorization URL needs). */
+  start_mcp_server_sign_in: {
+    args: { dto: McpSignInInput };
+    result: { signInId: string; authorizationUrl: string; redirectUri: string; expiresAt: string };
+  };
+  finish_mcp_server_sign_in: { args: { dto: { signInId: string } }; result: TauriTavernMcpServer };
+  cancel_mcp_server_sign_in: { args: { dto: { signInId: string } }; result: null };
+  sign_out_mcp_server: { args: { dto: { registrationId: string } }; result: TauriTavernMcpServer };
 }
 
 export type McpCommandName = keyof McpCommandMap;

@@ -108,7 +108,7 @@ function publishFallback(reason) {
   childObject(tt, 'api').mcp = {
     servers: {
       list: fail, create: fail, update: fail, setState: fail,
-      remove: fail, discover: fail, refresh: fail,
+      remove: fail, discover: fail, refresh: fail, signIn: fail, signOut: fail,
     },
     tools: { setPermission: fail, setDescriptionOverride: fail, testCall: fail },
     audit: { list: fail },

@@ -33,6 +33,8 @@ var serverMethods = [...]method{
 	{"remove", jsapi.CmdRemoveServer, argsRegistrationID},
 	{"discover", jsapi.CmdDiscoverTools, argsRegistrationID},
 	{"refresh", jsapi.CmdRefreshTools, argsRegistrationID},
+	// ttmcp's addition (SPEC §10); signIn is its own method (signin.go).
+	{"signOut", jsapi.CmdSignOut, argsRegistrationID},
 }
 
 var toolMethods = [...]method{
@@ -57,6 +59,9 @@ func publish(b *bridge) {
 	for _, m := range serverMethods {
 		servers.Set(m.name, b.methodFunc("servers."+m.name, m))
 	}
+	servers.Set("signIn", guard("servers.signIn", func(args []js.Value) js.Value {
+		return b.signIn(arg(args, 0), arg(args, 1))
+	}))
 	tools := jsObject.New()
 	for _, m := range toolMethods {
 		tools.Set(m.name, b.methodFunc("tools."+m.name, m))

@@ -30,7 +30,7 @@ func TestPublishSurface(t *testing.T) {
 	if k := keys(mcp); k != "servers,tools,audit" {
 		t.Errorf("api.mcp keys = %s", k)
 	}
-	if k := keys(mcp.Get("servers")); k != "list,create,update,setState,remove,discover,refresh" {
+	if k := keys(mcp.Get("servers")); k != "list,create,update,setState,remove,discover,refresh,signOut,signIn" {
 		t.Errorf("servers keys = %s", k)
 	}
 	if k := keys(mcp.Get("tools")); k != "setPermission,setDescriptionOverride,testCall" {
@@ -75,6 +75,7 @@ func TestPublishedMethodsSendCommands(t *testing.T) {
 		{servers.Call("remove", "id-1"), jsapi.CmdRemoveServer, `{"dto":{"registrationId":"id-1"}}`},
 		{servers.Call("discover", obj("registrationId", "id-2")), jsapi.CmdDiscoverTools, `{"dto":{"registrationId":"id-2"}}`},
 		{servers.Call("refresh", "id-3"), jsapi.CmdRefreshTools, `{"dto":{"registrationId":"id-3"}}`},
+		{servers.Call("signOut", "id-4"), jsapi.CmdSignOut, `{"dto":{"registrationId":"id-4"}}`},
 		{tools.Call("setPermission", obj("permission", "ask")), jsapi.CmdSetToolPermission, `{"dto":{"permission":"ask"}}`},
 		{tools.Call("setDescriptionOverride", obj("override", js.Null())), jsapi.CmdSetToolDescriptionOverride, `{"dto":{"override":null}}`},
 		{audit.Call("list"), jsapi.CmdListAuditEntries, `{"dto":{}}`},

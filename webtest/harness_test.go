@@ -286,9 +286,10 @@ func (b *backend) start() {
 		Commands: server.NewCommands(service.New(service.Config{
 			Registrations:  b.store,
 			Catalogs:       b.store,
-			Gateway:        gateway.New(gateway.Config{ClientVersion: "webtest"}),
+			Gateway:        gateway.New(gateway.Config{ClientVersion: "webtest", Auths: b.store}),
 			Audit:          b.audit,
 			ExtensionStore: storage.OpenExtensionStore(b.root),
+			RedirectURL:    b.url(jsapi.PathOAuthCallback), // as serve: the backend's own loopback address
 		}), nil),
 		Assets:           cmp.Or[fs.FS](b.assets, jsapi.Assets()),
 		AllowOrigins:     b.allow,
