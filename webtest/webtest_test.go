@@ -93,7 +93,7 @@ func TestReadyPublishesTheHostAPI(t *testing.T) {
 		};`)
 	want := surface{
 		MCP:          []string{"audit", "servers", "tools"},
-		Servers:      []string{"create", "discover", "list", "refresh", "remove", "setState", "update"},
+		Servers:      []string{"create", "discover", "list", "refresh", "remove", "setState", "signIn", "signOut", "update"}, // signIn, signOut: ttmcp's
 		Tools:        []string{"setDescriptionOverride", "setPermission", "testCall"},
 		NotFunctions: []string{},
 		SafeInvoke:   "function",
@@ -129,7 +129,8 @@ func TestRegistrationMethodsWriteStrictFiles(t *testing.T) {
 	if !canonicalUUID.MatchString(id) {
 		t.Fatalf("create returned id %q; want a canonical UUID", id)
 	}
-	if wantKeys := []string{"displayName", "endpoint", "headers", "id", "protocolVersion", "state", "toolDescriptionOverrides", "toolPermissions"}; !slices.Equal(c.Keys, wantKeys) {
+	// upstream's members, and ttmcp's auth (the sign-in state)
+	if wantKeys := []string{"auth", "displayName", "endpoint", "headers", "id", "protocolVersion", "state", "toolDescriptionOverrides", "toolPermissions"}; !slices.Equal(c.Keys, wantKeys) {
 		t.Errorf("server keys %v; want %v", c.Keys, wantKeys)
 	}
 	if s.DisplayName != "Local MCP" || s.Endpoint != "http://localhost/mcp" || s.State != "paused" || s.ProtocolVersion != "auto" ||
