@@ -290,12 +290,12 @@ const (
 // 9110: the request has not been applied for want of valid credentials),
 // or a 403 with a Bearer challenge (RFC 6750 §3.1: insufficient_scope and
 // the like). A 403 without one is some other refusal.
-func challengeOf(resp *http.Response, now time.Time) (domain.Challenge, bool) {
+func challengeOf(resp *http.Response, now func() time.Time) (domain.Challenge, bool) {
 	if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
 		return domain.Challenge{}, false
 	}
 	values := resp.Header.Values("WWW-Authenticate")
-	ch := domain.Challenge{Status: resp.StatusCode, Scopes: []string{}, Header: []string{}, At: now}
+	ch := domain.Challenge{Status: resp.StatusCode, Scopes: []string{}, Header: []string{}, At: now()}
 	for i, v := range values {
 		if i == maxChallengeValues {
 			break

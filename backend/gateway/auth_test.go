@@ -477,7 +477,7 @@ func TestChallengeOf(t *testing.T) {
 		{"huge value dropped", resp(401, `Bearer error="`+strings.Repeat("x", 5000)+`"`), true, "", nil},
 	}
 	for _, tt := range tests {
-		ch, ok := challengeOf(tt.resp, time.Now())
+		ch, ok := challengeOf(tt.resp, time.Now)
 		if ok != tt.ok || ch.Error != tt.err || !slices.Equal(ch.Scopes, tt.scopes) && len(tt.scopes)+len(ch.Scopes) > 0 {
 			t.Errorf("%s: %v %+v", tt.name, ok, ch)
 		}

@@ -143,7 +143,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if method == "tools/call" {
 		t.callWritten.Store(true) // answered, so it arrived
 	}
-	if ch, ok := challengeOf(resp, t.now()); ok {
+	if ch, ok := challengeOf(resp, t.clock); ok {
 		t.refused.CompareAndSwap(nil, &refusal{method: method, ch: ch})
 	}
 	body := &cappedBody{rc: resp.Body, left: t.limit, overflow: &t.overflow, onClose: end}
@@ -211,6 +211,14 @@ func (t *transport) settled() {
 			return
 		}
 	}
+}
+
+// clock is the time of a refusal (Config.Now).
+func (t *transport) clock() time.Time {
+	if t.now == nil {
+		return time.Now()
+	}
+	return t.now()
 }
 
 // rawCallResponse returns what was read of the tools/call response.
