@@ -108,7 +108,9 @@ func TestPageFuzz(t *testing.T) {
 			case want != nil:
 				live++
 				got, _ := json.Marshal(service.ServerDTO(reg))
-				exp, _ := json.Marshal(want)
+				acked := *want
+				acked.Auth = nil // the sign-in state is not in the registration file
+				exp, _ := json.Marshal(acked)
 				if string(got) != string(exp) {
 					failed(batch, "registration %s on disk:\n%s\nacknowledged:\n%s", id, got, exp)
 				}
