@@ -135,8 +135,8 @@ type StorageIssue struct {
 type CreateMcpServerDto struct {
 	DisplayName     string             `json:"displayName"`
 	Endpoint        string             `json:"endpoint"`
-	Headers         *map[string]string `json:"headers,omitempty"`
-	ProtocolVersion *string            `json:"protocolVersion,omitempty"`
+	Headers         *map[string]string `json:"headers,omitzero"`
+	ProtocolVersion *string            `json:"protocolVersion,omitzero"`
 }
 
 // UpdateMcpServerDto replaces the connection settings and name; all members
@@ -179,8 +179,8 @@ type SetMcpToolDescriptionOverrideDto struct {
 type McpDiscoveryResult struct {
 	RegistrationID  string          `json:"registrationId"`
 	ProtocolVersion string          `json:"protocolVersion"`
-	ServerName      *string         `json:"serverName,omitempty"`
-	ServerVersion   *string         `json:"serverVersion,omitempty"`
+	ServerName      *string         `json:"serverName,omitzero"`
+	ServerVersion   *string         `json:"serverVersion,omitzero"`
 	Tools           []McpTool       `json:"tools"`
 	Diagnostics     []McpDiagnostic `json:"diagnostics"`
 	StaleTools      []McpStaleTool  `json:"staleTools"`
@@ -190,8 +190,8 @@ type McpDiscoveryResult struct {
 type McpTool struct {
 	ID           string  `json:"id"`
 	NativeName   string  `json:"nativeName"`
-	Title        *string `json:"title,omitempty"`
-	Description  *string `json:"description,omitempty"`
+	Title        *string `json:"title,omitzero"`
+	Description  *string `json:"description,omitzero"`
 	InputSchema  RawJSON `json:"inputSchema"`
 	OutputSchema RawJSON `json:"outputSchema,omitempty"`
 	Annotations  RawJSON `json:"annotations"`
@@ -201,7 +201,7 @@ type McpTool struct {
 // McpDiagnostic reports a tool or catalog problem found by discovery.
 type McpDiagnostic struct {
 	Code       string  `json:"code"`
-	NativeName *string `json:"nativeName,omitempty"`
+	NativeName *string `json:"nativeName,omitzero"`
 	Message    string  `json:"message"`
 }
 
@@ -253,7 +253,7 @@ type McpToolResult struct {
 	Kind           string              `json:"kind"`
 	IsError        bool                `json:"isError"`
 	TextBlocks     []McpTextBlock      `json:"textBlocks"`
-	StructuredJSON *string             `json:"structuredJson,omitempty"`
+	StructuredJSON *string             `json:"structuredJson,omitzero"`
 	Diagnostics    []McpCallDiagnostic `json:"diagnostics"`
 }
 
@@ -267,7 +267,7 @@ type McpTextBlock struct {
 type McpCallDiagnostic struct {
 	Code         string `json:"code"`
 	Message      string `json:"message"`
-	ContentIndex *int   `json:"contentIndex,omitempty"`
+	ContentIndex *int   `json:"contentIndex,omitzero"`
 }
 
 // McpServerError is a JSON-RPC error answered by the server.
@@ -275,7 +275,7 @@ type McpServerError struct {
 	Kind     string  `json:"kind"`
 	Code     int32   `json:"code"`
 	Message  string  `json:"message"`
-	DataJSON *string `json:"dataJson,omitempty"`
+	DataJSON *string `json:"dataJson,omitzero"`
 }
 
 // McpUnsupportedResponse is a response the host does not drive further.
@@ -299,7 +299,7 @@ type CallLegacyMcpToolDto struct {
 	ExecutionCallID string  `json:"executionCallId"`
 	ToolID          string  `json:"toolId"`
 	ArgumentsJSON   string  `json:"argumentsJson"`
-	Approval        *string `json:"approval,omitempty"`
+	Approval        *string `json:"approval,omitzero"`
 }
 
 // Approvals (what let a call through besides its permission; the audit
@@ -327,9 +327,9 @@ const OutcomeRejected = "rejected"
 // a ttmcp addition). Limit defaults to 50 (at most 1000); Before is the
 // time of a record (RFC 3339): only older ones are listed.
 type McpAuditListDto struct {
-	RegistrationID *string `json:"registrationId,omitempty"`
-	Limit          *int    `json:"limit,omitempty"`
-	Before         *string `json:"before,omitempty"`
+	RegistrationID *string `json:"registrationId,omitzero"`
+	Limit          *int    `json:"limit,omitzero"`
+	Before         *string `json:"before,omitzero"`
 }
 
 // McpAuditList is the result of list_mcp_audit_entries. SkippedLines
@@ -370,14 +370,14 @@ type LegacyMcpTool struct {
 	ToolID            string  `json:"toolId"`
 	NativeName        string  `json:"nativeName"`
 	ServerDisplayName string  `json:"serverDisplayName"`
-	Title             *string `json:"title,omitempty"`
-	Description       *string `json:"description,omitempty"`
+	Title             *string `json:"title,omitzero"`
+	Description       *string `json:"description,omitzero"`
 	InputSchema       RawJSON `json:"inputSchema"`
 }
 
 // LegacyMcpDiagnostic reports a registration or tool left out of the list.
 type LegacyMcpDiagnostic struct {
-	ToolID  *string `json:"toolId,omitempty"`
+	ToolID  *string `json:"toolId,omitzero"`
 	Code    string  `json:"code"`
 	Message string  `json:"message"`
 }

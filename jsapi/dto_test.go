@@ -11,7 +11,9 @@ import (
 // The DTOs encode with TauriTavern's member names, optional members
 // omitted and lists always present, as the backend encodes them.
 func TestDTOShapes(t *testing.T) {
-	desc, index, data := "d", 1, `{"field":"region"}`
+	// An optional member that is present but empty stays, as serde writes
+	// Some(""); only an absent one is left out.
+	desc, index, data, empty := "d", 1, `{"field":"region"}`, ""
 	tests := []struct {
 		name string
 		v    any
@@ -29,6 +31,10 @@ func TestDTOShapes(t *testing.T) {
 			`{"outcome":"known_response","response":{"kind":"tool_result","isError":false,"textBlocks":[{"index":0,"text":"x"}],"diagnostics":[{"code":"c","message":"m","contentIndex":1}]}}`},
 		{"server error", jsapi.McpCallOutcome{Outcome: jsapi.OutcomeKnownResponse, Response: &jsapi.McpServerError{Kind: jsapi.ResponseServerError, Code: -32602, Message: "bad", DataJSON: &data}},
 			`{"outcome":"known_response","response":{"kind":"server_error","code":-32602,"message":"bad","dataJson":"{\"field\":\"region\"}"}}`},
+		{"empty optional strings", jsapi.McpDiscoveryResult{RegistrationID: "r", ProtocolVersion: "2025-11-25", ServerName: &empty, ServerVersion: &empty,
+			Tools:       []jsapi.McpTool{{ID: "mcp/r:t", NativeName: "t", Title: &empty, Description: &empty, InputSchema: jsapi.RawJSON(`{"type":"object"}`), Annotations: jsapi.RawJSON(`{}`), Permission: "off"}},
+			Diagnostics: []jsapi.McpDiagnostic{}, StaleTools: []jsapi.McpStaleTool{}},
+			`{"registrationId":"r","protocolVersion":"2025-11-25","serverName":"","serverVersion":"","tools":[{"id":"mcp/r:t","nativeName":"t","title":"","description":"","inputSchema":{"type":"object"},"annotations":{},"permission":"off"}],"diagnostics":[],"staleTools":[]}`},
 		{"not sent", jsapi.McpCallOutcome{Outcome: jsapi.OutcomeNotSent, Code: "mcp.call_not_started", Message: "m"},
 			`{"outcome":"not_sent","code":"mcp.call_not_started","message":"m"}`},
 		{"error body", jsapi.ErrorBody{Kind: jsapi.KindNotFound, Code: "mcp.registration_not_found", Message: "mcp.registration_not_found: x"},

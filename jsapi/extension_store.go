@@ -37,7 +37,7 @@ var StoreCommands = []string{
 type ExtensionStoreEntryArgs struct {
 	Namespace string  `json:"namespace"`
 	Key       string  `json:"key"`
-	Table     *string `json:"table,omitempty"`
+	Table     *string `json:"table,omitzero"`
 }
 
 // ExtensionStoreSetJSONArgs: set_extension_store_json replaces the entry
@@ -48,7 +48,7 @@ type ExtensionStoreSetJSONArgs struct {
 	Namespace string    `json:"namespace"`
 	Key       string    `json:"key"`
 	Value     JSONValue `json:"value"`
-	Table     *string   `json:"table,omitempty"`
+	Table     *string   `json:"table,omitzero"`
 }
 
 // ExtensionStoreRenameArgs: rename_extension_store_key moves Key to NewKey
@@ -57,14 +57,14 @@ type ExtensionStoreRenameArgs struct {
 	Namespace string  `json:"namespace"`
 	Key       string  `json:"key"`
 	NewKey    string  `json:"newKey"`
-	Table     *string `json:"table,omitempty"`
+	Table     *string `json:"table,omitzero"`
 }
 
 // ExtensionStoreTableArgs names a table: list_extension_store_keys and
 // list_extension_store_blob_keys.
 type ExtensionStoreTableArgs struct {
 	Namespace string  `json:"namespace"`
-	Table     *string `json:"table,omitempty"`
+	Table     *string `json:"table,omitzero"`
 }
 
 // ExtensionStoreNamespaceArgs: list_extension_store_tables.
@@ -85,7 +85,7 @@ type ExtensionStoreSetBlobArgs struct {
 	Namespace  string  `json:"namespace"`
 	Key        string  `json:"key"`
 	DataBase64 string  `json:"dataBase64"`
-	Table      *string `json:"table,omitempty"`
+	Table      *string `json:"table,omitzero"`
 }
 
 // ExtensionStoreJSONLookup is the result of try_get_extension_store_json:
