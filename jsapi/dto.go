@@ -114,8 +114,8 @@ type McpSignInIdDto struct {
 // and, per property, for its input schema. Description is absent when only
 // properties are overridden; Properties is always present.
 type ToolDescriptionOverride struct {
-	Description *string           `json:"description,omitzero"` // "" is kept: only absent is left out
-	Properties  map[string]string `json:"properties"`
+	Description *string           `json:"description,omitzero"`      // "" is kept: only absent is left out
+	Properties  map[string]string `json:"properties" dto:"optional"` // may be absent on input (serde default); always written
 }
 
 // McpServerList is the result of list_mcp_servers: the healthy

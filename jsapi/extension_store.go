@@ -32,11 +32,15 @@ var StoreCommands = []string{
 	CmdListExtensionStoreBlobKeys,
 }
 
+// Names (namespace, key, newKey, table) are tagged dto:"optional": an
+// absent one is checked as empty, with upstream's "Extension store
+// <name> cannot be empty", rather than refused as a missing member.
+
 // ExtensionStoreEntryArgs names one entry: get, try_get and delete of a
 // JSON entry; get and delete of a blob.
 type ExtensionStoreEntryArgs struct {
-	Namespace string  `json:"namespace"`
-	Key       string  `json:"key"`
+	Namespace string  `json:"namespace" dto:"optional"`
+	Key       string  `json:"key" dto:"optional"`
 	Table     *string `json:"table,omitzero"`
 }
 
@@ -45,8 +49,8 @@ type ExtensionStoreEntryArgs struct {
 // recursively, anything else replaces). Value is required; null is a
 // value.
 type ExtensionStoreSetJSONArgs struct {
-	Namespace string    `json:"namespace"`
-	Key       string    `json:"key"`
+	Namespace string    `json:"namespace" dto:"optional"`
+	Key       string    `json:"key" dto:"optional"`
 	Value     JSONValue `json:"value"`
 	Table     *string   `json:"table,omitzero"`
 }
@@ -54,36 +58,36 @@ type ExtensionStoreSetJSONArgs struct {
 // ExtensionStoreRenameArgs: rename_extension_store_key moves Key to NewKey
 // within one table.
 type ExtensionStoreRenameArgs struct {
-	Namespace string  `json:"namespace"`
-	Key       string  `json:"key"`
-	NewKey    string  `json:"newKey"`
+	Namespace string  `json:"namespace" dto:"optional"`
+	Key       string  `json:"key" dto:"optional"`
+	NewKey    string  `json:"newKey" dto:"optional"`
 	Table     *string `json:"table,omitzero"`
 }
 
 // ExtensionStoreTableArgs names a table: list_extension_store_keys and
 // list_extension_store_blob_keys.
 type ExtensionStoreTableArgs struct {
-	Namespace string  `json:"namespace"`
+	Namespace string  `json:"namespace" dto:"optional"`
 	Table     *string `json:"table,omitzero"`
 }
 
 // ExtensionStoreNamespaceArgs: list_extension_store_tables.
 type ExtensionStoreNamespaceArgs struct {
-	Namespace string `json:"namespace"`
+	Namespace string `json:"namespace" dto:"optional"`
 }
 
 // ExtensionStoreDeleteTableArgs: delete_extension_store_table, whose table
 // is required.
 type ExtensionStoreDeleteTableArgs struct {
-	Namespace string `json:"namespace"`
-	Table     string `json:"table"`
+	Namespace string `json:"namespace" dto:"optional"`
+	Table     string `json:"table" dto:"optional"`
 }
 
 // ExtensionStoreSetBlobArgs: set_extension_store_blob. DataBase64 is
 // standard padded base64 (surrounding whitespace ignored).
 type ExtensionStoreSetBlobArgs struct {
-	Namespace  string  `json:"namespace"`
-	Key        string  `json:"key"`
+	Namespace  string  `json:"namespace" dto:"optional"`
+	Key        string  `json:"key" dto:"optional"`
 	DataBase64 string  `json:"dataBase64"`
 	Table      *string `json:"table,omitzero"`
 }

@@ -153,10 +153,65 @@ func describeFrameError(err error) string {
 // and trailing data all fail, with a message naming where and why.
 func decodeArgs(data jsontext.Value, v any, prefix string) error {
 	err := json.Unmarshal(data, v, json.RejectUnknownMembers(true), json.WithUnmarshalers(rejectNull))
-	if err == nil {
-		return nil
+	if err != nil {
+		return dtoError(describeArgsError(err, data, prefix))
 	}
-	return dtoError(describeArgsError(err, data, prefix))
+	if ptr, name, ok := missingMember(data, reflect.TypeOf(v), prefix); ok {
+		return dtoError(where(ptr) + ": missing field " + strconv.Quote(name))
+	}
+	return nil
+}
+
+// missingMember finds a member that serde would require and data lacks.
+// A struct's members are required unless their Go type is a pointer (an
+// Option upstream) or they are tagged `dto:"optional"` (upstream's
+// #[serde(default)]); members that are objects are checked in turn. The
+// decoder alone would take an absent member as its zero value, so an
+// update without headers would clear them, and a call without
+// argumentsJson would send {}.
+func missingMember(data jsontext.Value, t reflect.Type, ptr string) (at, name string, missing bool) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || nullable(t) || data.Kind() != '{' {
+		return "", "", false
+	}
+	present := map[string]jsontext.Value{}
+	dec := jsontext.NewDecoder(bytes.NewReader(data))
+	dec.ReadToken() // {
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return "", "", false // decoded already: cannot happen
+		}
+		name := tok.String() // before the next read voids tok
+		value, err := dec.ReadValue()
+		if err != nil {
+			return "", "", false
+		}
+		present[name] = value
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		member, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || member == "-" {
+			continue
+		}
+		if member == "" {
+			member = f.Name
+		}
+		value, ok := present[member]
+		if !ok {
+			if f.Type.Kind() != reflect.Pointer && f.Tag.Get("dto") != "optional" {
+				return ptr, member, true
+			}
+			continue
+		}
+		if at, name, missing := missingMember(value, f.Type, ptr+"/"+member); missing {
+			return at, name, true
+		}
+	}
+	return "", "", false
 }
 
 // rejectNull refuses null for every value that cannot hold it: serde

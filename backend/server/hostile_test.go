@@ -193,6 +193,13 @@ func TestDecodingMessagesAreClear(t *testing.T) {
 		{"null state", jsapi.CmdSetServerState, `{"dto":{"registrationId":"` + s.ID + `","state":null}}`, "/dto/state: expected a string, got null"},
 		{"null properties", jsapi.CmdSetToolDescriptionOverride, `{"dto":{"registrationId":"` + s.ID + `","nativeName":"t","override":{"description":"d","properties":null}}}`, "/dto/override/properties: expected an object, got null"},
 		{"unknown field", jsapi.CmdCreateServer, `{"dto":{"displayName":"x",` + validEndpoint + `,"color":"red"}}`, `/dto: unknown field "color"`},
+		// serde requires every member that is not an Option or a default.
+		{"missing display name", jsapi.CmdCreateServer, `{"dto":{` + validEndpoint + `}}`, `/dto: missing field "displayName"`},
+		{"missing update headers", jsapi.CmdUpdateServer, `{"dto":{"registrationId":"` + s.ID + `","displayName":"x",` + validEndpoint + `,"protocolVersion":"auto"}}`, `/dto: missing field "headers"`},
+		{"missing test arguments", jsapi.CmdTestToolCall, `{"dto":{"callId":"c","registrationId":"` + s.ID + `","nativeName":"t"}}`, `/dto: missing field "argumentsJson"`},
+		{"missing legacy arguments", jsapi.CmdCallLegacyTool, `{"dto":{"executionCallId":"c","toolId":"mcp/` + s.ID + `:t"}}`, `/dto: missing field "argumentsJson"`},
+		{"missing permission", jsapi.CmdSetToolPermission, `{"dto":{"registrationId":"` + s.ID + `","nativeName":"t"}}`, `/dto: missing field "permission"`},
+		{"missing registration id", jsapi.CmdSetServerState, `{"dto":{"state":"active"}}`, `/dto: missing field "registrationId"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
