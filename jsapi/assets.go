@@ -13,11 +13,11 @@ import (
 // shim is missing. The wasm build excludes this file: the shim must not
 // embed itself.
 //
-//go:embed tauritavern-mcp.js tauritavern-mcp.d.ts extension-store.js legacy-mcp-tools.js legacy-mcp-tools.d.ts all:dist
+//go:embed tauritavern-mcp.js tauritavern-mcp.d.ts bridge-transport.js extension-store.js legacy-mcp-tools.js legacy-mcp-tools.d.ts all:dist
 var files embed.FS
 
 // Assets returns the files served under /jsapi/: the loader and the
-// extension store module it imports, the legacy generation adapter, their
+// modules it imports (the bridge's data plane, the extension store), the legacy generation adapter, their
 // declarations, and the built shim (tauritavern-mcp.wasm, wasm_exec.js).
 func Assets() fs.FS { return assetFS{} }
 
@@ -27,7 +27,7 @@ type assetFS struct{}
 
 func (assetFS) Open(name string) (fs.File, error) {
 	switch name {
-	case ".", "tauritavern-mcp.js", "tauritavern-mcp.d.ts", "extension-store.js", "legacy-mcp-tools.js", "legacy-mcp-tools.d.ts":
+	case ".", "tauritavern-mcp.js", "tauritavern-mcp.d.ts", "bridge-transport.js", "extension-store.js", "legacy-mcp-tools.js", "legacy-mcp-tools.d.ts":
 		return files.Open(name)
 	}
 	if name == "dist" || fs.ValidPath(name) && len(name) > 5 && name[:5] == "dist/" {

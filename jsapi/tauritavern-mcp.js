@@ -18,10 +18,13 @@
 // global that exists only while go.run() executes the Go main (which reads
 // it synchronously, before its first block) and is deleted right after:
 //
-//   globalThis.__ttmcpBoot = { backend: '<origin>', settled: () => void, session: Promise<Response> }
+//   globalThis.__ttmcpBoot = { backend: '<origin>', settled: () => void, session: Promise<Response>,
+//                              transport: createTransport }
 //
 // (session is GET /jsapi/session, started while the wasm downloads, so the
-// shim's first connection does not wait for another round trip.)
+// shim's first connection does not wait for another round trip; transport
+// is the bridge's data plane, bridge-transport.js beside this file: the
+// per-call path of api.mcp in JavaScript, which the shim drives.)
 //
 // The shim calls settled() once the API is published and its first
 // handshake has settled (succeeded, failed or refused); `ready` then
@@ -49,6 +52,7 @@
 //
 // Importing this module twice (even from two URLs) boots the shim once.
 
+import { createTransport } from './bridge-transport.js';
 import { createExtensionStore } from './extension-store.js';
 
 const BOOT_KEY = '__ttmcpBoot';
@@ -180,7 +184,7 @@ async function start(settle) {
     if (typeof Go !== 'function') throw new Error('wasm_exec.js did not define Go');
     const go = new Go();
     const { instance } = await instantiate(wasmURL, response, go.importObject);
-    g[BOOT_KEY] = { backend, settled: () => finish(), session };
+    g[BOOT_KEY] = { backend, settled: () => finish(), session, transport: createTransport };
     let exited;
     try {
       exited = go.run(instance); // runs Go main until it blocks: the API is published

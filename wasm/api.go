@@ -8,14 +8,15 @@ import (
 	"github.com/ttmcp/ttmcp/jsapi"
 )
 
-// argShape says how a method turns its input into the command's args.
-type argShape int
+// argShape says how a method turns its input into the command's args; the
+// transport's stubs (jsapi/bridge-transport.js, shapeArgs) do it by name.
+type argShape string
 
 const (
-	argsDTO            argShape = iota // {dto: input}, input as-is
-	argsNone                           // {} (the list commands)
-	argsRegistrationID                 // {dto: {registrationId}} from a string id or an object
-	argsOptionalDTO                    // {dto: input}, {dto: {}} without one
+	argsDTO            argShape = "dto"            // {dto: input}, input as-is
+	argsNone           argShape = "none"           // {} (the list commands)
+	argsRegistrationID argShape = "registrationId" // {dto: {registrationId}} from a string id or an object
+	argsOptionalDTO    argShape = "optionalDto"    // {dto: input}, {dto: {}} without one
 )
 
 // method maps one api.mcp method onto its command (reference §1.2).
@@ -50,28 +51,30 @@ var auditMethods = [...]method{
 // publish installs the API on window.__TAURITAVERN__, keeping whatever the
 // page already put there: api.mcp (exactly servers and tools),
 // invoke.safeInvoke and the mcpBridge status object. api.mcp holds
-// upstream's servers and tools, and ttmcp's audit.
+// upstream's servers and tools, and ttmcp's audit. The methods of the
+// tables above and safeInvoke are the transport's stubs (the data plane,
+// transport.go); tools.testCall is Go's.
 func publish(b *bridge) {
 	tt := ensureObject(global, "__TAURITAVERN__")
 	api := ensureObject(tt, "api")
 
 	servers := jsObject.New()
 	for _, m := range serverMethods {
-		servers.Set(m.name, b.methodFunc("servers."+m.name, m))
+		servers.Set(m.name, b.method(m))
 	}
 	servers.Set("signIn", guard("servers.signIn", func(args []js.Value) js.Value {
 		return b.signIn(arg(args, 0), arg(args, 1))
 	}))
 	tools := jsObject.New()
 	for _, m := range toolMethods {
-		tools.Set(m.name, b.methodFunc("tools."+m.name, m))
+		tools.Set(m.name, b.method(m))
 	}
 	tools.Set("testCall", guard("tools.testCall", func(args []js.Value) js.Value {
 		return b.testCall(arg(args, 0), arg(args, 1))
 	}))
 	audit := jsObject.New()
 	for _, m := range auditMethods {
-		audit.Set(m.name, b.methodFunc("audit."+m.name, m))
+		audit.Set(m.name, b.method(m))
 	}
 	mcp := jsObject.New()
 	mcp.Set("servers", servers)
@@ -80,9 +83,7 @@ func publish(b *bridge) {
 	api.Set("mcp", mcp)
 
 	invoke := ensureObject(tt, "invoke")
-	invoke.Set("safeInvoke", guard("invoke.safeInvoke", func(args []js.Value) js.Value {
-		return b.safeInvoke(arg(args, 0), arg(args, 1))
-	}))
+	invoke.Set("safeInvoke", b.transport.Get("safeInvoke"))
 
 	tt.Set("mcpBridge", b.newStatus())
 }
@@ -98,41 +99,9 @@ func ensureObject(parent js.Value, key string) js.Value {
 	return v
 }
 
-func (b *bridge) methodFunc(name string, m method) js.Func {
-	return guard(name, func(args []js.Value) js.Value {
-		a, err := buildArgs(m.shape, arg(args, 0))
-		if err != nil {
-			return rejected(argsError(err))
-		}
-		return b.call(m.command, a)
-	})
-}
-
-// buildArgs returns the args JSON text of a command, as a JS string made by
-// the page's JSON.stringify.
-func buildArgs(shape argShape, input js.Value) (js.Value, error) {
-	switch shape {
-	case argsNone:
-		return js.ValueOf("{}"), nil
-	case argsRegistrationID:
-		// {registrationId: typeof input === 'string' ? input : input?.registrationId}
-		id := js.Undefined()
-		if typeOf(input) == js.TypeString {
-			id = input
-		} else if isObject(input) {
-			id = input.Get("registrationId")
-		}
-		dto := jsObject.New()
-		dto.Set("registrationId", id)
-		input = dto
-	case argsOptionalDTO:
-		if input.IsUndefined() || input.IsNull() {
-			input = jsObject.New()
-		}
-	}
-	wrap := jsObject.New()
-	wrap.Set("dto", input)
-	return stringifyJSON(wrap)
+// method returns the transport's stub of m.
+func (b *bridge) method(m method) js.Value {
+	return b.transport.Call("method", m.command, string(m.shape))
 }
 
 func argsError(err error) js.Value {
@@ -155,7 +124,9 @@ func (h promiseHandler) rejected(err js.Value)     { h.reject.Invoke(err) }
 func (h promiseHandler) lost(_ bool, err js.Value) { h.reject.Invoke(err) }
 
 // safeInvoke(command, args) sends any command with an upstream-shaped args
-// object ({dto: {...}}, or nothing for the list commands).
+// object ({dto: {...}}, or nothing for the list commands). The transport's
+// stub sends what it can itself and hands the rest here: invalid input to
+// refuse, and calls while no socket is open.
 func (b *bridge) safeInvoke(command, args js.Value) js.Value {
 	if typeOf(command) != js.TypeString || command.String() == "" {
 		return rejected(newError(jsapi.CodeArgsInvalid, jsapi.KindBadRequest,

@@ -4,6 +4,7 @@ package main
 
 import (
 	"strconv"
+	"strings"
 	"syscall/js"
 	"testing"
 
@@ -122,5 +123,59 @@ func TestPublishedMethodsSendCommands(t *testing.T) {
 	mustReject(t, p, jsapi.CodeArgsInvalid, jsapi.KindBadRequest)
 	if len(s.sent) != len(cases)+3 {
 		t.Errorf("refused calls were sent: %d frames", len(s.sent))
+	}
+}
+
+// Every argument shape, through the transport's stub of a method with that
+// shape: the args of the frame it sends.
+func TestArgShapes(t *testing.T) {
+	b, _, s := openBridge(t)
+	obj := func(s string) js.Value { return mustParse(t, s) }
+	tests := []struct {
+		shape argShape
+		input js.Value
+		want  string
+	}{
+		{argsNone, js.Undefined(), `{}`},
+		{argsNone, obj(`{"x":1}`), `{}`},
+		{argsDTO, obj(`{"displayName":"a","endpoint":"http://x/","headers":{"A":"b"}}`), `{"dto":{"displayName":"a","endpoint":"http://x/","headers":{"A":"b"}}}`},
+		{argsDTO, obj(`{"registrationId":"r","nativeName":"n","override":null}`), `{"dto":{"registrationId":"r","nativeName":"n","override":null}}`},
+		{argsDTO, js.Undefined(), `{}`},
+		{argsDTO, js.Null(), `{"dto":null}`},
+		{argsRegistrationID, js.ValueOf("0d9c…id"), `{"dto":{"registrationId":"0d9c…id"}}`},
+		{argsRegistrationID, obj(`{"registrationId":"abc","extra":true}`), `{"dto":{"registrationId":"abc"}}`},
+		{argsRegistrationID, obj(`{}`), `{"dto":{}}`},
+		{argsRegistrationID, js.Undefined(), `{"dto":{}}`},
+		{argsRegistrationID, js.Null(), `{"dto":{}}`},
+		{argsRegistrationID, js.ValueOf(5), `{"dto":{}}`},
+		{argsOptionalDTO, js.Undefined(), `{"dto":{}}`},
+		{argsOptionalDTO, js.Null(), `{"dto":{}}`},
+		{argsOptionalDTO, obj(`{"limit":5}`), `{"dto":{"limit":5}}`},
+		// big integers travel inside argumentsJson strings untouched
+		{argsDTO, obj(`{"argumentsJson":"{\"n\":9007199254740993}"}`), `{"dto":{"argumentsJson":"{\"n\":9007199254740993}"}}`},
+	}
+	for i, tc := range tests {
+		stub := b.method(method{"m", "cmd_" + strconv.Itoa(i), tc.shape})
+		stub.Invoke(tc.input)
+		id, _ := s.invoked(t, len(s.sent)-1, "cmd_"+strconv.Itoa(i))
+		if want := `{"type":"invoke","id":` + strconv.Itoa(id) + `,"command":"cmd_` + strconv.Itoa(i) + `","args":` + tc.want + `}`; s.sent[len(s.sent)-1] != want {
+			t.Errorf("%d (%s): frame %s, want %s", i, tc.shape, s.sent[len(s.sent)-1], want)
+		}
+	}
+
+	// inputs without a JSON form are refused with mcp.args_invalid, unsent
+	cyclic := jsObject.New()
+	cyclic.Set("self", cyclic)
+	withBigInt := jsObject.New()
+	withBigInt.Set("n", global.Get("BigInt").Invoke(1))
+	sent := len(s.sent)
+	for _, bad := range []js.Value{cyclic, withBigInt} {
+		e := mustReject(t, b.method(method{"m", "cmd", argsDTO}).Invoke(bad), jsapi.CodeArgsInvalid, jsapi.KindBadRequest)
+		if m := e.Get("message").String(); !strings.HasPrefix(m, jsapi.CodeArgsInvalid+": the arguments cannot be sent as JSON: JavaScript error: ") {
+			t.Errorf("message = %q", m)
+		}
+	}
+	if len(s.sent) != sent {
+		t.Errorf("a refused call was sent: %v", s.sent[sent:])
 	}
 }

@@ -10,8 +10,10 @@ import "syscall/js"
 //	status.go   the states and the mcpBridge status object, state events
 //	conn.go     one connection: session fetch, socket, hello/welcome,
 //	            failure, drop, reconnect with backoff
-//	calls.go    the call table: invoke, queued and in-flight calls,
-//	            results cut out of frames and settled
+//	transport.go the data plane (jsapi/bridge-transport.js): ordinary
+//	            calls sent and settled in JavaScript, and its hooks into Go
+//	calls.go    the calls Go sends itself: queued while connecting,
+//	            in flight, settled through the transport's result hook
 //	api.go      api.mcp and invoke.safeInvoke, published on the page
 //	testcall.go tools.testCall's start/run/cancel protocol
 //
@@ -19,6 +21,7 @@ import "syscall/js"
 
 // env is what the bridge takes from the page; tests substitute fakes.
 type env struct {
+	transport        js.Value // createTransport(hooks, layout) of jsapi/bridge-transport.js
 	fetch            js.Value // fetch(url, init)
 	webSocket        js.Value // WebSocket constructor
 	abortController  js.Value // AbortController constructor, or undefined
@@ -29,10 +32,11 @@ type env struct {
 	handshakeTimeout int            // ms for one attempt: session fetch, socket open, welcome
 }
 
-func browserEnv() env {
+func browserEnv(transport js.Value) env {
 	random := global.Get("Math").Get("random")
 	dateNow := global.Get("Date").Get("now")
 	return env{
+		transport:        transport,
 		fetch:            global.Get("fetch"),
 		webSocket:        global.Get("WebSocket"),
 		abortController:  global.Get("AbortController"),
@@ -74,17 +78,18 @@ type bridge struct {
 	// saves a round trip before ready. Later attempts fetch afresh.
 	prefetched js.Value
 
-	// calls (calls.go)
-	nextID   uint64
-	inflight map[uint64]*call // written to conn, waiting for a result
-	queued   []*call          // waiting for pending to open
+	// transport (transport.go): the data plane, and the calls Go sent
+	// through it (calls.go)
+	transport js.Value
+	inflight  map[uint64]*call // written to conn, waiting for a result
+	queued    []*call          // waiting for pending to open
 
 	onFirstSettle func()
 	settled       bool
 }
 
 func newBridge(origin string, e env) *bridge {
-	return &bridge{
+	b := &bridge{
 		origin:     origin,
 		env:        e,
 		state:      stateConnecting,
@@ -92,4 +97,6 @@ func newBridge(origin string, e env) *bridge {
 		inflight:   make(map[uint64]*call),
 		prefetched: js.Undefined(),
 	}
+	b.transport = b.newTransport(e.transport)
+	return b
 }

@@ -3,8 +3,11 @@
 package main
 
 import (
+	"os"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall/js"
 	"testing"
 	"time"
@@ -83,6 +86,7 @@ func newFakeNet(t *testing.T) (*fakeNet, env) {
 	})
 	random := 0.5
 	return n, env{
+		transport:        loadTransport(t),
 		fetch:            fetch,
 		webSocket:        ws,
 		abortController:  global.Get("AbortController"),
@@ -93,6 +97,35 @@ func newFakeNet(t *testing.T) (*fakeNet, env) {
 		handshakeTimeout: 2000,
 	}
 }
+
+// loadTransport returns createTransport of jsapi/bridge-transport.js, the
+// data plane the loader hands the shim (node 20 cannot import the module
+// from here, so its text is evaluated as a function body, without its
+// export keywords).
+var loadTransport = func() func(t *testing.T) js.Value {
+	var (
+		once    sync.Once
+		factory js.Value
+		err     error
+	)
+	return func(t *testing.T) js.Value {
+		t.Helper()
+		once.Do(func() {
+			var src []byte
+			if src, err = os.ReadFile("../jsapi/bridge-transport.js"); err != nil {
+				return
+			}
+			body := regexp.MustCompile(`(?m)^export `).ReplaceAllString(string(src), "")
+			factory, err = tryCall(func() js.Value {
+				return global.Get("Function").New(body + "\nreturn createTransport;").Invoke()
+			})
+		})
+		if err != nil {
+			t.Fatalf("loading jsapi/bridge-transport.js: %v", err)
+		}
+		return factory
+	}
+}()
 
 func (n *fakeNet) fn(f func(args []js.Value) any) js.Value {
 	g := js.FuncOf(func(_ js.Value, args []js.Value) any { return f(args) })
@@ -411,17 +444,24 @@ func TestDropRejectsInFlightAndReconnects(t *testing.T) {
 	global.Set("dispatchEvent", rec)
 	defer global.Set("dispatchEvent", saved)
 
+	// calls of Go's and of the transport's (the published methods' path)
 	p1 := b.call(jsapi.CmdDiscoverTools, js.ValueOf(`{"dto":{"registrationId":"r"}}`))
 	p2 := b.call(jsapi.CmdListServers, js.ValueOf(`{}`))
+	p0 := b.method(method{"refresh", jsapi.CmdRefreshTools, argsRegistrationID}).Invoke("r")
 	s.drop(1006, "")
 	if b.state != stateConnecting || b.status.Get("state").String() != stateConnecting {
 		t.Fatalf("state after the drop: %s", b.state)
 	}
-	for _, p := range []js.Value{p1, p2} {
+	for i, p := range []js.Value{p1, p2, p0} {
 		e := mustReject(t, p, jsapi.CodeHostConnectionLost, jsapi.KindUnavailable)
-		if m := e.Get("message").String(); !strings.HasPrefix(m, jsapi.CodeHostConnectionLost+": ") || !strings.Contains(m, testOrigin) {
+		command := []string{jsapi.CmdDiscoverTools, jsapi.CmdListServers, jsapi.CmdRefreshTools}[i]
+		if m := e.Get("message").String(); !strings.HasPrefix(m, jsapi.CodeHostConnectionLost+": ") || !strings.Contains(m, testOrigin) ||
+			!strings.Contains(m, "dropped while "+command+" was in flight") {
 			t.Errorf("message = %q", m)
 		}
+	}
+	if n := b.transport.Call("inflight").Int(); n != 0 || len(b.inflight) != 0 {
+		t.Errorf("after the drop: %d calls in the transport, %d in Go", n, len(b.inflight))
 	}
 	// reconnected at once, with a fresh session; nothing is replayed
 	s2 := n.socket(1)

@@ -135,16 +135,12 @@ func (c *conn) gotSession(s js.Value) {
 			c.ws.Call("send", helloFrame(token))
 		}
 	})
+	// Until the welcome; then the transport reads the socket's frames.
 	c.on("message", func(args []js.Value) {
-		if c.done {
+		if c.done || c.open {
 			return
 		}
-		data := arg(args, 0).Get("data")
-		if c.open {
-			c.b.receive(data)
-		} else {
-			c.handshake(data)
-		}
+		c.handshake(arg(args, 0).Get("data"))
 	})
 	c.on("close", func(args []js.Value) {
 		if c.done {
@@ -189,6 +185,7 @@ func (c *conn) handshake(data js.Value) {
 	c.stopTimer()
 	c.open = true
 	b := c.b
+	b.transport.Call("open", c.ws)
 	b.pending = nil
 	b.conn = c
 	b.epoch++
@@ -256,14 +253,23 @@ func (b *bridge) dropped(c *conn) {
 	if b.conn == c {
 		b.conn = nil
 	}
+	fast := b.transport.Call("drop") // [command, reject, …] of the transport's own calls
 	lost := b.takeInflight()
 	b.setError(jsapi.CodeHostConnectionLost, jsapi.CodeHostConnectionLost+": the connection to the ttmcp backend at "+b.origin+" dropped; reconnecting")
 	b.connect()
-	for _, q := range lost {
-		q.h.lost(true, newError(jsapi.CodeHostConnectionLost, jsapi.KindUnavailable,
-			jsapi.CodeHostConnectionLost+": the connection to the ttmcp backend at "+b.origin+
-				" dropped while "+q.command+" was in flight; it was not replayed"))
+	for i, n := 0, fast.Length(); i+1 < n; i += 2 {
+		fast.Index(i + 1).Invoke(b.lostError(fast.Index(i).String()))
 	}
+	for _, q := range lost {
+		q.h.lost(true, b.lostError(q.command))
+	}
+}
+
+// lostError is the rejection of a call in flight on a socket that dropped.
+func (b *bridge) lostError(command string) js.Value {
+	return newError(jsapi.CodeHostConnectionLost, jsapi.KindUnavailable,
+		jsapi.CodeHostConnectionLost+": the connection to the ttmcp backend at "+b.origin+
+			" dropped while "+command+" was in flight; it was not replayed")
 }
 
 // detach stops every callback of the connection, closes its socket and

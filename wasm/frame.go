@@ -3,56 +3,14 @@
 package main
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/ttmcp/ttmcp/jsapi"
 )
 
-// headLen is how much of an incoming frame is brought into Go: enough for
-// ResultHead, the longest id we accept and ResultError.
-const headLen = 64
-
 // maxIDDigits bounds the id of a result frame: ids are a per-page counter,
 // 15 digits keep them exact JavaScript numbers.
 const maxIDDigits = 15
-
-// parseResultHead reads the head of a result frame written in the fixed
-// layout of jsapi.ResultHead:
-//
-//	{"type":"result","id":N,"ok":true,"value":<json>}
-//	{"type":"result","id":N,"ok":false,"error":<json>}
-//
-// It returns the id, whether the result is ok, and start, the offset of the
-// value (or error object) in the frame. matched is false when head does not
-// follow the layout; the caller then parses the whole frame in JavaScript.
-// Everything before start is ASCII, so start is the same in bytes and in
-// UTF-16 code units.
-func parseResultHead(head string) (id uint64, ok bool, start int, matched bool) {
-	if !strings.HasPrefix(head, jsapi.ResultHead) {
-		return 0, false, 0, false
-	}
-	i := len(jsapi.ResultHead)
-	j := i
-	for j < len(head) && head[j] >= '0' && head[j] <= '9' {
-		j++
-	}
-	if j == i || j-i > maxIDDigits || (head[i] == '0' && j-i > 1) {
-		return 0, false, 0, false
-	}
-	id, err := strconv.ParseUint(head[i:j], 10, 64)
-	if err != nil {
-		return 0, false, 0, false
-	}
-	rest := head[j:]
-	switch {
-	case strings.HasPrefix(rest, jsapi.ResultOK):
-		return id, true, j + len(jsapi.ResultOK), true
-	case strings.HasPrefix(rest, jsapi.ResultError):
-		return id, false, j + len(jsapi.ResultError), true
-	}
-	return 0, false, 0, false
-}
 
 // Reconnect backoff: the first retry after a failed attempt waits about
 // backoffBase, each further one twice as long up to backoffCap, every delay
@@ -83,19 +41,14 @@ func backoffDelay(retry int, rnd float64) int {
 	return int(float64(d) * (1 - backoffJitter + 2*backoffJitter*rnd))
 }
 
-// Invoke frames: {"type":"invoke","id":N,"command":"<name>","args":<args>}.
+// Invoke frames: {"type":"invoke","id":N,"command":"<name>","args":<args>},
+// built by the transport from these parts.
 const (
 	invokeHead    = `{"type":"invoke","id":`
 	invokeCommand = `,"command":`
 	invokeArgs    = `,"args":`
 	invokeTail    = `}`
 )
-
-// invokeEnvelope returns the Go parts of an invoke frame around its args:
-// concat(before, args, invokeTail) is the frame.
-func invokeEnvelope(id uint64, command string) (before string) {
-	return invokeHead + strconv.FormatUint(id, 10) + invokeCommand + quoteJSON(command) + invokeArgs
-}
 
 // maxEnvelope is the largest envelope an invoke frame of command can have
 // (its id at maxIDDigits digits), for size checks made before the id is known.

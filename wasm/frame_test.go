@@ -11,60 +11,6 @@ import (
 	"github.com/ttmcp/ttmcp/jsapi"
 )
 
-func TestParseResultHead(t *testing.T) {
-	okAt := func(idLen int) int { return len(jsapi.ResultHead) + idLen + len(jsapi.ResultOK) }
-	errAt := func(idLen int) int { return len(jsapi.ResultHead) + idLen + len(jsapi.ResultError) }
-	if errAt(maxIDDigits) > headLen {
-		t.Fatalf("headLen %d cannot hold the longest head (%d)", headLen, errAt(maxIDDigits))
-	}
-	long := strings.Repeat("9", maxIDDigits)
-	tests := []struct {
-		head    string
-		id      uint64
-		ok      bool
-		start   int
-		matched bool
-	}{
-		{`{"type":"result","id":7,"ok":true,"value":{"servers":[]}}`, 7, true, okAt(1), true},
-		{`{"type":"result","id":42,"ok":false,"error":{"kind":"NotFound"}}`, 42, false, errAt(2), true},
-		{`{"type":"result","id":1,"ok":true,"value":null}`, 1, true, okAt(1), true},
-		{`{"type":"result","id":0,"ok":true,"value":1}`, 0, true, okAt(1), true},
-		{`{"type":"result","id":` + long + `,"ok":false,"error":{`, 999999999999999, false, errAt(maxIDDigits), true},
-		// the head cut at 64 characters still carries everything needed
-		{(`{"type":"result","id":123456789012345,"ok":false,"error":{"kind":"Internal"}}`)[:headLen], 123456789012345, false, errAt(15), true},
-		// not the layout: the caller falls back to JSON.parse of the whole frame
-		{`{"id":7,"type":"result","ok":true,"value":1}`, 0, false, 0, false},
-		{`{"type":"result", "id":7,"ok":true,"value":1}`, 0, false, 0, false},
-		{`{"type":"result","id":,"ok":true,"value":1}`, 0, false, 0, false},
-		{`{"type":"result","id":-1,"ok":true,"value":1}`, 0, false, 0, false},
-		{`{"type":"result","id":07,"ok":true,"value":1}`, 0, false, 0, false},
-		{`{"type":"result","id":1.5,"ok":true,"value":1}`, 0, false, 0, false},
-		{`{"type":"result","id":` + long + `9,"ok":true,"value":1}`, 0, false, 0, false},
-		{`{"type":"result","id":7,"ok":true,"error":{}}`, 0, false, 0, false},
-		{`{"type":"result","id":7,"value":1,"ok":true}`, 0, false, 0, false},
-		{`{"type":"welcome","server":{}}`, 0, false, 0, false},
-		{`{"type":"result","id":7`, 0, false, 0, false},
-		{``, 0, false, 0, false},
-	}
-	for _, tc := range tests {
-		id, ok, start, matched := parseResultHead(tc.head)
-		if id != tc.id || ok != tc.ok || start != tc.start || matched != tc.matched {
-			t.Errorf("parseResultHead(%q) = %d, %v, %d, %v; want %d, %v, %d, %v",
-				tc.head, id, ok, start, matched, tc.id, tc.ok, tc.start, tc.matched)
-		}
-	}
-	// start is the offset of the value / error object in every matched case
-	for _, f := range []string{
-		jsapi.ResultHead + "3" + jsapi.ResultOK + `[1,2]}`,
-		jsapi.ResultHead + "3" + jsapi.ResultError + `{"kind":"Conflict"}}`,
-	} {
-		_, _, start, matched := parseResultHead(f)
-		if !matched || (f[start] != '[' && f[start] != '{') {
-			t.Errorf("start of %q = %d", f, start)
-		}
-	}
-}
-
 func TestBackoffDelay(t *testing.T) {
 	if d := backoffDelay(0, 0); d < 50 || d > 150 {
 		t.Errorf("first retry, lowest = %d ms, want 50..150", d)
@@ -118,13 +64,9 @@ func TestQuoteJSONMatchesJSONStringify(t *testing.T) {
 	}
 }
 
-func TestInvokeEnvelope(t *testing.T) {
-	got := invokeEnvelope(12, jsapi.CmdListServers) + "{}" + invokeTail
-	want := `{"type":"invoke","id":12,"command":"list_mcp_servers","args":{}}`
-	if got != want {
-		t.Errorf("frame = %s, want %s", got, want)
-	}
-	if n := len(invokeEnvelope(999999999999999, jsapi.CmdTestToolCall)) + len(invokeTail); n != maxEnvelope(jsapi.CmdTestToolCall) {
+func TestEnvelope(t *testing.T) {
+	longest := invokeHead + strings.Repeat("9", maxIDDigits) + invokeCommand + quoteJSON(jsapi.CmdTestToolCall) + invokeArgs + invokeTail
+	if n := len(longest); n != maxEnvelope(jsapi.CmdTestToolCall) {
 		t.Errorf("maxEnvelope = %d, longest envelope = %d", maxEnvelope(jsapi.CmdTestToolCall), n)
 	}
 	if h := helloFrame(`to"k`); h != `{"type":"hello","token":"to\"k"}` {

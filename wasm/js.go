@@ -19,10 +19,6 @@ var (
 	jsonParse     = jsJSON.Get("parse")
 	jsonStringify = jsJSON.Get("stringify")
 	isArray       = global.Get("Array").Get("isArray")
-	strProto      = global.Get("String").Get("prototype")
-	strConcat     = strProto.Get("concat")
-	strSlice      = strProto.Get("slice")
-	strCharCodeAt = strProto.Get("charCodeAt")
 	textEncoder   = newTextEncoder()
 	console       = global.Get("console")
 
@@ -138,26 +134,6 @@ func backendError(body js.Value) js.Value {
 		code = codeFromMessage(message)
 	}
 	return newError(code, kind, message)
-}
-
-// concat joins JS and Go string parts into one JS string, in JS
-// (String.prototype.concat), so large parts never enter Go memory.
-func concat(first any, rest ...any) js.Value {
-	args := make([]any, 0, len(rest)+1)
-	args = append(args, first)
-	args = append(args, rest...)
-	return strConcat.Call("call", args...)
-}
-
-// slice is s.slice(start, end) on a JS string primitive (syscall/js cannot
-// call methods on primitives directly; wasm-bridge-notes pitfall 5).
-func slice(s js.Value, start, end int) js.Value {
-	return strSlice.Call("call", s, start, end)
-}
-
-// charCodeAt is s.charCodeAt(i) on a JS string primitive.
-func charCodeAt(s js.Value, i int) int {
-	return strCharCodeAt.Call("call", s, i).Int()
 }
 
 // tryCall runs fn and turns a JavaScript exception (which syscall/js

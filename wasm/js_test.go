@@ -162,13 +162,7 @@ func TestErrors(t *testing.T) {
 		t.Errorf("name = %s", e.Get("name").String())
 	}
 
-	parse := func(s string) js.Value {
-		v, err := parseJSON(js.ValueOf(s))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
+	parse := func(s string) js.Value { return mustParse(t, s) }
 	tests := []struct {
 		body, code, kind, message string
 	}{
@@ -185,63 +179,6 @@ func TestErrors(t *testing.T) {
 		checkError(t, e, tc.code, tc.kind)
 		if m := e.Get("message").String(); m != tc.message {
 			t.Errorf("%s: message = %q", tc.body, m)
-		}
-	}
-}
-
-func TestBuildArgs(t *testing.T) {
-	obj := func(s string) js.Value {
-		v, err := parseJSON(js.ValueOf(s))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-	tests := []struct {
-		shape argShape
-		input js.Value
-		want  string
-	}{
-		{argsNone, js.Undefined(), `{}`},
-		{argsNone, obj(`{"x":1}`), `{}`},
-		{argsDTO, obj(`{"displayName":"a","endpoint":"http://x/","headers":{"A":"b"}}`), `{"dto":{"displayName":"a","endpoint":"http://x/","headers":{"A":"b"}}}`},
-		{argsDTO, obj(`{"registrationId":"r","nativeName":"n","override":null}`), `{"dto":{"registrationId":"r","nativeName":"n","override":null}}`},
-		{argsDTO, js.Undefined(), `{}`},
-		{argsDTO, js.Null(), `{"dto":null}`},
-		{argsRegistrationID, js.ValueOf("0d9c…id"), `{"dto":{"registrationId":"0d9c…id"}}`},
-		{argsRegistrationID, obj(`{"registrationId":"abc","extra":true}`), `{"dto":{"registrationId":"abc"}}`},
-		{argsRegistrationID, obj(`{}`), `{"dto":{}}`},
-		{argsRegistrationID, js.Undefined(), `{"dto":{}}`},
-		{argsRegistrationID, js.Null(), `{"dto":{}}`},
-		{argsRegistrationID, js.ValueOf(5), `{"dto":{}}`},
-	}
-	for i, tc := range tests {
-		got, err := buildArgs(tc.shape, tc.input)
-		if err != nil {
-			t.Errorf("%d: %v", i, err)
-			continue
-		}
-		if got.Type() != js.TypeString || got.String() != tc.want {
-			t.Errorf("%d: args = %s, want %s", i, got.String(), tc.want)
-		}
-	}
-
-	// big integers travel inside argumentsJson strings untouched
-	big := obj(`{"argumentsJson":"{\"n\":9007199254740993}"}`)
-	if got, _ := buildArgs(argsDTO, big); !strings.Contains(got.String(), `9007199254740993`) {
-		t.Errorf("argumentsJson changed: %s", got.String())
-	}
-
-	// inputs without a JSON form are refused with mcp.dto_invalid
-	cyclic := jsObject.New()
-	cyclic.Set("self", cyclic)
-	withBigInt := jsObject.New()
-	withBigInt.Set("n", global.Get("BigInt").Invoke(1))
-	for _, bad := range []js.Value{cyclic, withBigInt} {
-		if _, err := buildArgs(argsDTO, bad); err == nil {
-			t.Errorf("buildArgs accepted %v", bad)
-		} else {
-			checkError(t, argsError(err), jsapi.CodeArgsInvalid, jsapi.KindBadRequest)
 		}
 	}
 }
@@ -312,4 +249,16 @@ func TestUTF8Size(t *testing.T) {
 	if n := utf8Size(repeat("🎉", 20), 100); n != 80 { // 40 UTF-16 units, 4 bytes per pair
 		t.Errorf("20×🎉 = %d bytes", n)
 	}
+}
+
+var strProto = global.Get("String").Get("prototype")
+
+// mustParse is JSON.parse(s), failing the test on a syntax error.
+func mustParse(t *testing.T, s string) js.Value {
+	t.Helper()
+	v, err := parseJSON(js.ValueOf(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

@@ -7,16 +7,18 @@
 // WebSocket (SPEC §4, §5).
 //
 // It is modelled on Tailscale's cmd/tsconnect: one small main publishes an
-// object of js.FuncOf methods, each returning a Promise made by one helper
-// (newPromise), and stays alive with select {}. The transport is
-// callback-only (SPEC §4.1, wasm-bridge-notes §3.2): the shim drives the
-// browser's own WebSocket through syscall/js, a method call sends its frame
-// and returns a Promise, the socket's message callback settles it. No
-// goroutine waits on the socket and no callback ever blocks; payloads stay
-// JavaScript strings (built with String.prototype.concat, cut out with
-// String.prototype.slice, parsed by the page's JSON.parse), so only a short
-// head of each frame enters Go memory. No net/http, encoding/json or fmt
-// is linked.
+// object of methods, each returning a Promise, and stays alive with
+// select {}. The transport is callback-only (SPEC §4.1, wasm-bridge-notes
+// §3.2): the browser's own WebSocket, no goroutine waiting on it, no
+// callback that blocks. It is split in two planes (transport.go): the data
+// plane, jsapi/bridge-transport.js, carries every ordinary call in
+// JavaScript (the method stub sends the frame, the socket's message
+// handler settles the Promise from a table keyed by id), because entering
+// Go costs more than a whole call of a plain JavaScript client; the Go
+// program is the control plane: the method table, the connection, its
+// handshake and reconnection, calls made while no socket is open, every
+// Error and tools.testCall. Payloads stay JavaScript strings, parsed by the
+// page's JSON.parse; no net/http, encoding/json or fmt is linked.
 //
 // # Boot data
 //
@@ -28,10 +30,11 @@
 //	  backend: "http://127.0.0.1:7878", // the backend origin the loader was served from
 //	  settled: () => void,              // called once: API published and first handshake settled
 //	  session: Promise<Response>,       // optional: GET /jsapi/session, started while the wasm loaded
+//	  transport: createTransport,       // the data plane (jsapi/bridge-transport.js)
 //	}
 //
-// Without it (a page that runs the wasm by hand) the backend is
-// location.origin and nobody is told when the first handshake settles.
+// Without it (a page that runs the wasm by hand) the shim cannot work: it
+// says so on the console and exits.
 //
 // # Bridge status
 //
@@ -45,15 +48,23 @@
 // reconnect() or a call 30 s later (status.go, conn.go).
 package main
 
-import "syscall/js"
+import (
+	"syscall/js"
+
+	"github.com/ttmcp/ttmcp/jsapi"
+)
 
 // bootKey names the private global through which the loader passes the
 // boot data (see the package comment).
 const bootKey = "__ttmcpBoot"
 
 func main() {
-	origin, settled, session := readBoot()
-	b := newBridge(origin, browserEnv())
+	origin, settled, session, transport := readBoot()
+	if transport.Type() != js.TypeFunction {
+		logError("ttmcp bridge: no transport; load the shim with " + jsapi.PathLoader)
+		return
+	}
+	b := newBridge(origin, browserEnv(transport))
 	b.prefetched = session
 	publish(b)
 	if settled.Type() == js.TypeFunction {
@@ -64,10 +75,11 @@ func main() {
 }
 
 // readBoot takes the loader's boot data and deletes the private global.
-func readBoot() (origin string, settled, session js.Value) {
-	settled, session = js.Undefined(), js.Undefined()
+func readBoot() (origin string, settled, session, transport js.Value) {
+	settled, session, transport = js.Undefined(), js.Undefined(), js.Undefined()
 	boot := global.Get(bootKey)
 	if boot.Type() == js.TypeObject {
+		transport = boot.Get("transport")
 		if o := boot.Get("backend"); o.Type() == js.TypeString {
 			origin = o.String()
 		}
@@ -84,5 +96,5 @@ func readBoot() (origin string, settled, session js.Value) {
 			}
 		}
 	}
-	return origin, settled, session
+	return origin, settled, session, transport
 }

@@ -48,6 +48,12 @@ export async function sequential(runs, calls) {
   return out;
 }
 
+// calls: `n` awaited list() calls through one client (for a profile).
+export async function calls(name, n) {
+  const fn = new Map(await clients()).get(name);
+  for (let i = 0; i < n; i++) await fn();
+}
+
 // concurrent: `batches` batches of `size` list() calls in one Promise.all.
 // Returns the time of each batch.
 export async function concurrent(batches, size) {

@@ -1,0 +1,252 @@
+// The wasm bridge's data plane: the per-call path of api.mcp and
+// invoke.safeInvoke, in JavaScript, created once by the Go shim
+// (wasm/transport.go) through the loader's boot data.
+//
+// Why this is not Go: every entry from JavaScript into Go/wasm (a js.FuncOf
+// call) runs syscall/js's event machinery and the Go scheduler, and every
+// JavaScript object or string that Go holds is a js.Value with a finalizer,
+// whose registration walks a per-span list; measured in Chromium on the
+// development VM, one entry costs tens of µs and each value several, which
+// is more than the whole per-call cost of a plain JavaScript client
+// (docs/BENCHMARKS.md, "where the time goes"). So an ordinary call never
+// enters Go: the method stub shapes the arguments, builds the frame, sends
+// it on the open socket and keeps the call's resolve/reject in a table
+// keyed by id; the socket's message handler cuts the result out of the
+// frame, JSON.parses it and settles the call. Payloads stay JavaScript
+// strings (SPEC §4.1).
+//
+// Go keeps the control plane and everything that is not the common case:
+// it tells the transport which methods exist (command names and argument
+// shapes, from the shared Go tables), opens the socket, does the handshake,
+// hands the welcomed socket over (open) and takes it back when it closes
+// (drop); calls made while no socket is open go to Go (hooks.call), which
+// queues or refuses them; Go builds every Error (hooks.argsError,
+// hooks.backendError, hooks.malformed, hooks.sendFailed, hooks.safeInvoke),
+// and runs tools.testCall, whose frames it sends through send() and whose
+// results come back through hooks.result.
+//
+// createTransport(hooks, layout):
+//   hooks.call(command, argsText)     → Promise  a call while no socket is open, or too large for the fast path
+//   hooks.safeInvoke(command, args)   → Promise  safeInvoke with arguments it must refuse
+//   hooks.argsError(thrown)           → Error    JSON.stringify of the arguments failed
+//   hooks.backendError(errorBody)     → Error    the error object of a result frame
+//   hooks.malformed(command)          → Error    a result frame that cannot be read
+//   hooks.sendFailed(thrown)          → Error    WebSocket.send threw
+//   hooks.result(id, status, value)              a result of a call Go sent: status 1 ok (value),
+//                                                0 error (value is the error object), -1 malformed
+//   layout: the frame layout strings of jsapi (wire.go) and the inbound frame limit.
+//
+// The transport's methods, for Go:
+//   method(command, shape) → the stub of an api.mcp method; shape is
+//                            'none' | 'dto' | 'registrationId' | 'optionalDto'
+//   safeInvoke             → the stub of invoke.safeInvoke
+//   open(ws)               → the welcomed socket: calls are sent on it, its frames read here
+//   send(command, argsText) → id: a call whose result goes to hooks.result
+//   drop()                 → [command, reject, …]: the socket is gone; the calls this
+//                            transport settles that were in flight, for Go to reject
+//   inflight()             → how many calls are in flight (tests)
+
+export function createTransport(hooks, layout) {
+  const { invokeHead, invokeCommand, invokeArgs, invokeTail, maxFrame } = layout;
+  // Arguments up to this many UTF-16 units always fit in a frame (no unit
+  // takes more than 3 bytes of UTF-8; 256 bytes cover the envelope of any
+  // command name we send); larger ones go to Go, which measures them.
+  const maxFastArgs = Math.floor((maxFrame - 256) / 3);
+
+  // pending: id → a Call (settled here) or GO (settled by Go through hooks.result).
+  const GO = Symbol('go');
+  const pending = new Map();
+  let ws = null;
+  let nextID = 0;
+
+  // quoted command names, for the frames
+  const quoted = new Map();
+  function quote(command) {
+    let q = quoted.get(command);
+    if (q === undefined) {
+      q = JSON.stringify(command);
+      if (quoted.size < 64) quoted.set(command, q); // safeInvoke takes any name: keep the table small
+    }
+    return q;
+  }
+
+  function frame(id, command, args) {
+    return invokeHead + id + invokeCommand + quote(command) + invokeArgs + args + invokeTail;
+  }
+
+  // call sends one call on the open socket and returns its Promise, or
+  // returns undefined when it cannot (no open socket, arguments that may be
+  // too large): the caller then hands it to Go.
+  function call(command, args) {
+    if (ws === null || args.length > maxFastArgs) return undefined;
+    const id = ++nextID;
+    let resolve, reject;
+    const promise = new Promise((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    try {
+      ws.send(frame(id, command, args));
+    } catch (err) {
+      return Promise.reject(hooks.sendFailed(err));
+    }
+    pending.set(id, { command, resolve, reject });
+    return promise;
+  }
+
+  function fastOrGo(command, args) {
+    return call(command, args) ?? hooks.call(command, args);
+  }
+
+  function isObject(v) {
+    return (typeof v === 'object' && v !== null) || typeof v === 'function';
+  }
+
+  // shapeArgs returns the args JSON text of a method's command (the Go side
+  // names the shape of each method: wasm/api.go).
+  function shapeArgs(shape, input) {
+    switch (shape) {
+      case 'none':
+        return '{}';
+      case 'registrationId':
+        // {registrationId: typeof input === 'string' ? input : input?.registrationId}
+        return JSON.stringify({
+          dto: { registrationId: typeof input === 'string' ? input : isObject(input) ? input.registrationId : undefined },
+        });
+      case 'optionalDto':
+        return JSON.stringify({ dto: input ?? {} });
+      default:
+        return JSON.stringify({ dto: input });
+    }
+  }
+
+  function method(command, shape) {
+    return function (input) {
+      let args;
+      try {
+        args = shapeArgs(shape, input);
+      } catch (err) {
+        return Promise.reject(hooks.argsError(err));
+      }
+      return fastOrGo(command, args);
+    };
+  }
+
+  // safeInvoke(command, args): any command with an upstream-shaped args
+  // object; what it must refuse, Go refuses (with its messages).
+  function safeInvoke(command, args) {
+    if (typeof command !== 'string' || command === '' || (args != null && (typeof args !== 'object' || Array.isArray(args)))) {
+      return hooks.safeInvoke(command, args);
+    }
+    let text = '{}';
+    if (args != null) {
+      try {
+        text = JSON.stringify(args);
+      } catch (err) {
+        return Promise.reject(hooks.argsError(err));
+      }
+      if (typeof text !== 'string') return hooks.safeInvoke(command, args); // a toJSON without a JSON form
+    }
+    return fastOrGo(command, text);
+  }
+
+  // settle hands a result to its call; status 1 ok, 0 error, -1 malformed.
+  function settle(id, status, value) {
+    const c = pending.get(id);
+    if (c === undefined) return; // an unknown id: nothing to settle
+    pending.delete(id);
+    if (c === GO) {
+      hooks.result(id, status, value);
+    } else if (status === 1) {
+      c.resolve(value);
+    } else if (status === 0) {
+      c.reject(hooks.backendError(value));
+    } else {
+      c.reject(hooks.malformed(c.command));
+    }
+  }
+
+  // receive handles one frame of the open socket: parsed whole by the
+  // page's JSON.parse, as a plain client would (the value is most of it).
+  function receive(data) {
+    if (typeof data !== 'string') return; // the protocol is text frames only
+    let v;
+    try {
+      v = JSON.parse(data);
+    } catch {
+      malformed(data);
+      return;
+    }
+    if (!isObject(v)) {
+      malformed(data);
+      return;
+    }
+    if (v.type !== 'result') return; // not a result (nothing else is defined yet): ignore
+    const id = v.id;
+    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) return;
+    if (v.ok === true) settle(id, 1, v.value);
+    else settle(id, 0, v.error);
+  }
+
+  // malformed handles a frame that is not JSON: when its head names a call
+  // (the backend writes results in a fixed layout, jsapi.ResultHead), that
+  // call fails instead of hanging.
+  function malformed(data) {
+    const id = resultHeadID(data, layout);
+    if (id >= 0) {
+      settle(id, -1); // an unknown id: nothing to settle
+      return;
+    }
+    console.error('ttmcp bridge: ignoring a malformed frame from the backend');
+  }
+
+  function onmessage(ev) {
+    receive(ev.data);
+  }
+
+  return {
+    method,
+    safeInvoke,
+    open(socket) {
+      ws = socket;
+      ws.onmessage = onmessage;
+    },
+    send(command, args) {
+      const id = ++nextID;
+      ws.send(frame(id, command, args));
+      pending.set(id, GO);
+      return id;
+    },
+    drop() {
+      ws = null;
+      const lost = [];
+      for (const c of pending.values()) if (c !== GO) lost.push(c.command, c.reject);
+      pending.clear();
+      return lost;
+    },
+    inflight() {
+      return pending.size;
+    },
+  };
+}
+
+// resultHeadID returns the id of a result frame that starts in the fixed layout
+// of jsapi.ResultHead, {"type":"result","id":N,"ok":true,"value":… or
+// {"type":"result","id":N,"ok":false,"error":…, and -1 for any other
+// frame. It is read only from frames that are not JSON (the shim used to
+// cut the value out of the frame there, to keep it out of Go's memory; in
+// JavaScript, JSON.parse of the whole frame costs the same).
+export function resultHeadID(data, { resultHead, resultOK, resultError, maxIDDigits }) {
+  if (!data.startsWith(resultHead)) return -1;
+  const i = resultHead.length;
+  let j = i;
+  let id = 0;
+  for (; j < data.length && j - i <= maxIDDigits; j++) {
+    const c = data.charCodeAt(j);
+    if (c < 48 || c > 57) break;
+    id = id * 10 + (c - 48);
+  }
+  if (j === i || j - i > maxIDDigits || (data.charCodeAt(i) === 48 && j - i > 1)) return -1;
+  if (!data.startsWith(resultOK, j) && !data.startsWith(resultError, j)) return -1;
+  return id;
+}

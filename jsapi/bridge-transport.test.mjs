@@ -1,0 +1,318 @@
+// node --test jsapi/bridge-transport.test.mjs (make test-js): the bridge's
+// data plane against a fake socket and fake Go hooks. The shim's side
+// (wasm/*_test.go, which loads this module too) and the real page
+// (webtest/) are tested apart.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTransport, resultHeadID } from './bridge-transport.js';
+
+// The layout the shim passes (wasm/transport.go, jsapi/wire.go).
+const layout = {
+  invokeHead: '{"type":"invoke","id":',
+  invokeCommand: ',"command":',
+  invokeArgs: ',"args":',
+  invokeTail: '}',
+  resultHead: '{"type":"result","id":',
+  resultOK: ',"ok":true,"value":',
+  resultError: ',"ok":false,"error":',
+  maxFrame: 4 << 20,
+  maxIDDigits: 15,
+};
+
+class GoError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
+
+// fakeGo records what reaches the hooks; calls it is handed stay pending
+// unless a test settles them.
+function fakeGo() {
+  const seen = { calls: [], safeInvokes: [], results: [] };
+  const hooks = {
+    call(command, args) {
+      seen.calls.push([command, args]);
+      return Promise.resolve(`go:${command}`);
+    },
+    safeInvoke(command, args) {
+      seen.safeInvokes.push([command, args]);
+      return Promise.reject(new GoError('mcp.args_invalid', 'refused by Go'));
+    },
+    argsError: (err) => new GoError('mcp.args_invalid', `args: ${err.message}`),
+    backendError: (body) => new GoError(body?.code ?? '', body?.message ?? 'no message'),
+    malformed: (command) => new GoError('mcp.host_internal', `malformed result for ${command}`),
+    sendFailed: (err) => new GoError('mcp.host_internal', `send: ${err.message}`),
+    result(id, status, value) {
+      seen.results.push([id, status, value]);
+    },
+  };
+  return { hooks, seen };
+}
+
+function fakeSocket() {
+  return {
+    sent: [],
+    fail: null,
+    onmessage: null,
+    send(s) {
+      if (this.fail) throw this.fail;
+      this.sent.push(s);
+    },
+    deliver(data) {
+      this.onmessage({ data });
+    },
+    reply(id, value) {
+      this.deliver(`${layout.resultHead}${id}${layout.resultOK}${value}}`);
+    },
+    replyError(id, error) {
+      this.deliver(`${layout.resultHead}${id}${layout.resultError}${error}}`);
+    },
+  };
+}
+
+function setup() {
+  const go = fakeGo();
+  const t = createTransport(go.hooks, layout);
+  const ws = fakeSocket();
+  t.open(ws);
+  const list = t.method('list_mcp_servers', 'none');
+  return { ...go, t, ws, list };
+}
+
+const settled = (p) =>
+  p.then(
+    (value) => ({ value }),
+    (error) => ({ error }),
+  );
+
+test('a call sends one frame in the fixed layout and settles from its result', async () => {
+  const { ws, list, t } = setup();
+  const p = list();
+  assert.deepEqual(ws.sent, ['{"type":"invoke","id":1,"command":"list_mcp_servers","args":{}}']);
+  assert.equal(t.inflight(), 1);
+  ws.reply(1, '{"servers":[{"id":"a","displayName":"é 世界"}],"storageIssues":[]}');
+  assert.deepEqual(await p, { servers: [{ id: 'a', displayName: 'é 世界' }], storageIssues: [] });
+  assert.equal(t.inflight(), 0);
+});
+
+test('calls made in one turn go out in order; results settle in any order', async () => {
+  const { ws, t } = setup();
+  const create = t.method('create_mcp_server', 'dto');
+  const remove = t.method('remove_mcp_server', 'registrationId');
+  const ps = [create({ displayName: 'a' }), remove('x'), create({ displayName: 'b' })];
+  assert.deepEqual(
+    ws.sent.map((f) => JSON.parse(f)),
+    [
+      { type: 'invoke', id: 1, command: 'create_mcp_server', args: { dto: { displayName: 'a' } } },
+      { type: 'invoke', id: 2, command: 'remove_mcp_server', args: { dto: { registrationId: 'x' } } },
+      { type: 'invoke', id: 3, command: 'create_mcp_server', args: { dto: { displayName: 'b' } } },
+    ],
+  );
+  ws.reply(3, '"third"');
+  ws.replyError(1, '{"kind":"BadRequest","code":"mcp.endpoint_invalid","message":"mcp.endpoint_invalid: empty host"}');
+  ws.reply(2, 'null');
+  const [a, b, c] = await Promise.all(ps.map(settled));
+  assert.equal(a.error.code, 'mcp.endpoint_invalid');
+  assert.equal(a.error.message, 'mcp.endpoint_invalid: empty host');
+  assert.deepEqual(b, { value: null });
+  assert.deepEqual(c, { value: 'third' });
+});
+
+test('argument shapes', () => {
+  const { ws, t } = setup();
+  const cases = [
+    ['none', undefined, '{}'],
+    ['none', { x: 1 }, '{}'],
+    ['dto', { displayName: 'a', headers: { A: 'b' } }, '{"dto":{"displayName":"a","headers":{"A":"b"}}}'],
+    ['dto', undefined, '{}'],
+    ['dto', null, '{"dto":null}'],
+    ['registrationId', 'id-1', '{"dto":{"registrationId":"id-1"}}'],
+    ['registrationId', { registrationId: 'abc', extra: true }, '{"dto":{"registrationId":"abc"}}'],
+    ['registrationId', {}, '{"dto":{}}'],
+    ['registrationId', null, '{"dto":{}}'],
+    ['registrationId', 5, '{"dto":{}}'],
+    ['optionalDto', undefined, '{"dto":{}}'],
+    ['optionalDto', null, '{"dto":{}}'],
+    ['optionalDto', { limit: 5 }, '{"dto":{"limit":5}}'],
+    // big integers travel inside argumentsJson strings untouched
+    ['dto', { argumentsJson: '{"n":9007199254740993}' }, '{"dto":{"argumentsJson":"{\\"n\\":9007199254740993}"}}'],
+  ];
+  for (const [shape, input, want] of cases) {
+    t.method('cmd', shape)(input);
+    const sent = ws.sent.at(-1);
+    assert.equal(sent.slice(sent.indexOf(',"args":') + 8, -1), want, `${shape} ${JSON.stringify(input)}`);
+  }
+});
+
+test('arguments without a JSON form are refused through Go, unsent', async () => {
+  const { ws, t, seen } = setup();
+  const cyclic = {};
+  cyclic.self = cyclic;
+  for (const bad of [cyclic, { n: 1n }]) {
+    const r = await settled(t.method('create_mcp_server', 'dto')(bad));
+    assert.equal(r.error.code, 'mcp.args_invalid');
+    assert.match(r.error.message, /^args: /);
+  }
+  assert.deepEqual(ws.sent, []);
+  assert.deepEqual(seen.calls, []);
+  assert.equal(t.inflight(), 0);
+});
+
+test('without an open socket, and for large arguments, calls go to Go', async () => {
+  const go = fakeGo();
+  const t = createTransport(go.hooks, layout);
+  const list = t.method('list_mcp_servers', 'none');
+  assert.equal(await list(), 'go:list_mcp_servers');
+  assert.deepEqual(go.seen.calls, [['list_mcp_servers', '{}']]);
+
+  const ws = fakeSocket();
+  t.open(ws);
+  const big = 'x'.repeat(Math.floor(layout.maxFrame / 3));
+  assert.equal(await t.method('create_mcp_server', 'dto')({ displayName: big }), 'go:create_mcp_server');
+  assert.equal(go.seen.calls.length, 2);
+  assert.equal(go.seen.calls[1][1].length, big.length + '{"dto":{"displayName":""}}'.length);
+  assert.deepEqual(ws.sent, []);
+});
+
+test("Go's own calls: ids from the same counter, results handed to Go", () => {
+  const { ws, t, list, seen } = setup();
+  list();
+  const id = t.send('start_mcp_test_call', '{"dto":{"callId":"c"}}');
+  assert.equal(id, 2);
+  assert.equal(ws.sent[1], '{"type":"invoke","id":2,"command":"start_mcp_test_call","args":{"dto":{"callId":"c"}}}');
+  const id3 = t.send('test_mcp_tool_call', '{}');
+  const id4 = t.send('test_mcp_tool_call', '{}');
+  ws.replyError(id3, '{"kind":"NotFound","message":"gone"}');
+  ws.reply(id, '{"ok":1}');
+  ws.deliver(`${layout.resultHead}${id4}${layout.resultOK}{broken}`);
+  assert.deepEqual(seen.results, [
+    [3, 0, { kind: 'NotFound', message: 'gone' }],
+    [2, 1, { ok: 1 }],
+    [4, -1, undefined],
+  ]);
+  assert.equal(t.inflight(), 1); // the list() call
+});
+
+test('frames out of the layout, malformed and foreign frames', async () => {
+  const { ws, list } = setup();
+  const [p1, p2, p3, p4] = [list(), list(), list(), list()].map(settled);
+  // members in another order / with spaces: still results
+  ws.deliver('{"id":1,"type":"result","ok":true,"value":{"n":1}}');
+  ws.deliver('{"type": "result", "id": 2, "ok": false, "error": {"kind": "NotFound", "message": "MCP registration not found: x"}}');
+  // the head names the call but the rest is broken: it fails instead of hanging
+  ws.deliver(`${layout.resultHead}3${layout.resultOK}{broken}`);
+  const errors = [];
+  const saved = console.error;
+  console.error = (...a) => errors.push(a.join(' '));
+  try {
+    ws.deliver('not json');
+    ws.deliver(`${layout.resultHead}99${layout.resultOK}{broken}`); // an unknown id: nothing to settle, nothing said
+    ws.deliver('{"type":"notice"}');
+    ws.deliver('{"type":"result","id":"4","ok":true,"value":1}');
+    ws.deliver('{"type":"result","id":4.5,"ok":true,"value":1}');
+    ws.deliver('[1,2]');
+    ws.deliver(new ArrayBuffer(4)); // binary: not the protocol
+  } finally {
+    console.error = saved;
+  }
+  assert.deepEqual(errors, ['ttmcp bridge: ignoring a malformed frame from the backend']); // 'not json' only
+  assert.deepEqual(await p1, { value: { n: 1 } });
+  assert.equal((await p2).error.message, 'MCP registration not found: x');
+  assert.equal((await p3).error.message, 'malformed result for list_mcp_servers');
+  ws.reply(4, '"late"');
+  assert.deepEqual(await p4, { value: 'late' });
+});
+
+test('drop hands back the calls in flight for Go to reject; later frames and calls', async () => {
+  const { ws, t, list, seen } = setup();
+  const p1 = list();
+  t.send('test_mcp_tool_call', '{}'); // Go's: Go knows it is lost
+  const p3 = t.method('discover_mcp_tools', 'registrationId')('r');
+  const lost = t.drop();
+  assert.equal(lost.length, 4);
+  assert.deepEqual([lost[0], lost[2]], ['list_mcp_servers', 'discover_mcp_tools']);
+  lost[1](new GoError('mcp.host_connection_lost', 'lost list'));
+  lost[3](new GoError('mcp.host_connection_lost', 'lost discover'));
+  assert.equal((await settled(p1)).error.message, 'lost list');
+  assert.equal((await settled(p3)).error.message, 'lost discover');
+  assert.equal(t.inflight(), 0);
+  // a late frame of the old socket settles nothing
+  ws.reply(1, '1');
+  ws.reply(2, '1');
+  assert.deepEqual(seen.results, []);
+  // until the next socket opens, calls go to Go; then ids continue
+  assert.equal(await list(), 'go:list_mcp_servers');
+  const ws2 = fakeSocket();
+  t.open(ws2);
+  list();
+  assert.equal(JSON.parse(ws2.sent[0]).id, 4);
+});
+
+test('a send that throws rejects that call through Go and keeps nothing', async () => {
+  const { ws, t, list } = setup();
+  ws.fail = new Error('InvalidStateError');
+  const r = await settled(list());
+  assert.equal(r.error.message, 'send: InvalidStateError');
+  assert.equal(t.inflight(), 0);
+  ws.fail = null;
+  const p = list();
+  ws.reply(JSON.parse(ws.sent[0]).id, '7');
+  assert.equal(await p, 7);
+});
+
+test('safeInvoke: sends what it can, hands what it must refuse to Go', async () => {
+  const { ws, t, seen } = setup();
+  const p = t.safeInvoke('list_mcp_servers');
+  t.safeInvoke('set_mcp_tool_permission', { dto: { permission: 'ask' } });
+  t.safeInvoke('list_mcp_servers', null);
+  assert.deepEqual(
+    ws.sent.map((f) => JSON.parse(f)),
+    [
+      { type: 'invoke', id: 1, command: 'list_mcp_servers', args: {} },
+      { type: 'invoke', id: 2, command: 'set_mcp_tool_permission', args: { dto: { permission: 'ask' } } },
+      { type: 'invoke', id: 3, command: 'list_mcp_servers', args: {} },
+    ],
+  );
+  ws.reply(1, '[]');
+  assert.deepEqual(await p, []);
+  for (const [command, args] of [
+    [undefined, {}],
+    ['', {}],
+    [5, {}],
+    ['cmd', [1]],
+    ['cmd', 'text'],
+    ['cmd', () => 1],
+    ['cmd', { toJSON: () => undefined }],
+  ]) {
+    const r = await settled(t.safeInvoke(command, args));
+    assert.equal(r.error.message, 'refused by Go');
+  }
+  assert.equal(seen.safeInvokes.length, 7);
+  const r = await settled(t.safeInvoke('cmd', { n: 1n }));
+  assert.equal(r.error.code, 'mcp.args_invalid');
+  assert.equal(ws.sent.length, 3);
+});
+
+test('resultHeadID reads the fixed layout only', () => {
+  const long = '9'.repeat(15);
+  const cases = [
+    ['{"type":"result","id":7,"ok":true,"value":{"servers":[]}}', 7],
+    ['{"type":"result","id":42,"ok":false,"error":{"kind":"NotFound"}}', 42],
+    ['{"type":"result","id":0,"ok":true,"value":1}', 0],
+    [`{"type":"result","id":${long},"ok":false,"error":{`, 999999999999999],
+    ['{"id":7,"type":"result","ok":true,"value":1}', -1],
+    ['{"type":"result", "id":7,"ok":true,"value":1}', -1],
+    ['{"type":"result","id":,"ok":true,"value":1}', -1],
+    ['{"type":"result","id":-1,"ok":true,"value":1}', -1],
+    ['{"type":"result","id":07,"ok":true,"value":1}', -1],
+    ['{"type":"result","id":1.5,"ok":true,"value":1}', -1],
+    [`{"type":"result","id":${long}9,"ok":true,"value":1}`, -1],
+    ['{"type":"result","id":7,"ok":true,"error":{}}', -1],
+    ['{"type":"result","id":7,"value":1,"ok":true}', -1],
+    ['{"type":"welcome","server":{}}', -1],
+    ['{"type":"result","id":7', -1],
+    ['', -1],
+  ];
+  for (const [frame, want] of cases) assert.equal(resultHeadID(frame, layout), want, frame);
+});
