@@ -41,6 +41,9 @@ type Config struct {
 	Extensions map[string]fs.FS
 	// Demo is the demo MCP server the playground offers to add, if any.
 	Demo *DemoServer
+	// DemoAuth is the demo that requires sign-in (behind the demo
+	// authorization server), which the playground offers too, if any.
+	DemoAuth *DemoServer
 	// AllowOrigins are origins besides the server's own that may open the
 	// socket and read the session token (exact "scheme://host[:port]").
 	AllowOrigins []string

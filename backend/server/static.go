@@ -48,6 +48,8 @@ type PlaygroundConfig struct {
 	Extensions []string `json:"extensions"`
 	// Demo is the demo MCP server the page offers to add, if one runs.
 	Demo *DemoServer `json:"demo"`
+	// DemoAuth is the demo that requires sign-in, if one runs.
+	DemoAuth *DemoServer `json:"demoAuth,omitempty"`
 }
 
 // DemoServer is the demo MCP server `ttmcp serve --demo` runs.
@@ -66,7 +68,7 @@ func (s *Server) routes() {
 	for prefix, files := range s.cfg.Pages {
 		s.mux.Handle(prefix, publicFiles(strings.TrimSuffix(prefix, "/")+"/", files))
 	}
-	config := PlaygroundConfig{Extensions: []string{}, Demo: s.cfg.Demo}
+	config := PlaygroundConfig{Extensions: []string{}, Demo: s.cfg.Demo, DemoAuth: s.cfg.DemoAuth}
 	for name, files := range s.cfg.Extensions {
 		prefix := ThirdPartyPrefix + name + "/"
 		s.mux.Handle(prefix, publicFiles(prefix, files))

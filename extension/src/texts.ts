@@ -208,6 +208,27 @@ export const TEXTS = {
   outcome_unknown_title: 'MCP tool result unknown',
   outcome_unknown_warning: '{name} may have run, but its result is unknown. ttmcp did not retry it, and the tool loop ended. Check the MCP server and affected systems before trying again.',
   always_allow_failed: 'The permission could not be set to Allow: {message}',
+
+  // sign-in (ttmcp's OAuth addition)
+  auth_signed_in: 'Signed in',
+  auth_required: 'Needs sign-in',
+  auth_more_access: 'Needs more access',
+  auth_scopes: 'Scopes: {scopes}',
+  auth_expires: 'Access token expires {time}',
+  auth_refreshable: 'Renewed automatically when it expires',
+  auth_server: 'Signed in at {server}',
+  sign_in: 'Sign in',
+  signing_in: 'Signing in…',
+  sign_out: 'Sign out',
+  auth_required_explained: 'This server asks you to sign in before it can be used.',
+  auth_sign_in_hint: 'Sign in opens the server’s sign-in page in a new window. The access it grants stays with the ttmcp backend; this page never sees it.',
+  call_auth_note: 'The server refused the request because it needs sign-in, so the tool did not run. Sign in on the server’s row, then try again.',
+  client_title: 'Sign in with your own client ID',
+  client_body: 'This server’s sign-in does not let ttmcp register itself. Register an application with it using the redirect URI below, then enter its client ID (and secret, if it has one).',
+  client_id: 'Client ID',
+  client_secret: 'Client secret (optional)',
+  redirect_uri: 'Redirect URI',
+  client_id_required: 'Enter the client ID.',
 } as const;
 
 export type TextKey = keyof typeof TEXTS;

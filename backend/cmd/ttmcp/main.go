@@ -1,7 +1,7 @@
 // Command ttmcp is the ttmcp backend: it keeps MCP server registrations in
 // strict files and serves them to browser pages over a WebSocket.
 //
-//	ttmcp serve [--listen 127.0.0.1:7878] [--data-root ./data] [--allow-origin URL]... [--demo [--demo-listen 127.0.0.1:7879]]
+//	ttmcp serve [--listen 127.0.0.1:7878] [--data-root ./data] [--allow-origin URL]... [--demo [--demo-listen 127.0.0.1:7879] [--demo-auth-listen 127.0.0.1:7877]]
 //	ttmcp demo-server [--listen 127.0.0.1:7879] [--auth [--token-ttl 2m]]
 //	ttmcp install-extension --sillytavern DIR [--user default-user | --global] [--backend URL] [--uninstall]
 //	ttmcp version
@@ -42,7 +42,7 @@ func main() {
 }
 
 const usage = `usage:
-  ttmcp serve [--listen 127.0.0.1:7878] [--data-root ./data] [--allow-origin URL]... [--demo [--demo-listen 127.0.0.1:7879]] [-v]
+  ttmcp serve [--listen 127.0.0.1:7878] [--data-root ./data] [--allow-origin URL]... [--demo [--demo-listen 127.0.0.1:7879] [--demo-auth-listen 127.0.0.1:7877]] [-v]
   ttmcp demo-server [--listen 127.0.0.1:7879] [--auth [--token-ttl 2m]]
   ttmcp install-extension --sillytavern DIR [--user default-user | --global] [--backend URL] [--uninstall]
   ttmcp version`
@@ -86,6 +86,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	verbose := fs.Bool("v", false, "log debug messages")
 	withDemo := fs.Bool("demo", false, "also run the demo MCP server, which the playground offers to add")
 	demoListen := fs.String("demo-listen", "127.0.0.1:7879", "loopback address of the demo MCP server (with --demo)")
+	demoAuthListen := fs.String("demo-auth-listen", "127.0.0.1:7877", "loopback address of the demo that requires sign-in (with --demo; skipped when the address is taken)")
 	allow := origins(append([]string(nil), server.DefaultAllowOrigins...))
 	fs.Var(&allow, "allow-origin", "an extra origin allowed to use the backend (repeatable); SillyTavern's http://localhost:8000 and http://127.0.0.1:8000 are allowed by default")
 	if err := fs.Parse(args); err != nil {
@@ -106,7 +107,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var demoSrv *server.DemoServer
+	var demoSrv, demoAuthSrv *server.DemoServer
 	if *withDemo {
 		dln, err := listenLoopback(*demoListen)
 		if err != nil {
@@ -123,6 +124,25 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 				log.Error("demo MCP server", "err", err)
 			}
 		}()
+		// The sign-in demo: the demo MCP server behind the demo
+		// authorization server, on its own address (its metadata lives at
+		// the root). Optional: a taken address only skips it.
+		if aln, err := listenLoopback(*demoAuthListen); err != nil {
+			log.Warn("the sign-in demo does not run (choose a free address with --demo-auth-listen)", "err", err)
+		} else {
+			base := "http://" + aln.Addr().String()
+			demoAuthSrv = &server.DemoServer{DisplayName: "ttmcp demo (sign-in)", Endpoint: base + "/mcp"}
+			authCtx, stopAuth := context.WithCancel(ctx)
+			authDone := make(chan error, 1)
+			as := demo.NewAuthServer(demo.AuthOptions{Issuer: base})
+			go func() { authDone <- serveHandler(authCtx, aln, as.Handler()) }()
+			defer func() {
+				stopAuth()
+				if err := <-authDone; err != nil {
+					log.Error("sign-in demo", "err", err)
+				}
+			}()
+		}
 	}
 	store := storage.Open(*dataRoot)
 	removeLeftovers(*dataRoot, log)
@@ -145,6 +165,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		Pages:        map[string]iofs.FS{"/extension/": extension.Files()},
 		Extensions:   map[string]iofs.FS{extension.Name: extension.Files()},
 		Demo:         demoSrv,
+		DemoAuth:     demoAuthSrv,
 		AllowOrigins: allow,
 		Version:      version,
 		Log:          log,
@@ -152,6 +173,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	log.Info("ttmcp serving", "url", "http://"+ln.Addr().String()+"/", "dataRoot", *dataRoot)
 	if demoSrv != nil {
 		log.Info("demo MCP server (the playground offers to add it)", "endpoint", demoSrv.Endpoint)
+	}
+	if demoAuthSrv != nil {
+		log.Info("demo MCP server that requires sign-in (the playground offers to add it)", "endpoint", demoAuthSrv.Endpoint)
 	}
 	err = srv.Serve(ctx, ln, 5*time.Second)
 	log.Info("ttmcp stopped")

@@ -113,7 +113,7 @@ func TestDemoServerAuth(t *testing.T) {
 // playground about it; the backend serves the extension where SillyTavern
 // addresses it and at /extension/.
 func TestServeWithDemo(t *testing.T) {
-	url, stop := start(t, "serve", "--listen", "127.0.0.1:0", "--data-root", t.TempDir(), "--demo", "--demo-listen", "127.0.0.1:0")
+	url, stop := start(t, "serve", "--listen", "127.0.0.1:0", "--data-root", t.TempDir(), "--demo", "--demo-listen", "127.0.0.1:0", "--demo-auth-listen", "127.0.0.1:0")
 	resp, err := http.Get(url + "/playground.json")
 	if err != nil {
 		t.Fatal(err)
@@ -121,6 +121,7 @@ func TestServeWithDemo(t *testing.T) {
 	var cfg struct {
 		Extensions []string
 		Demo       struct{ DisplayName, Endpoint string }
+		DemoAuth   *struct{ DisplayName, Endpoint string }
 	}
 	err = json.NewDecoder(resp.Body).Decode(&cfg)
 	resp.Body.Close()
@@ -138,6 +139,18 @@ func TestServeWithDemo(t *testing.T) {
 	resp.Body.Close()
 	if !strings.Contains(string(body), "ttmcp-demo") {
 		t.Fatalf("the demo server at %s: %d %s", cfg.Demo.Endpoint, resp.StatusCode, body)
+	}
+	// The sign-in demo asks for a token.
+	if cfg.DemoAuth == nil || cfg.DemoAuth.Endpoint == cfg.Demo.Endpoint {
+		t.Fatalf("no sign-in demo: %+v", cfg.DemoAuth)
+	}
+	resp, err = http.Post(cfg.DemoAuth.Endpoint, "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 401 || !strings.Contains(resp.Header.Get("WWW-Authenticate"), "resource_metadata") {
+		t.Fatalf("the sign-in demo at %s: %d", cfg.DemoAuth.Endpoint, resp.StatusCode)
 	}
 	for _, path := range []string{"/scripts/extensions/third-party/mcp-manager/manifest.json", "/extension/manifest.json"} {
 		resp, err := http.Get(url + path)
@@ -167,6 +180,26 @@ func TestServeDemoAddressInUse(t *testing.T) {
 	err = run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--data-root", t.TempDir(), "--demo", "--demo-listen", ln.Addr().String()}, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "--demo-listen") {
 		t.Fatalf("serve --demo on a taken address: %v", err)
+	}
+}
+
+// A taken sign-in demo address only skips that demo.
+func TestServeDemoAuthAddressInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	url, stop := start(t, "serve", "--listen", "127.0.0.1:0", "--data-root", t.TempDir(), "--demo", "--demo-listen", "127.0.0.1:0", "--demo-auth-listen", ln.Addr().String())
+	defer stop()
+	resp, err := http.Get(url + "/playground.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if strings.Contains(string(body), "demoAuth") || !strings.Contains(string(body), `"demo":{`) {
+		t.Fatalf("playground.json: %s", body)
 	}
 }
 

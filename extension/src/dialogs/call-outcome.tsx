@@ -69,7 +69,14 @@ export function CallOutcome(props: { outcome: McpTestCallOutcome }) {
   const o = props.outcome;
   switch (o.outcome) {
     case 'not_sent':
-      return <Failure title={tr('outcome_not_sent')} message={o.message} code={o.code} />;
+      return (
+        <Failure
+          title={tr('outcome_not_sent')}
+          message={o.message}
+          note={o.code === 'mcp.auth_required' ? tr('call_auth_note') : undefined}
+          code={o.code}
+        />
+      );
     case 'outcome_unknown':
       return <Failure title={tr('outcome_unknown')} message={o.message} note={tr('outcome_unknown_note')} code={o.code} />;
     case 'known_response': {

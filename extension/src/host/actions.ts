@@ -1,16 +1,44 @@
 // The Manager's actions on a real host: api.mcp for the data, SillyTavern
 // popups for the dialogs and confirmations.
 
-import type { TauriTavernMcpApi } from '../../../jsapi/tauritavern-mcp';
+import type { TauriTavernMcpApi, TauriTavernMcpServer, TtmcpMcpServersApi } from '../../../jsapi/tauritavern-mcp';
 import { confirmActivate, confirmRemove } from '../dialogs/confirm';
+import { askSignInClient } from '../dialogs/sign-in-client-dialog';
 import { openAddServerDialog, openEditServerDialog } from '../dialogs/server-dialog';
 import { openTestCallDialog } from '../dialogs/test-call-dialog';
 import { openToolDialog } from '../dialogs/tool-dialog';
 import type { McpManagerActions } from '../manager/McpManagerApp';
 import type { Tr } from '../texts';
+import { errorCode, errorMessage } from '../ui/errors';
+
+/**
+ * ttmcp's sign-in, when the host API has it (TauriTavern's has not): the
+ * window opens in the caller's click; an authorization server without
+ * dynamic registration gets the client the user registered by hand.
+ */
+function signInActions(api: TauriTavernMcpApi, tr: Tr): Pick<McpManagerActions, 'signIn' | 'signOut'> {
+  const servers = api.servers as Partial<TtmcpMcpServersApi>;
+  const signIn = servers.signIn?.bind(servers);
+  const signOut = servers.signOut?.bind(servers);
+  if (typeof signIn !== 'function' || typeof signOut !== 'function') return {};
+  return {
+    signIn: async (server: TauriTavernMcpServer) => {
+      try {
+        return await signIn(server.id);
+      } catch (err) {
+        if (errorCode(err) !== 'mcp.auth_client_required') throw err;
+        const client = await askSignInClient(server, errorMessage(err), tr);
+        if (!client) return null;
+        return await signIn({ registrationId: server.id, ...client }); // in the dialog's click
+      }
+    },
+    signOut: (registrationId: string) => signOut({ registrationId }),
+  };
+}
 
 export function createManagerActions(api: TauriTavernMcpApi, tr: Tr): McpManagerActions {
   return {
+    ...signInActions(api, tr),
     addServer: () => openAddServerDialog((input) => api.servers.create(input), tr),
     editServer: (server) => openEditServerDialog(server, (input) => api.servers.update(input), tr),
     confirmActivate: (server) => confirmActivate(server, tr),

@@ -18,7 +18,8 @@ import type { ToolDialogInput } from '../dialogs/tool-dialog';
 import { ToolReachSection } from '../tools/ToolsPanel';
 import { errorMessage } from '../ui/errors';
 import { useTr } from '../ui/tr';
-import { ServerRow, type ServerRowHandlers, type ServerStatus } from './ServerRow';
+import { ServerRow, type ServerActivity, type ServerRowHandlers, type ServerStatus } from './ServerRow';
+import { isAuthRequired, markRequired } from './ServerAuth';
 
 /** What the panel does; the host wires these to api.mcp and SillyTavern's popups. */
 export interface McpManagerActions {
@@ -38,6 +39,13 @@ export interface McpManagerActions {
   openToolDialog(input: ToolDialogInput): Promise<void>;
   /** Opens the test-call console over these registrations; resolves when it closes. */
   openTestCall(servers: TauriTavernMcpServer[]): Promise<void>;
+  /**
+   * ttmcp's sign-in (absent where the host API has none). Must be called in
+   * the user's click: it opens the sign-in window. Resolves the signed-in
+   * server, or null when the user gave up.
+   */
+  signIn?(server: TauriTavernMcpServer): Promise<TauriTavernMcpServer | null>;
+  signOut?(registrationId: string): Promise<TauriTavernMcpServer>;
 }
 
 export interface McpManagerInitial {
@@ -171,11 +179,7 @@ export function McpManagerApp({ initial, actions, notice }: McpManagerAppProps) 
   }, []);
 
   /** Runs one activity on a server; ignored while another runs. */
-  async function withServer(
-    id: string,
-    activity: 'discover' | 'mutate',
-    work: () => Promise<void>,
-  ): Promise<void> {
+  async function withServer(id: string, activity: ServerActivity, work: () => Promise<void>): Promise<void> {
     if (busyServers.current.has(id)) return;
     busyServers.current.add(id);
     // discovery starts afresh; a change keeps a discovery error in view
@@ -219,9 +223,37 @@ export function McpManagerApp({ initial, actions, notice }: McpManagerAppProps) 
 
   function discoverNow(server: TauriTavernMcpServer, mode: 'discover' | 'refresh') {
     return withServer(server.id, 'discover', async () => {
-      const result = await (mode === 'discover' ? actions.discover(server.id) : actions.refresh(server.id));
-      setDiscoveries((all) => ({ ...all, [server.id]: result }));
+      try {
+        const result = await (mode === 'discover' ? actions.discover(server.id) : actions.refresh(server.id));
+        setDiscoveries((all) => ({ ...all, [server.id]: result }));
+      } catch (err) {
+        // The server wants a sign-in: show it on the row at once (the list
+        // says so from now on too).
+        if (isAuthRequired(errorMessage(err))) {
+          setServers((all) => all.map((s) => (s.id === server.id ? { ...s, auth: markRequired(s.auth) } : s)));
+        }
+        throw err;
+      }
     });
+  }
+
+  /**
+   * Signs in, then discovers again. Runs synchronously up to the API call,
+   * so the sign-in window opens inside the user's click.
+   */
+  async function signIn(id: string) {
+    const run = actions.signIn;
+    const server = serversRef.current.find((s) => s.id === id);
+    if (!run || !server) return;
+    const out: { signed?: TauriTavernMcpServer } = {};
+    await withServer(id, 'sign-in', async () => {
+      const signed = await run(server);
+      if (!signed) return;
+      out.signed = signed;
+      putServer(signed);
+      patchStatus(id, { error: undefined });
+    });
+    if (out.signed?.state === 'active') await discoverNow(out.signed, 'refresh');
   }
 
   function setToolBusy(serverId: string, nativeName: string, busy: boolean) {
@@ -299,6 +331,15 @@ export function McpManagerApp({ initial, actions, notice }: McpManagerAppProps) 
           void discoverNow(s, 'discover');
         }
       },
+      ...(actions.signIn && actions.signOut
+        ? {
+            signIn: () => void signIn(id),
+            signOut: () =>
+              void withServer(id, 'mutate', async () => {
+                putServer(await actions.signOut!(id));
+              }),
+          }
+        : {}),
       discover: () => void discoverNow(current(), 'discover'),
       refresh: () => void discoverNow(current(), 'refresh'),
       setPermission: (nativeName: string, permission: McpToolPermission) =>

@@ -6,6 +6,7 @@ import type { McpDiscoveryResult, TauriTavernMcpServer } from '../../../jsapi/ta
 import { RecentCalls } from '../tools/ToolsPanel';
 import { DiscoveryNotes } from '../ui/DiscoveryNotes';
 import { useTr } from '../ui/tr';
+import { AuthRequiredNotice } from './ServerAuth';
 import type { ServerRowHandlers, ServerStatus } from './ServerRow';
 import { ToolItem } from './ToolItem';
 
@@ -102,9 +103,11 @@ export function ServerConsole({ server, status, discovery, busyTools, on }: Serv
       );
     }
     const failed = status.error !== undefined;
+    const { signIn, signOut } = on;
     return (
       <div className="tt-mcp-console">
         <RowError error={status.error} />
+        <AuthRequiredNotice server={server} error={status.error} busy={busy} on={signIn && signOut ? { signIn, signOut } : undefined} />
         <button
           type="button"
           className="menu_button menu_button_icon"

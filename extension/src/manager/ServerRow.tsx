@@ -11,9 +11,10 @@ import type {
 } from '../../../jsapi/tauritavern-mcp';
 import { useTr } from '../ui/tr';
 import { ServerConsole } from './ServerConsole';
+import { AuthButtons, AuthChip } from './ServerAuth';
 
-/** What a row is doing: discovering (or refreshing) its tools, or changing its registration. */
-export type ServerActivity = 'discover' | 'mutate';
+/** What a row is doing: discovering (or refreshing) its tools, changing its registration, or signing in. */
+export type ServerActivity = 'discover' | 'mutate' | 'sign-in';
 
 export interface ServerStatus {
   activity?: ServerActivity;
@@ -30,6 +31,9 @@ export interface ServerRowHandlers {
   setPermission(nativeName: string, permission: McpToolPermission): void;
   editDescription(tool: McpDiscoveredTool): void;
   setStaleOff(nativeName: string): void;
+  /** ttmcp's sign-in; absent where the host API has none. */
+  signIn?(): void;
+  signOut?(): void;
 }
 
 export interface ServerRowProps {
@@ -61,12 +65,20 @@ function StatusLamp(props: { server: TauriTavernMcpServer; status: ServerStatus 
   );
 }
 
-function ServerActions(props: { server: TauriTavernMcpServer; busy: boolean; expanded: boolean; on: ServerRowHandlers }) {
+function ServerActions(props: {
+  server: TauriTavernMcpServer;
+  busy: boolean;
+  signingIn: boolean;
+  expanded: boolean;
+  on: ServerRowHandlers;
+}) {
   const tr = useTr();
-  const { server, busy, expanded, on } = props;
+  const { server, busy, signingIn, expanded, on } = props;
   const active = server.state === 'active';
+  const { signIn, signOut } = on;
   return (
     <div className="tt-mcp-server-actions">
+      {signIn && signOut && <AuthButtons server={server} busy={busy} signingIn={signingIn} on={{ signIn, signOut }} />}
       <button
         type="button"
         className={`menu_button tt-mcp-state tt-mcp-state-${server.state}`}
@@ -122,8 +134,9 @@ export function ServerRow(props: ServerRowProps) {
         <div className="tt-mcp-server-id">
           <span className="tt-mcp-server-name">{server.displayName}</span>
           <ServerTarget server={server} />
+          <AuthChip server={server} />
         </div>
-        <ServerActions server={server} busy={busy} expanded={expanded} on={on} />
+        <ServerActions server={server} busy={busy} signingIn={status.activity === 'sign-in'} expanded={expanded} on={on} />
       </div>
       {!expanded && status.error !== undefined && (
         <p className="tt-mcp-error" role="alert">

@@ -61,6 +61,7 @@ initLanguageSelect(/** @type {HTMLSelectElement} */ (document.getElementById('tt
 
 const config = await loadConfig();
 initDemoButton(document.getElementById('ttmcp_add_demo'), config.demo ?? null);
+initDemoButton(document.getElementById('ttmcp_add_demo_auth'), config.demoAuth ?? null);
 
 await eventSource.emit(event_types.EXTENSIONS_FIRST_LOAD);
 await activateExtensions(config.extensions ?? [], (name, manifest, err) => {
