@@ -38,7 +38,7 @@ type McpServer struct {
 	ToolDescriptionOverrides map[string]ToolDescriptionOverride `json:"toolDescriptionOverrides"`
 	// Auth is the server's sign-in state, a ttmcp addition (SPEC §10);
 	// absent only where the backend cannot tell.
-	Auth *McpServerAuth `json:"auth,omitempty"`
+	Auth *McpServerAuth `json:"auth,omitzero"`
 }
 
 // Sign-in states of McpServerAuth.State.
@@ -55,33 +55,33 @@ type McpServerAuth struct {
 	// Scopes are the granted scopes (signed in), else empty.
 	Scopes []string `json:"scopes"`
 	// ExpiresAt is the access token's expiry (RFC 3339), when known.
-	ExpiresAt *string `json:"expiresAt,omitempty"`
+	ExpiresAt *string `json:"expiresAt,omitzero"`
 	// Refreshable: a refresh token is kept, so an expired access token is
 	// replaced without signing in again.
 	Refreshable bool `json:"refreshable"`
 	// AuthorizationServer is the host of the token endpoint.
-	AuthorizationServer *string `json:"authorizationServer,omitempty"`
+	AuthorizationServer *string `json:"authorizationServer,omitzero"`
 	// ClientRegistration is "dynamic" (registered by ttmcp) or "manual"
 	// (a client id the user entered).
-	ClientRegistration *string `json:"clientRegistration,omitempty"`
-	SignedInAt         *string `json:"signedInAt,omitempty"`
+	ClientRegistration *string `json:"clientRegistration,omitzero"`
+	SignedInAt         *string `json:"signedInAt,omitzero"`
 	// Challenge is what the server last asked for when it refused a
 	// request (state required, or signed in but short of a scope).
-	Challenge *McpAuthChallenge `json:"challenge,omitempty"`
+	Challenge *McpAuthChallenge `json:"challenge,omitzero"`
 	// RedirectURI is ttmcp's callback, to register with an authorization
 	// server by hand when it offers no dynamic registration; absent when
 	// this backend cannot sign in.
-	RedirectURI *string `json:"redirectUri,omitempty"`
+	RedirectURI *string `json:"redirectUri,omitzero"`
 	// Issue says why the sign-in state cannot be read (a damaged auth
 	// file); signing out deletes it.
-	Issue *string `json:"issue,omitempty"`
+	Issue *string `json:"issue,omitzero"`
 }
 
 // McpAuthChallenge is a server's authorization challenge (RFC 6750 §3).
 type McpAuthChallenge struct {
 	Status      int      `json:"status"` // 401 or 403
-	Error       *string  `json:"error,omitempty"`
-	Description *string  `json:"description,omitempty"`
+	Error       *string  `json:"error,omitzero"`
+	Description *string  `json:"description,omitzero"`
 	Scopes      []string `json:"scopes"`
 	At          string   `json:"at"`
 }
@@ -91,8 +91,8 @@ type McpAuthChallenge struct {
 // server; without them ttmcp registers one dynamically.
 type StartMcpSignInDto struct {
 	RegistrationID string  `json:"registrationId"`
-	ClientID       *string `json:"clientId,omitempty"`
-	ClientSecret   *string `json:"clientSecret,omitempty"`
+	ClientID       *string `json:"clientId,omitzero"`
+	ClientSecret   *string `json:"clientSecret,omitzero"`
 }
 
 // McpSignInStarted is the result of start_mcp_server_sign_in: the page
