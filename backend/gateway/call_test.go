@@ -325,9 +325,12 @@ func modernHandler(tools ...*mcp.Tool) http.Handler {
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true})
 }
 
-// Every not_sent code of the gateway, from a real server situation.
+// Every not_sent code of the gateway, from a real server situation. Only
+// the timeout cases run with short bounds: the others must not turn into a
+// timeout on a loaded machine (a cursor cycle takes several round trips).
 func TestNotSentCodes(t *testing.T) {
 	hasty := New(Config{StartupTimeout: 300 * time.Millisecond, ListTimeout: 300 * time.Millisecond, CallWait: time.Second, CloseTimeout: 100 * time.Millisecond})
+	patient := New(Config{StartupTimeout: 10 * time.Second, ListTimeout: 10 * time.Second, CallWait: time.Second, CloseTimeout: 100 * time.Millisecond})
 	tests := []struct {
 		name    string
 		handler func(wait func(*http.Request)) http.Handler
@@ -354,7 +357,11 @@ func TestNotSentCodes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ts, rec := serveHanging(t, tt.handler)
-			o := hasty.Call(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil), tt.tool, json.RawMessage(`{}`))
+			gw := patient
+			if tt.code == CodeCallInitializeTimeout || tt.code == CodeCallMetadataTimeout {
+				gw = hasty
+			}
+			o := gw.Call(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil), tt.tool, json.RawMessage(`{}`))
 			wantOutcome(t, o, domain.OutcomeNotSent, tt.code)
 			if rec.count("tools/call") != 0 {
 				t.Fatalf("a call was sent: %v", rec.seen())
