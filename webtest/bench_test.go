@@ -182,13 +182,13 @@ func BenchmarkLargeResult(b *testing.B) {
 // module and the .wasm finished downloading and when the session fetch
 // started; from host.html's ?timing hooks, when the wasm was instantiated
 // (the Go program starts right after) and when the shim's WebSocket was
-// made, opened and welcomed.
+// made and opened, the hello sent and the welcome in.
 func BenchmarkNavigationToReady(b *testing.B) {
 	be := newBackend(b)
 	url := be.url("/webtest/host.html?timing")
 	p := openPage(b, url)
 	type marks struct {
-		Ready, Loader, Wasm, Session, Instantiated, Socket, Open, Welcome float64
+		Ready, Loader, Wasm, Session, Instantiated, Socket, Open, Hello, Welcome float64
 	}
 	const read = `
 		const ready = await tt.hostReady;
@@ -213,11 +213,11 @@ func BenchmarkNavigationToReady(b *testing.B) {
 	b.ReportMetric(m, "ms-to-ready")
 	addBenchRow(benchRow{
 		measure: "navigation → ready (10 reloads)",
-		bridge: fmt.Sprintf("%.0f ms (loader at %.0f, session fetch at %.0f, .wasm loaded at %.0f, instantiated at %.0f, socket made at %.0f, open at %.0f, welcome at %.0f; first load %.0f)",
+		bridge: fmt.Sprintf("%.0f ms (loader at %.0f, session fetch at %.0f, .wasm loaded at %.0f, instantiated at %.0f, socket made at %.0f, open at %.0f, hello at %.0f, welcome at %.0f; first load %.0f)",
 			m, med(func(m marks) float64 { return m.Loader }), med(func(m marks) float64 { return m.Session }),
 			med(func(m marks) float64 { return m.Wasm }), med(func(m marks) float64 { return m.Instantiated }),
 			med(func(m marks) float64 { return m.Socket }), med(func(m marks) float64 { return m.Open }),
-			med(func(m marks) float64 { return m.Welcome }), first.Ready),
+			med(func(m marks) float64 { return m.Hello }), med(func(m marks) float64 { return m.Welcome }), first.Ready),
 		plain:     "–",
 		ratio:     "–",
 		prototype: "136–178 ms (wasm ready at 125–165; first load 205–600 ms)",
