@@ -224,9 +224,19 @@ func TestSTToolReachReasons(t *testing.T) {
 // Ask: the popup shows the server, the tool and the arguments; "Allow
 // once" runs the call, "Always allow" sets Allow and runs it, "Deny" and
 // Escape answer the model not_sent mcp.call_denied_by_user without a call.
-// Each answer is in the audit log.
+// Each answer is in the audit log, and the Manager shows the Allow that
+// "Always allow" set at once, without a reload.
 func TestSTAskApproval(t *testing.T) {
 	e := newSTEnv(t, map[string]string{"echo": "ask"})
+	// The Manager lists again when the window regains focus (Demo was
+	// created behind its back); its Echo shows Ask.
+	loadUI(e.p)
+	e.p.run(`await ui.withText(/Servers · \d+/, document);
+		window.dispatchEvent(new Event('focus'));
+		const row = await ui.row('Demo');
+		await ui.click('button', 'Show or hide tools', row);
+		window.echoGroup = await ui.get('radiogroup', 'Permission for Echo', row);
+		await ui.gone(() => ui.nameOf(echoGroup.querySelector('input[type=radio]:checked') ?? document.body) !== 'Ask', 'Echo at Ask');`)
 	cases := []struct {
 		button, wantOutcome string
 		calls               int
@@ -261,6 +271,14 @@ func TestSTAskApproval(t *testing.T) {
 	perm := evalJS[string](e.p, `return (await window.__TAURITAVERN__.api.mcp.servers.list()).servers.find((s) => s.id === %s).toolPermissions.echo;`, e.id)
 	if perm != "allow" {
 		t.Errorf("after Always allow the permission is %q", perm)
+	}
+	// The Manager shows it (nothing else made it list again: no focus, no reload).
+	shown := evalJS[string](e.p, `
+		const checked = () => ui.nameOf(echoGroup.querySelector('input[type=radio]:checked') ?? document.body);
+		try { await ui.gone(() => checked() !== 'Allow', 'Echo at Allow'); } catch {}
+		return checked();`)
+	if shown != "Allow" {
+		t.Errorf("after Always allow the Manager shows Echo at %q; want Allow", shown)
 	}
 	wantAudit(t, e.audit(),
 		"echo allow always known_response ",

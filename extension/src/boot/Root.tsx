@@ -23,6 +23,8 @@ export interface RootDeps {
   origin: string;
   /** What the Manager shows about the model's tools (absent: nothing). */
   tools?: ToolsPanelDeps;
+  /** When registrations may have changed outside the Manager (absent: never re-listed). */
+  watchChanges?(fn: () => void): () => void;
 }
 
 type Phase = { kind: 'connecting' } | Connection;
@@ -170,7 +172,12 @@ function ManagerFor(props: {
   actions.current ??= deps.createActions(api);
   return (
     <ToolsContext.Provider value={deps.tools}>
-      <McpManagerApp initial={phase.initial} actions={actions.current} notice={notice} />
+      <McpManagerApp
+        initial={phase.initial}
+        actions={actions.current}
+        notice={notice}
+        {...(deps.watchChanges ? { watchChanges: deps.watchChanges } : {})}
+      />
     </ToolsContext.Provider>
   );
 }

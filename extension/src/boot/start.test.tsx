@@ -12,6 +12,7 @@ import {
   setBridgeState,
 } from '../../test/fakes';
 import { resolveBackendUrl } from '../host/backend';
+import { notifyRegistrationsChanged } from '../host/changes';
 import { type Started, startManager } from './start';
 
 const ORIGIN = window.location.origin;
@@ -318,6 +319,26 @@ describe('while working', () => {
     await waitFor(() => expect(screen.queryByText(/was lost/)).toBeNull());
     expect(bridge.reconnect).toHaveBeenCalledTimes(1);
     expect(screen.getByText('Local tools')).toBeTruthy();
+  });
+
+  test('a change made elsewhere shows after the page\'s notice, the window\'s focus, or a reconnection', async () => {
+    installSillyTavern();
+    settingsColumn();
+    const mcp = new FakeMcp([server()]);
+    const bridge: BridgeDouble = openBridge();
+    start(loaderPublishing(mcp, new FakeStore(), bridge));
+    expect(await screen.findByText('Local tools')).toBeTruthy();
+
+    mcp.registrations[0]!.displayName = 'Renamed by the approval popup';
+    act(() => notifyRegistrationsChanged());
+    expect(await screen.findByText('Renamed by the approval popup')).toBeTruthy();
+    mcp.registrations[0]!.displayName = 'Renamed in another tab';
+    act(() => void window.dispatchEvent(new Event('focus')));
+    expect(await screen.findByText('Renamed in another tab')).toBeTruthy();
+    mcp.registrations[0]!.displayName = 'Renamed while disconnected';
+    act(() => setBridgeState(bridge, 'closed', { code: 'mcp.host_unavailable', message: 'gone' }));
+    act(() => setBridgeState(bridge, 'open'));
+    expect(await screen.findByText('Renamed while disconnected')).toBeTruthy();
   });
 
   test('texts go through SillyTavern translate with mcp_manager keys and {param} substitution', async () => {

@@ -3,6 +3,7 @@
 
 import { createRoot } from 'react-dom/client';
 import { resolveBackendUrl } from '../host/backend';
+import { watchRegistrations } from '../host/changes';
 import { createManagerActions } from '../host/actions';
 import { saveBackendUrl } from '../host/settings';
 import { stTranslate } from '../host/sillytavern';
@@ -52,6 +53,7 @@ export function startManager(opts: StartOptions): Started | null {
     onBridgeChange,
     origin: window.location.origin,
     tools: tools.panel,
+    watchChanges: (fn) => watchRegistrations(fn, { panel: content, bridgeState: () => bridgeStatus()?.state }),
   };
   const root = createRoot(content);
   root.render(

@@ -39,6 +39,7 @@ function signInActions(api: TauriTavernMcpApi, tr: Tr): Pick<McpManagerActions, 
 export function createManagerActions(api: TauriTavernMcpApi, tr: Tr): McpManagerActions {
   return {
     ...signInActions(api, tr),
+    list: () => api.servers.list(),
     addServer: () => openAddServerDialog((input) => api.servers.create(input), tr),
     editServer: (server) => openEditServerDialog(server, (input) => api.servers.update(input), tr),
     confirmActivate: (server) => confirmActivate(server, tr),

@@ -1,12 +1,13 @@
 import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, test } from 'vitest';
-import type { TauriTavernMcpServer } from '../../../jsapi/tauritavern-mcp';
-import { apiError, discovery, FakeMcp, FakeStore, installSillyTavern, SERVER_B, SERVER_ID, server } from '../../test/fakes';
+import { describe, expect, test, vi } from 'vitest';
+import type { McpDiscoveryResult, McpServerList, TauriTavernMcpServer } from '../../../jsapi/tauritavern-mcp';
+import { apiError, discovery, FakeMcp, FakeStore, installSillyTavern, SERVER_B, SERVER_ID, searchTool, server } from '../../test/fakes';
 import { currentPopup, TestPopup } from '../../test/popup-double';
 import { createManagerActions } from '../host/actions';
 import { EXA_MARKER, EXA_SERVER, ensureExaRecommendation } from '../recommendation';
 import { englishTr } from '../texts';
+import { ToolsContext, type ToolsPanelDeps } from '../tools/ToolsPanel';
 import { McpManagerApp, type McpManagerActions } from './McpManagerApp';
 
 function unexpected(name: string): Promise<never> {
@@ -16,6 +17,7 @@ function unexpected(name: string): Promise<never> {
 /** Actions that fail the test unless overridden. */
 function actions(overrides: Partial<McpManagerActions> = {}): McpManagerActions {
   return {
+    list: () => unexpected('list'),
     addServer: () => unexpected('addServer'),
     editServer: () => unexpected('editServer'),
     confirmActivate: () => unexpected('confirmActivate'),
@@ -513,5 +515,182 @@ describe('McpManagerApp', () => {
       await opened.promise;
     });
     expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Test call' }).disabled).toBe(false);
+  });
+});
+
+describe('changes made outside the panel', () => {
+  /** The Manager over mcp with a watch whose notices the test sends (notify()). */
+  function renderWatched(mcp: FakeMcp, overrides: Partial<McpManagerActions> = {}, tools?: ToolsPanelDeps) {
+    installSillyTavern();
+    let listener: (() => void) | undefined;
+    const watchChanges = (fn: () => void) => {
+      listener = fn;
+      return () => {
+        listener = undefined;
+      };
+    };
+    const view = render(
+      <ToolsContext.Provider value={tools}>
+        <McpManagerApp
+          initial={{ servers: mcp.registrations.map((s) => structuredClone(s)), storageIssues: mcp.storageIssues }}
+          actions={{ ...createManagerActions(mcp, englishTr), ...overrides }}
+          watchChanges={watchChanges}
+        />
+      </ToolsContext.Provider>,
+    );
+    return {
+      view,
+      notify: () => act(async () => listener?.()),
+      subscribed: () => listener !== undefined,
+    };
+  }
+
+  const radio = (name: string) =>
+    within(screen.getByRole('radiogroup', { name: 'Permission for Search files' })).getByRole<HTMLInputElement>('radio', { name });
+
+  test('"Always allow" in the approval popup shows as Allow at the next notice, without a reload', async () => {
+    const mcp = new FakeMcp([server('active', { toolPermissions: { search: 'ask' } })]);
+    mcp.discoveryFor = (id) => discovery({ tools: [searchTool({ permission: 'ask' }, id)] }, id);
+    const w = renderWatched(mcp);
+    const user = userEvent.setup();
+    await user.click(screen.getByRole('button', { name: 'Show or hide tools' }));
+    await waitFor(() => expect(radio('Ask').checked).toBe(true));
+
+    // the tool bridge sets Allow (the popup's "Always allow"), then notifies
+    await mcp.tools.setPermission({ registrationId: SERVER_ID, nativeName: 'search', permission: 'allow' });
+    await w.notify();
+    await waitFor(() => expect(radio('Allow').checked).toBe(true));
+    expect(mcp.count('discover')).toBe(1); // the cached discovery is kept: no new discovery
+    expect(mcp.count('refresh')).toBe(0);
+  });
+
+  test('servers added, removed or changed elsewhere; storage issues; stale permissions; an edited endpoint drops the discovery', async () => {
+    const mcp = new FakeMcp([server('active'), server('active', { id: SERVER_B, displayName: 'Other' })]);
+    const w = renderWatched(mcp);
+    const user = userEvent.setup();
+    const [first, second] = screen.getAllByRole('button', { name: 'Show or hide tools' });
+    await user.click(second!); // Local tools (sorted first)…
+    await user.click(first!);
+    await waitFor(() => expect(screen.getAllByText('Search files')).toHaveLength(2));
+
+    // another tab: Local tools allows a tool it no longer lists, Other moves, a third server appears, a file breaks
+    const local = mcp.registrations[0]!;
+    local.toolPermissions = { search: 'allow', gone: 'ask' };
+    local.displayName = 'Local tools (renamed)';
+    mcp.registrations[1]!.endpoint = 'http://127.0.0.1:4000/mcp';
+    mcp.registrations.push(server('paused', { id: '33333333-3333-4333-8333-333333333333', displayName: 'Third' }));
+    mcp.storageIssues = [{ fileName: 'broken.json', message: 'mcp.registration_invalid: bad' }];
+    await w.notify();
+
+    expect(await screen.findByText('Local tools (renamed)')).toBeTruthy();
+    expect(screen.getByText('Third')).toBeTruthy();
+    expect(screen.getByText('Servers · 3')).toBeTruthy();
+    expect(screen.getByText('broken.json')).toBeTruthy();
+    const localRow = screen.getByText('Local tools (renamed)').closest('li')!;
+    expect(within(localRow).getByRole<HTMLInputElement>('radio', { name: 'Allow' }).checked).toBe(true);
+    expect(within(localRow).getByText('gone')).toBeTruthy(); // a stale permission now
+    // Other is reached elsewhere now: its old tools are not shown as its tools
+    const otherRow = screen.getByText('Other').closest('li')!;
+    expect(within(otherRow).queryByText('Search files')).toBeNull();
+    expect(within(otherRow).getByText('http://127.0.0.1:4000/mcp')).toBeTruthy();
+
+    mcp.registrations = mcp.registrations.filter((s) => s.id !== SERVER_B);
+    await w.notify();
+    await waitFor(() => expect(screen.queryByText('Other')).toBeNull());
+    expect(screen.getByText('Servers · 2')).toBeTruthy();
+  });
+
+  test('a list read before the panel saved its own change is not shown over it; it is read again', async () => {
+    const mcp = new FakeMcp([server('active')]);
+    const lists: Array<ReturnType<typeof deferred<McpServerList>>> = [];
+    const w = renderWatched(mcp, {
+      list: () => {
+        const d = deferred<McpServerList>();
+        lists.push(d);
+        return d.promise;
+      },
+    });
+    const user = userEvent.setup();
+    await user.click(screen.getByRole('button', { name: 'Show or hide tools' }));
+    await waitFor(() => expect(radio('Off').checked).toBe(true));
+
+    const stale = { servers: structuredClone(mcp.registrations), storageIssues: [] }; // read now: search is off
+    await w.notify();
+    await w.notify(); // a second notice while the first list runs: one more list after it, not two at once
+    expect(lists).toHaveLength(1);
+    await user.click(radio('Allow'));
+    await waitFor(() => expect(radio('Allow').checked).toBe(true));
+    await act(async () => lists[0]!.resolve(stale));
+    expect(radio('Allow').checked).toBe(true);
+    await waitFor(() => expect(lists).toHaveLength(2));
+    await act(async () => lists[1]!.resolve({ servers: structuredClone(mcp.registrations), storageIssues: [] }));
+    expect(radio('Allow').checked).toBe(true);
+    expect(lists).toHaveLength(2);
+  });
+
+  test('a failed list changes nothing; the next notice lists again; unmounting unsubscribes', async () => {
+    const mcp = new FakeMcp([server('paused')]);
+    const w = renderWatched(mcp);
+    mcp.failNext('list', apiError('mcp.host_unavailable', 'backend gone', 'Internal'));
+    await w.notify();
+    expect(screen.getByText('Local tools')).toBeTruthy();
+    expect(screen.queryByRole('alert')).toBeNull();
+    mcp.registrations[0]!.displayName = 'Renamed';
+    await w.notify();
+    expect(await screen.findByText('Renamed')).toBeTruthy();
+    expect(mcp.count('list')).toBe(2);
+    expect(w.subscribed()).toBe(true);
+    w.view.unmount();
+    expect(w.subscribed()).toBe(false);
+  });
+
+  test('a list that changed nothing re-renders nothing: the reach is not checked again', async () => {
+    const mcp = new FakeMcp([server('active', { toolPermissions: { search: 'allow' } })]);
+    mcp.discoveryFor = (id) => discovery({ tools: [searchTool({ permission: 'allow' }, id)] }, id);
+    const reach = vi.fn(async () => ({ kind: 'nothing_allowed' as const, diagnostics: 0 }));
+    const w = renderWatched(mcp, {}, { reach, onChange: () => () => {} });
+    const user = userEvent.setup();
+    await user.click(screen.getByRole('button', { name: 'Show or hide tools' }));
+    await waitFor(() => expect(radio('Allow').checked).toBe(true));
+    await waitFor(() => expect(reach).toHaveBeenCalledTimes(1));
+
+    for (let i = 0; i < 5; i++) await w.notify();
+    expect(mcp.count('list')).toBe(5);
+    expect(reach).toHaveBeenCalledTimes(1);
+
+    // a real change does count
+    await mcp.tools.setPermission({ registrationId: SERVER_ID, nativeName: 'search', permission: 'off' });
+    await w.notify();
+    await waitFor(() => expect(radio('Off').checked).toBe(true));
+    await waitFor(() => expect(reach).toHaveBeenCalledTimes(2));
+  });
+
+  test('a discovery running when the endpoint changed elsewhere is not shown as the new endpoint\'s tools; the old error goes', async () => {
+    const mcp = new FakeMcp([server('active'), server('active', { id: SERVER_B, displayName: 'Other' })]);
+    const running = deferred<McpDiscoveryResult>();
+    const w = renderWatched(mcp, {
+      discover: (id) => (id === SERVER_ID ? running.promise : mcp.servers.discover({ registrationId: id })),
+      refresh: () => Promise.reject(apiError('mcp.transport_failed', 'connection refused', 'Internal')),
+    });
+    const user = userEvent.setup();
+    const [local, other] = screen.getAllByRole('button', { name: 'Show or hide tools' });
+    await user.click(local!); // Local tools: its discovery hangs
+    await user.click(other!); // Other: a failed refresh leaves an error
+    const otherRow = () => screen.getByText('Other').closest('li')!;
+    await waitFor(() => expect(within(otherRow()).getByText('Search files')).toBeTruthy());
+    await user.click(within(otherRow()).getByRole('button', { name: 'Refresh tools' }));
+    expect(await within(otherRow()).findByText(/connection refused/)).toBeTruthy();
+
+    // another tab points both elsewhere
+    mcp.registrations[0]!.endpoint = 'http://127.0.0.1:4001/mcp';
+    mcp.registrations[1]!.endpoint = 'http://127.0.0.1:4002/mcp';
+    await w.notify();
+    expect(within(otherRow()).queryByText(/connection refused/)).toBeNull();
+    expect(within(otherRow()).queryByText('Search files')).toBeNull();
+
+    await act(async () => running.resolve(discovery({}, SERVER_ID)));
+    const localRow = screen.getByText('Local tools').closest('li')!;
+    expect(within(localRow).queryByText('Search files')).toBeNull();
+    expect(within(localRow).getByRole('button', { name: 'Discover tools' })).toBeTruthy();
   });
 });

@@ -3,10 +3,11 @@
 // (servers, discoveries, per-server activity and error) and calls the
 // actions it is given; it knows nothing of the host.
 
-import { useCallback, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import type {
   McpDiscoveredTool,
   McpDiscoveryResult,
+  McpServerList,
   McpStorageIssue,
   McpToolPermission,
   SetMcpServerStateInput,
@@ -23,6 +24,8 @@ import { isAuthRequired, markRequired } from './ServerAuth';
 
 /** What the panel does; the host wires these to api.mcp and SillyTavern's popups. */
 export interface McpManagerActions {
+  /** Lists the registrations again (to show changes made outside the panel). */
+  list(): Promise<McpServerList>;
   /** Opens the Add dialog; resolves the created server, or null when cancelled. */
   addServer(): Promise<TauriTavernMcpServer | null>;
   /** Opens the Edit dialog; resolves the updated server, or null when cancelled. */
@@ -60,6 +63,12 @@ export interface McpManagerAppProps {
   actions: McpManagerActions;
   /** Shown above the panel (e.g. the connection state); the panel stays usable beneath it. */
   notice?: ReactNode;
+  /**
+   * Calls fn whenever registrations may have changed outside the panel (an
+   * "Always allow" in the approval popup, another tab); returns the
+   * unsubscribe function. The panel then lists them again.
+   */
+  watchChanges?(fn: () => void): () => void;
 }
 
 function sortServers(servers: TauriTavernMcpServer[]): TauriTavernMcpServer[] {
@@ -80,6 +89,41 @@ function withoutKey<T>(record: Record<string, T>, key: string): Record<string, T
   if (!(key in record)) return record;
   const { [key]: _dropped, ...rest } = record;
   return rest;
+}
+
+/** The entries of record whose key is still a registration. */
+function onlyListed<T>(record: Record<string, T>, ids: ReadonlySet<string>): Record<string, T> {
+  const kept = Object.entries(record).filter(([id]) => ids.has(id));
+  return kept.length === Object.keys(record).length ? record : Object.fromEntries(kept);
+}
+
+/**
+ * A cached discovery seen through a registration listed again: each tool's
+ * permission and the stale permissions are the registration's now (the
+ * tools themselves are the discovery's until the next one). d itself when
+ * nothing differs, so an unchanged list re-renders nothing.
+ */
+export function withPermissionsOf(d: McpDiscoveryResult, server: TauriTavernMcpServer): McpDiscoveryResult {
+  const perms = server.toolPermissions;
+  const names = new Set(d.tools.map((t) => t.nativeName));
+  let changed = false;
+  const tools = d.tools.map((t) => {
+    const permission: McpToolPermission = perms[t.nativeName] ?? 'off';
+    if (t.permission === permission) return t;
+    changed = true;
+    return { ...t, permission };
+  });
+  const staleTools = Object.keys(perms)
+    .filter((n) => !names.has(n))
+    .sort()
+    .map((nativeName) => ({ nativeName, permission: perms[nativeName]! }));
+  if (!changed && sameJson(staleTools, d.staleTools)) return d;
+  return { ...d, tools, staleTools };
+}
+
+/** Whether two JSON values (registrations, storage issues) are equal. */
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 function StorageIssues(props: { issues: McpStorageIssue[] }) {
@@ -144,9 +188,9 @@ function Toolbar(props: { count: number; adding: boolean; testCallOpen: boolean;
   );
 }
 
-export function McpManagerApp({ initial, actions, notice }: McpManagerAppProps) {
+export function McpManagerApp({ initial, actions, notice, watchChanges }: McpManagerAppProps) {
   const [servers, setServers] = useState(initial.servers);
-  const [storageIssues] = useState(initial.storageIssues);
+  const [storageIssues, setStorageIssues] = useState(initial.storageIssues);
   const [panelError, setPanelError] = useState(initial.error);
   const [discoveries, setDiscoveries] = useState<Record<string, McpDiscoveryResult>>({});
   const [statuses, setStatuses] = useState<Record<string, ServerStatus>>({});
@@ -174,9 +218,91 @@ export function McpManagerApp({ initial, actions, notice }: McpManagerAppProps) 
     });
   }, []);
 
+  // Counts the panel's own changes to the registrations, so a re-list that
+  // was read before one of them is not shown over it.
+  const localChanges = useRef(0);
   const putServer = useCallback((server: TauriTavernMcpServer) => {
+    localChanges.current++;
     setServers((all) => (all.some((s) => s.id === server.id) ? all.map((s) => (s.id === server.id ? server : s)) : [...all, server]));
   }, []);
+
+  /**
+   * Shows a fresh list: servers, storage issues, and the cached discoveries'
+   * permissions. What did not change keeps its identity, so a list that
+   * changed nothing re-renders nothing (and the reach is not checked again).
+   */
+  const applyList = useCallback(
+    (list: McpServerList) => {
+      const byId = new Map(list.servers.map((s) => [s.id, s]));
+      const ids = new Set(byId.keys());
+      const before = new Map(serversRef.current.map((s) => [s.id, s]));
+      // gone, or reached elsewhere now (edited in another tab): the cached discovery no longer applies
+      const moved = [...before.values()]
+        .filter((was) => {
+          const now = byId.get(was.id);
+          return now !== undefined && connectionChanged(was, now);
+        })
+        .map((s) => s.id);
+      setServers((all) => (sameJson(all, list.servers) ? all : list.servers));
+      setStorageIssues((all) => (sameJson(all, list.storageIssues) ? all : list.storageIssues));
+      setDiscoveries((all) => {
+        let changed = false;
+        const next: Record<string, McpDiscoveryResult> = {};
+        for (const [id, d] of Object.entries(all)) {
+          const now = byId.get(id);
+          if (!now || moved.includes(id)) {
+            changed = true;
+            continue;
+          }
+          next[id] = withPermissionsOf(d, now);
+          changed ||= next[id] !== d;
+        }
+        return changed ? next : all;
+      });
+      setExpanded((all) => onlyListed(all, ids));
+      setStatuses((all) => {
+        const kept = onlyListed(all, ids);
+        // an error of the old connection (a failed discovery) no longer applies either
+        if (!moved.some((id) => kept[id]?.error !== undefined)) return kept;
+        const next = { ...kept };
+        for (const id of moved) {
+          const status = next[id];
+          if (status?.error === undefined) continue;
+          const { error: _old, ...rest } = status;
+          next[id] = rest;
+        }
+        return next;
+      });
+    },
+    [],
+  );
+
+  // One list at a time; a notice while it runs lists once more after it.
+  const listing = useRef(false);
+  const listAgain = useRef(false);
+  const actionsRef = useRef(actions);
+  actionsRef.current = actions;
+  const relist = useCallback(async () => {
+    listAgain.current = true;
+    if (listing.current) return;
+    listing.current = true;
+    try {
+      for (let round = 0; round < 3 && listAgain.current; round++) {
+        listAgain.current = false;
+        const seen = localChanges.current;
+        const list = await actionsRef.current.list();
+        // read before one of the panel's own changes landed: read again rather than show it over that
+        if (seen === localChanges.current) applyList(list);
+        else listAgain.current = true;
+      }
+    } catch {
+      // the connection banner says why; the next notice tries again
+    } finally {
+      listing.current = false;
+    }
+  }, [applyList]);
+
+  useEffect(() => watchChanges?.(() => void relist()), [watchChanges, relist]);
 
   /** Runs one activity on a server; ignored while another runs. */
   async function withServer(id: string, activity: ServerActivity, work: () => Promise<void>): Promise<void> {
@@ -225,6 +351,9 @@ export function McpManagerApp({ initial, actions, notice }: McpManagerAppProps) 
     return withServer(server.id, 'discover', async () => {
       try {
         const result = await (mode === 'discover' ? actions.discover(server.id) : actions.refresh(server.id));
+        // removed or reached elsewhere while it ran (a change listed from another tab): not this server's tools now
+        const now = serversRef.current.find((s) => s.id === server.id);
+        if (!now || connectionChanged(server, now)) return;
         setDiscoveries((all) => ({ ...all, [server.id]: result }));
       } catch (err) {
         // The server wants a sign-in: show it on the row at once (the list
@@ -311,6 +440,7 @@ export function McpManagerApp({ initial, actions, notice }: McpManagerAppProps) 
           const s = current();
           if (!(await actions.confirmRemove(s))) return;
           await actions.remove(id);
+          localChanges.current++;
           setServers((all) => all.filter((x) => x.id !== id));
           setDiscoveries((all) => withoutKey(all, id));
           setExpanded((all) => withoutKey(all, id));

@@ -89,6 +89,7 @@ interface World {
   connected: boolean;
   ttmcp: boolean;
   listed: number;
+  changed: number;
 }
 
 function world(): World {
@@ -106,6 +107,7 @@ function world(): World {
     connected: true,
     ttmcp: true,
     listed: 0,
+    changed: 0,
   } as unknown as World;
   const server = (): TauriTavernMcpServer => ({
     id: REG, displayName: 'Demo', endpoint: 'http://x/mcp', headers: {}, protocolVersion: 'auto', state: 'active',
@@ -135,6 +137,7 @@ function world(): World {
     },
     toast: (level, text, title, persistent = false) => void w.toasts.push([level, `${title}: ${text}`, persistent]),
     listed: () => void w.listed++,
+    changed: () => void w.changed++,
     tr: englishTr,
   };
   w.bridge = new ToolBridge(host);
@@ -226,6 +229,20 @@ describe('calls', () => {
     expect(call.dto.approval).toBe(approval);
     expect(w.setPermission).toHaveBeenCalledTimes(setPermissions);
     if (setPermissions) expect(w.setPermission).toHaveBeenCalledWith({ registrationId: REG, nativeName: 'echo', permission: 'allow' });
+    // the Manager is told of the new permission at once
+    expect(w.changed).toBe(setPermissions);
+  });
+
+  test('an "Always allow" that could not be saved: the error toast, no change notice, the call still runs once', async () => {
+    const w = world();
+    w.permission.value = 'ask';
+    w.answers.push('always');
+    w.setPermission.mockRejectedValueOnce(new Error('mcp.registration_not_found: gone'));
+    await w.st.round();
+    await w.st.call('mcp__Demo__echo', { text: 'x' });
+    expect(w.changed).toBe(0);
+    expect(w.toasts.map(([level]) => level)).toEqual(['error']);
+    expect(names(w).filter((c) => c === 'call_legacy_mcp_tool')).toHaveLength(1);
   });
 
   test('Ask denied: the denial is sent (recorded, never called) and its answer is the result', async () => {

@@ -61,6 +61,8 @@ export interface ToolBridgeHost {
   toast(level: 'warning' | 'error', text: string, title: string, persistent?: boolean): void;
   /** Called after each root's listing (the Manager checks the reach again). */
   listed?(): void;
+  /** Called after the bridge changed a registration ("Always allow"): the Manager shows it at once. */
+  changed?(): void;
   tr: Tr;
 }
 
@@ -349,6 +351,7 @@ export class ToolBridge {
     const api = this.#host.api();
     try {
       await api?.tools.setPermission({ registrationId: registrationOf(tool.toolId), nativeName: tool.nativeName, permission: 'allow' });
+      this.#host.changed?.();
     } catch (err) {
       const { tr } = this.#host;
       this.#host.toast('error', tr('always_allow_failed', { message: errorMessage(err) }), tr('tools_title'));

@@ -4,6 +4,7 @@
 
 import type { LegacyMcpInvokeCommand } from '../../../jsapi/legacy-mcp-tools.js';
 import type { TtmcpMcpApi } from '../../../jsapi/tauritavern-mcp';
+import { notifyRegistrationsChanged } from '../host/changes';
 import { bridgeStatus, onBridgeChange } from '../host/tauritavern';
 import type { Tr } from '../texts';
 import { askApproval } from './approval';
@@ -56,6 +57,7 @@ export function pageToolHost(tr: Tr): ToolBridgeHost {
     askApproval: (req, signal) => askApproval(req, signal, tr),
     toast,
     listed: () => void window.dispatchEvent(new Event(TOOLS_LISTED_EVENT)),
+    changed: notifyRegistrationsChanged,
     tr,
   };
 }
