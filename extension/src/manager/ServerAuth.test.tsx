@@ -29,6 +29,7 @@ function unexpected(name: string): Promise<never> {
 
 function actions(overrides: Partial<McpManagerActions> = {}): McpManagerActions {
   return {
+    list: () => unexpected('list'),
     addServer: () => unexpected('addServer'),
     editServer: () => unexpected('editServer'),
     confirmActivate: () => unexpected('confirmActivate'),
