@@ -150,13 +150,26 @@ func (c Catalog) Check(id RegistrationID) error {
 	return nil
 }
 
+// MaxSchemaDepth is how deeply a tool's schema may nest objects and arrays
+// (the root object is level 1; 32 levels of "properties" take 64). The JSON
+// Schema library's metaschema validation costs more than the square of the
+// nesting (BenchmarkSchemaDepth: 60 ms at 100 levels of properties, 20 s
+// at 1,000), so a deeper schema from a hostile server would burn seconds of
+// CPU per tool; real tool schemas stay far below this, and upstream's
+// serde_json refuses a whole tools/list response nested past 128.
+const MaxSchemaDepth = 64
+
 // CompileSchema checks that raw is a JSON object that compiles as JSON
-// Schema (draft 2020-12 unless it names another draft). Every external
-// $ref is refused: compiling a server's schema must never reach the
-// network or read a local file (the library's default loader reads files).
+// Schema (draft 2020-12 unless it names another draft), nested at most
+// MaxSchemaDepth deep. Every external $ref is refused: compiling a
+// server's schema must never reach the network or read a local file (the
+// library's default loader reads files).
 func CompileSchema(raw json.RawMessage) error {
 	if !isObject(raw) {
 		return fmt.Errorf("schema must be a JSON object")
+	}
+	if nestedDeeper(raw, MaxSchemaDepth) {
+		return fmt.Errorf("schema nests objects and arrays more than %d deep", MaxSchemaDepth)
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
@@ -190,6 +203,31 @@ type refusingLoader struct{}
 
 func (refusingLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("external $ref %s is not loaded", url)
+}
+
+// nestedDeeper reports whether valid JSON raw nests objects and arrays
+// more than limit deep. One pass over the bytes, stopping at the first
+// level too deep: it runs before anything decodes or walks the value.
+func nestedDeeper(raw []byte, limit int) bool {
+	depth := 0
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case '"':
+			// skip the string: up to the next quote not escaped
+			for i++; i < len(raw) && raw[i] != '"'; i++ {
+				if raw[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			if depth++; depth > limit {
+				return true
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return false
 }
 
 func isObject(raw json.RawMessage) bool {

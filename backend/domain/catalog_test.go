@@ -200,6 +200,23 @@ func TestValidateTools(t *testing.T) {
 			},
 		},
 		{
+			name: "schemas nested too deep: the input's refuses the tool, the output's is removed",
+			in: []DescribedTool{
+				described("deep", nests(MaxSchemaDepth+1)),
+				described("at the limit", nests(MaxSchemaDepth)),
+				func() DescribedTool {
+					d := described("deep output", `{}`)
+					d.OutputSchema = json.RawMessage(nests(1000))
+					return d
+				}(),
+			},
+			kept: []string{"at the limit", "deep output"},
+			diags: []Diagnostic{
+				{CodeToolInputSchemaInvalid, ptr("deep"), "Tool `deep` input schema is invalid: schema nests objects and arrays more than 64 deep"},
+				{CodeToolOutputSchemaInvalid, ptr("deep output"), "Tool `deep output` output schema is invalid: schema nests objects and arrays more than 64 deep"},
+			},
+		},
+		{
 			name: "output in native name order (bytes)",
 			in: []DescribedTool{
 				described("é", `{}`), described("b", `{}`), described("B", `{}`), described("a:2", `{}`),
@@ -306,6 +323,16 @@ func TestCompileSchema(t *testing.T) {
 		{"nil", ``, "schema must be a JSON object"},
 		{"not JSON", `{"type":`, "schema must be a JSON object"},
 		{"data after", `{} {}`, "schema must be a JSON object"},
+		// Nesting: every object and array counts, wherever it is; brackets in strings do not.
+		{"nested at the limit", nests(MaxSchemaDepth), ""},
+		{"nested past the limit", nests(MaxSchemaDepth + 1), tooDeep},
+		{"nested 10,000 deep", nests(10000), tooDeep},
+		{"properties at the limit, with a pattern (the library's path)",
+			strings.Repeat(`{"properties":{"a":`, MaxSchemaDepth/2-1) + `{"pattern":"^a"}` + strings.Repeat(`}}`, MaxSchemaDepth/2-1), ""},
+		{"properties past the limit", strings.Repeat(`{"properties":{"a":`, MaxSchemaDepth/2) + `{}` + strings.Repeat(`}}`, MaxSchemaDepth/2), tooDeep},
+		{"a deep default value counts", `{"default":` + strings.Repeat(`[`, MaxSchemaDepth) + strings.Repeat(`]`, MaxSchemaDepth) + `}`, tooDeep},
+		{"a deep enum value counts", `{"enum":[` + strings.Repeat(`{"a":`, MaxSchemaDepth-1) + `1` + strings.Repeat(`}`, MaxSchemaDepth-1) + `]}`, tooDeep},
+		{"brackets in strings do not count", `{"description":"` + strings.Repeat(`[{`, 200) + `","title":"\\\"` + strings.Repeat(`{`, 200) + `\\"}`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -319,6 +346,13 @@ func TestCompileSchema(t *testing.T) {
 			}
 		})
 	}
+}
+
+const tooDeep = "schema nests objects and arrays more than 64 deep"
+
+// nests is a schema of depth levels of objects ("not" within "not").
+func nests(depth int) string {
+	return strings.Repeat(`{"not":`, depth-1) + `{}` + strings.Repeat(`}`, depth-1)
 }
 
 func errString(err error) string {

@@ -15,14 +15,17 @@ import (
 // when it says true, the library compiles the schema too (a differential
 // test and fuzz target in schemafast_test.go hold it to that). Anything
 // else (references, identifiers, anchors, regular expressions, the
-// keywords of older drafts, deep nesting, numbers it cannot judge at a
-// glance) gets false, and CompileSchema asks the library.
+// keywords of older drafts, numbers it cannot judge at a glance) gets
+// false, and CompileSchema asks the library.
 //
 // Keywords the library does not know are allowed with any value, as the
 // library allows them (x-mcp-header, for instance).
 
-// maxPlainDepth bounds the nesting plainValid walks.
-const maxPlainDepth = 32
+// maxPlainDepth bounds the nesting plainValid walks. CompileSchema has
+// already refused anything nested deeper than MaxSchemaDepth, so every
+// schema it lets through is within this bound: a plain schema never goes to
+// the library for its depth alone.
+const maxPlainDepth = MaxSchemaDepth
 
 // plainValid reports whether v, decoded by jsonschema.UnmarshalJSON
 // (numbers as json.Number), is certainly a valid 2020-12 schema.

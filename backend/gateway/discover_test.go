@@ -213,6 +213,8 @@ func TestToolIsolation(t *testing.T) {
 		huge, withOutput, annotated,
 		rawTool("search:exact", `{"type":"object"}`),
 		rawTool(strings.Repeat("n", 257), `{"type":"object"}`),
+		// nested 900 deep (go-sdk refuses a response nested past 1,000): the library alone spent seconds over it, and accepted it
+		rawTool("deep", `{"type":"object","properties":{"q":`+strings.Repeat(`{"not":`, 900)+`{}`+strings.Repeat(`}`, 900)+`}}`),
 	)
 	ts, _ := serve(t, &fake{version: "2025-06-18", list: func(string) any { return list }})
 	cat, err := testGateway().Discover(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil))
@@ -226,7 +228,7 @@ func TestToolIsolation(t *testing.T) {
 		"broken_type": domain.CodeToolInputSchemaInvalid, "remote_ref": domain.CodeToolInputSchemaInvalid,
 		"file_ref": domain.CodeToolInputSchemaInvalid, "twin": domain.CodeToolDuplicateName,
 		"huge": domain.CodeToolSizeLimit, "bad_output": domain.CodeToolOutputSchemaInvalid,
-		strings.Repeat("n", 257): domain.CodeToolNameInvalid,
+		strings.Repeat("n", 257): domain.CodeToolNameInvalid, "deep": domain.CodeToolInputSchemaInvalid,
 	}
 	if len(cat.Diagnostics) != len(want) {
 		t.Fatalf("diagnostics %v", codes(cat))
