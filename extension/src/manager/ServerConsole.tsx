@@ -1,6 +1,6 @@
 // The expanded part of a server row (reference §8.3): how to get its tools
 // when none are known yet, otherwise the discovery header, notes, tools and
-// stale permissions.
+// stale permissions; then the server's recent calls, discovered or not.
 
 import type { McpDiscoveryResult, TauriTavernMcpServer } from '../../../jsapi/tauritavern-mcp';
 import { RecentCalls } from '../tools/ToolsPanel';
@@ -81,31 +81,46 @@ function StaleTools(props: { discovery: McpDiscoveryResult; busyTools: ReadonlyS
   );
 }
 
-export function ServerConsole({ server, status, discovery, busyTools, on }: ServerConsoleProps) {
+/**
+ * The console: what is known of the server's tools, then its recent calls.
+ * The calls come from ttmcp's audit log on disk, so they are there before
+ * any discovery (a paused server, one that failed, one never discovered in
+ * this page), and keep their place (and their open state) while the tools
+ * part changes.
+ */
+export function ServerConsole(props: ServerConsoleProps) {
+  return (
+    <div className="tt-mcp-console">
+      <ToolsPart {...props} />
+      <RecentCalls registrationId={props.server.id} />
+    </div>
+  );
+}
+
+/** How to get the server's tools when none are known yet, otherwise the discovery. */
+function ToolsPart({ server, status, discovery, busyTools, on }: ServerConsoleProps) {
   const tr = useTr();
   const busy = status.activity !== undefined;
   if (!discovery) {
     if (server.state === 'paused') {
       return (
-        <div className="tt-mcp-console">
+        <>
           <RowError error={status.error} />
           <p className="tt-mcp-note">{tr('paused_note')}</p>
-        </div>
+        </>
       );
     }
     if (status.activity === 'discover') {
       return (
-        <div className="tt-mcp-console">
-          <p className="tt-mcp-note" role="status">
-            <i className="fa-solid fa-spinner fa-spin" aria-hidden="true" /> {tr('discovering')}
-          </p>
-        </div>
+        <p className="tt-mcp-note" role="status">
+          <i className="fa-solid fa-spinner fa-spin" aria-hidden="true" /> {tr('discovering')}
+        </p>
       );
     }
     const failed = status.error !== undefined;
     const { signIn, signOut } = on;
     return (
-      <div className="tt-mcp-console">
+      <>
         <RowError error={status.error} />
         <AuthRequiredNotice server={server} error={status.error} busy={busy} on={signIn && signOut ? { signIn, signOut } : undefined} />
         <button
@@ -117,11 +132,11 @@ export function ServerConsole({ server, status, discovery, busyTools, on }: Serv
           <i className={failed ? 'fa-solid fa-arrows-rotate' : 'fa-solid fa-magnifying-glass'} aria-hidden="true" />
           <span>{failed ? tr('retry') : tr('discover_tools')}</span>
         </button>
-      </div>
+      </>
     );
   }
   return (
-    <div className="tt-mcp-console">
+    <>
       <DiscoveryHeader discovery={discovery} canRefresh={server.state === 'active' && !busy} onRefresh={on.refresh} />
       {status.activity === 'discover' && (
         <p className="tt-mcp-note" role="status">
@@ -147,7 +162,6 @@ export function ServerConsole({ server, status, discovery, busyTools, on }: Serv
         </ul>
       )}
       <StaleTools discovery={discovery} busyTools={busyTools} onSetOff={on.setStaleOff} />
-      <RecentCalls registrationId={server.id} />
-    </div>
+    </>
   );
 }
