@@ -63,7 +63,7 @@ type AuthServer struct {
 	codes    map[string]*grant       // authorization codes
 	access   map[string]*grant       // access tokens
 	refresh  map[string]*grant       // refresh tokens
-	issued   []string                // every token and secret handed out, for tests
+	issued   []string                // every code, token and secret handed out, for tests
 	requests map[string]int          // token requests by grant type, for tests
 }
 
@@ -136,8 +136,8 @@ func (a *AuthServer) RevokeAll() {
 	clear(a.refresh)
 }
 
-// Issued returns every access token, refresh token and client secret the
-// server has handed out (tests check that none leaks).
+// Issued returns every authorization code, access token, refresh token and
+// client secret the server has handed out (tests check that none leaks).
 func (a *AuthServer) Issued() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -395,6 +395,7 @@ func (a *AuthServer) answer(w http.ResponseWriter, r *http.Request, id string, a
 		a.mu.Lock()
 		a.codes[code] = &grant{client: req.client, scopes: req.scopes, resource: req.resource, redirectURI: req.redirectURI,
 			challenge: req.challenge, expires: a.opts.Now().Add(time.Minute)}
+		a.issued = append(a.issued, code)
 		a.mu.Unlock()
 		params.Set("code", code)
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -137,6 +138,12 @@ func TestDemoCodeGrant(t *testing.T) {
 	}
 	if got := d.exchange(code, verifier, 400); got.Error != "invalid_grant" {
 		t.Fatalf("code reused: %+v", got)
+	}
+	// Tests look for leaks of everything handed out, codes included.
+	for _, c := range []string{code, tok.AccessToken, tok.RefreshToken} {
+		if !slices.Contains(d.as.Issued(), c) {
+			t.Fatalf("Issued() lacks %q", c)
+		}
 	}
 	if s := d.mcpStatus(tok.AccessToken); s != 200 {
 		t.Fatalf("with the token: %d", s)
