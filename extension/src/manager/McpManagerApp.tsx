@@ -344,8 +344,13 @@ export function McpManagerApp({ initial, actions, notice, watchChanges }: McpMan
       if (created) putServer(created);
     });
 
+  // A test call refused for want of sign-in may have ended the sign-in at
+  // the backend (a revoked token whose refresh was refused): list again.
   const openTestCall = () =>
-    withPanel('test', setTestCallOpen, () => actions.openTestCall(serversRef.current));
+    withPanel('test', setTestCallOpen, async () => {
+      await actions.openTestCall(serversRef.current);
+      void relist();
+    });
 
   function discoverNow(server: TauriTavernMcpServer, mode: 'discover' | 'refresh') {
     return withServer(server.id, 'discover', async () => {
@@ -360,6 +365,7 @@ export function McpManagerApp({ initial, actions, notice, watchChanges }: McpMan
         // says so from now on too).
         if (isAuthRequired(errorMessage(err))) {
           setServers((all) => all.map((s) => (s.id === server.id ? { ...s, auth: markRequired(s.auth) } : s)));
+          void relist(); // the backend may have ended the sign-in (a refused refresh): its state, not ours
         }
         throw err;
       }

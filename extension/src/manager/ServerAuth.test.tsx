@@ -120,6 +120,36 @@ describe('sign-in in the Manager', () => {
     expect(screen.getByRole('button', { name: 'Sign in' })).toBeTruthy();
   });
 
+  test('a refusal that ended the sign-in at the backend: the chip follows the backend (discovery, the test console)', async () => {
+    const user = userEvent.setup();
+    // The backend's states, one per list: after the discovery, the
+    // sign-in still holds (a refresh token); after the test console, it
+    // is over (the refresh was refused).
+    const states = [auth({ ...signedIn, challenge: { status: 401, error: 'invalid_token', scopes: [], at: '2026-01-01T00:00:00Z' } }), required];
+    const lists: string[] = [];
+    renderManager(
+      [server('active', { auth: signedIn })],
+      actions({
+        discover: () => Promise.reject(apiError('mcp.auth_required', 'the server requires authorization (HTTP 401, invalid_token)', 'Unavailable')),
+        openTestCall: () => Promise.resolve(),
+        list: () => {
+          lists.push('list');
+          return Promise.resolve({ servers: [server('active', { auth: states[lists.length - 1] })], storageIssues: [] });
+        },
+        signIn: () => unexpected('signIn'),
+        signOut: () => unexpected('signOut'),
+      }),
+    );
+    await user.click(screen.getByRole('button', { name: 'Show or hide tools' }));
+    expect(await screen.findByText('This server asks you to sign in before it can be used.')).toBeTruthy();
+    await waitFor(() => expect(lists).toHaveLength(1));
+    expect(screen.getByText('Signed in')).toBeTruthy();
+    await user.click(screen.getByRole('button', { name: 'Test call' }));
+    expect(await screen.findByText('Needs sign-in')).toBeTruthy();
+    expect(screen.queryByText('Signed in')).toBeNull();
+    expect(lists).toHaveLength(2);
+  });
+
   test('Sign out forgets the sign-in', async () => {
     const user = userEvent.setup();
     const outs: string[] = [];
