@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -205,14 +206,28 @@ func TestSignInEndToEnd(t *testing.T) {
 
 	// A revoked sign-in: refused, never sent; then "needs sign-in".
 	as.RevokeAll()
-	callsBefore := mcp.count("tools/call")
-	for range 2 { // the refused token; then the refused refresh
+	// The MCP requests (JSON-RPC), not those of the authorization server
+	// beside them.
+	mcpRequests := func() []mcpRequest {
+		return slices.DeleteFunc(mcp.requests(), func(r mcpRequest) bool { return r.Method == "GET" || r.Method == "POST" })
+	}
+	callsBefore, requestsBefore, refreshesBefore := mcp.count("tools/call"), len(mcpRequests()), as.TokenRequests("refresh_token")
+	for range 2 { // the refused token and the refused refresh, in either order (the token may be due for refresh)
 		if o := call("revoked"); o.Outcome != jsapi.OutcomeNotSent || o.Code != "mcp.auth_required" {
 			t.Fatalf("call after revocation: %+v", o)
 		}
 	}
 	if n := mcp.count("tools/call"); n != callsBefore {
 		t.Fatalf("%d tools/call reached the server after the revocation", n-callsBefore)
+	}
+	// Nothing retried: of the two calls, one reached the server (its
+	// session's first request, refused); the other ended at the refused
+	// refresh. No refresh succeeded.
+	if after := mcpRequests()[requestsBefore:]; len(after) != 1 {
+		t.Fatalf("%d requests reached the MCP server for two refused calls, want 1: %+v", len(after), after)
+	}
+	if n := as.TokenRequests("refresh_token"); n != refreshesBefore {
+		t.Fatalf("a revoked sign-in was refreshed")
 	}
 	if a := auth(); a.State != "required" {
 		t.Fatalf("after revocation: %+v", a)

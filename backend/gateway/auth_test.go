@@ -158,6 +158,11 @@ func TestAuthRequiredBeforeSignIn(t *testing.T) {
 	if n := f.rec.count("tools/call"); n != 0 {
 		t.Fatalf("%d tools/call reached the server", n)
 	}
+	// Nothing is sent after a refusal: go-sdk's fallback from
+	// server/discover to initialize would repeat the refused request.
+	if seen := f.rec.seen(); !slices.Equal(seen, []string{"server/discover", "server/discover"}) {
+		t.Fatalf("the server saw %v: one refused request per operation, nothing after it", seen)
+	}
 }
 
 // Sign-in (dynamic registration, approval, PKCE, resource) keeps the

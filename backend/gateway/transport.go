@@ -68,6 +68,7 @@ type transport struct {
 var (
 	errTooLarge = errors.New("response too large")
 	errLegacy   = errors.New("initialize refused: only MCP 2026-07-28 is accepted")
+	errRefused  = errors.New("not sent: the server refused this session's authorization")
 )
 
 // newTransport compiles a registration's headers and returns a session
@@ -100,6 +101,12 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if t.refuseInitialize && method == "initialize" {
 		t.refusedLegacy.Store(true)
 		return nil, errLegacy
+	}
+	if t.refused.Load() != nil && req.Method != http.MethodDelete {
+		// Nothing is sent after the server refused the session for want of
+		// authorization (go-sdk would fall back from server/discover to
+		// initialize with the same credentials), but the session's DELETE.
+		return nil, errRefused
 	}
 	if err := t.life.Err(); err != nil {
 		return nil, fmt.Errorf("the session is closed: %w", err)
