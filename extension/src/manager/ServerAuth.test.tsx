@@ -106,6 +106,24 @@ describe('sign-in in the Manager', () => {
     expect(screen.getAllByRole('button', { name: 'Sign in' })).toHaveLength(2); // the row's and the notice's
   });
 
+  test('a refresh refused for want of sign-in while the tools are known: the notice there too', async () => {
+    const user = userEvent.setup();
+    renderManager(
+      [server('active', { auth: signedIn })],
+      actions({
+        discover: () => Promise.resolve(discovery()),
+        refresh: () => Promise.reject(apiError('mcp.auth_required', 'the sign-in to this server has expired', 'Unavailable')),
+        signIn: () => unexpected('signIn'),
+        signOut: () => unexpected('signOut'),
+      }),
+    );
+    await user.click(screen.getByRole('button', { name: 'Show or hide tools' }));
+    await user.click(await screen.findByRole('button', { name: 'Refresh tools' }));
+    expect(await screen.findByText('This server asks you to sign in before it can be used.')).toBeTruthy();
+    expect(screen.getByRole('alert').textContent).toContain('mcp.auth_required');
+    expect(screen.getByRole('button', { name: 'Refresh tools' })).toBeTruthy(); // the tools stay in view
+  });
+
   test('a failed sign-in shows why and keeps Sign in', async () => {
     const user = userEvent.setup();
     renderManager(

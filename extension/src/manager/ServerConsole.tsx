@@ -1,6 +1,8 @@
 // The expanded part of a server row (reference §8.3): how to get its tools
 // when none are known yet, otherwise the discovery header, notes, tools and
-// stale permissions; then the server's recent calls, discovered or not.
+// stale permissions; in both, why discovery failed (and, when the server
+// wants a sign-in, the way to it); then the server's recent calls,
+// discovered or not.
 
 import type { McpDiscoveryResult, TauriTavernMcpServer } from '../../../jsapi/tauritavern-mcp';
 import { RecentCalls } from '../tools/ToolsPanel';
@@ -101,6 +103,8 @@ export function ServerConsole(props: ServerConsoleProps) {
 function ToolsPart({ server, status, discovery, busyTools, on }: ServerConsoleProps) {
   const tr = useTr();
   const busy = status.activity !== undefined;
+  const { signIn, signOut } = on;
+  const authOn = signIn && signOut ? { signIn, signOut } : undefined;
   if (!discovery) {
     if (server.state === 'paused') {
       return (
@@ -118,11 +122,10 @@ function ToolsPart({ server, status, discovery, busyTools, on }: ServerConsolePr
       );
     }
     const failed = status.error !== undefined;
-    const { signIn, signOut } = on;
     return (
       <>
         <RowError error={status.error} />
-        <AuthRequiredNotice server={server} error={status.error} busy={busy} on={signIn && signOut ? { signIn, signOut } : undefined} />
+        <AuthRequiredNotice server={server} error={status.error} busy={busy} on={authOn} />
         <button
           type="button"
           className="menu_button menu_button_icon"
@@ -144,6 +147,7 @@ function ToolsPart({ server, status, discovery, busyTools, on }: ServerConsolePr
         </p>
       )}
       <RowError error={status.error} />
+      <AuthRequiredNotice server={server} error={status.error} busy={busy} on={authOn} />
       <DiscoveryNotes diagnostics={discovery.diagnostics} />
       {discovery.tools.length === 0 ? (
         <p className="tt-mcp-note">{tr('no_tools')}</p>
