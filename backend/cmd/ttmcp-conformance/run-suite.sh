@@ -26,6 +26,25 @@ start=$SECONDS
 (cd "$out" && node "$runner" client --command "$client" --suite all \
 	--expected-failures "$baseline" -o "results-$name" "$@") >"$log" 2>&1
 status=$?
+held=$([ $status = 0 ] && echo held || echo BROKEN)
+
+# No credential reaches the client's output: every access token, refresh
+# token, authorization code and client secret the suite's servers issued or
+# were sent (as each scenario's checks.json records them) is looked for in
+# that scenario's stdout and stderr.
+leaks=0 leaked=
+for dir in "$out/results-$name"/auth/*/; do
+	[ -f "$dir/checks.json" ] || continue
+	while IFS= read -r secret; do
+		[ -n "$secret" ] || continue
+		if grep -qsF -- "$secret" "$dir/stdout.txt" "$dir/stderr.txt"; then
+			leaked+="LEAK: the output of $(basename "$dir") holds a credential (${secret:0:6}…)"$'\n'
+			leaks=$((leaks + 1))
+		fi
+	done < <(grep -ohE '"(access_token|refresh_token|code|client_secret)": *"[^"]+"' "$dir/checks.json" |
+		sed -E 's/^.*: *"([^"]+)"$/\1/' | sort -u)
+done
+[ $leaks = 0 ] || status=1
 
 # The runner's summary, with its check counts reworded so that no line reads
 # like a test runner's closing "N passed, N failed".
@@ -40,5 +59,6 @@ fi
 clean=$(grep -c '^✓ ' <<<"$summary")
 failing=$(grep -c '^✗ ' <<<"$summary")
 echo "full log: $log; per-scenario checks, stdout and stderr: $out/results-$name/"
-echo "== conformance $name: $clean scenarios clean, $failing with failing checks, baseline $([ $status = 0 ] && echo held || echo BROKEN) (exit $status, $((SECONDS - start)) s)"
+printf '%s' "$leaked"
+echo "== conformance $name: $clean scenarios clean, $failing with failing checks, baseline $held, $leaks credential leaks in the client's output (exit $status, $((SECONDS - start)) s)"
 exit $status
