@@ -215,6 +215,34 @@ func TestSignInDeniedCancelledExpired(t *testing.T) {
 			t.Fatalf("finish: %v", err)
 		}
 	})
+	t.Run("signed out meanwhile", func(t *testing.T) {
+		w := newAuthWorld(t, time.Minute)
+		st := w.start()
+		if _, err := w.svc.SignOut(ctx, jsapi.McpRegistrationIdDto{RegistrationID: w.id}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.svc.FinishSignIn(ctx, jsapi.McpSignInIdDto{SignInID: st.SignInID}); domain.CodeOf(err) != CodeAuthCancelled {
+			t.Fatalf("finish: %v", err)
+		}
+		if known, _ := w.browse(st, true); known {
+			t.Fatal("a sign-in cancelled by sign-out took the callback")
+		}
+	})
+	t.Run("endpoint changed meanwhile", func(t *testing.T) {
+		w := newAuthWorld(t, time.Minute)
+		st := w.start()
+		srv := w.server()
+		if _, err := w.svc.Update(ctx, jsapi.UpdateMcpServerDto{RegistrationID: w.id, DisplayName: srv.DisplayName, Endpoint: srv.Endpoint + "/v2",
+			Headers: map[string]string{}, ProtocolVersion: jsapi.ProtocolAuto}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.svc.FinishSignIn(ctx, jsapi.McpSignInIdDto{SignInID: st.SignInID}); domain.CodeOf(err) != CodeAuthCancelled {
+			t.Fatalf("finish: %v", err)
+		}
+		if _, err := os.Stat(w.store.AuthPath(domain.RegistrationID(w.id))); !os.IsNotExist(err) {
+			t.Fatalf("auth file after the endpoint changed: %v", err)
+		}
+	})
 	t.Run("paused", func(t *testing.T) {
 		w := newAuthWorld(t, time.Minute)
 		w.svc.SetState(ctx, jsapi.SetMcpServerStateDto{RegistrationID: w.id, State: jsapi.StatePaused})
