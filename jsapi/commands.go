@@ -28,6 +28,7 @@ const (
 	CmdFinishSignIn     = "finish_mcp_server_sign_in"
 	CmdCancelSignIn     = "cancel_mcp_server_sign_in"
 	CmdSignOut          = "sign_out_mcp_server"
+	CmdGetStdioStatus   = "get_mcp_stdio_status"
 )
 
 // McpCommands lists the MCP command names in the order of SPEC §5.2, then
@@ -38,7 +39,7 @@ var McpCommands = []string{
 	CmdSetToolDescriptionOverride, CmdStartTestCall, CmdTestToolCall,
 	CmdCancelTestCall, CmdListLegacyTools, CmdStartLegacyToolCall,
 	CmdCallLegacyTool, CmdCancelLegacyToolCall,
-	CmdListAuditEntries, CmdStartSignIn, CmdFinishSignIn, CmdCancelSignIn, CmdSignOut,
+	CmdListAuditEntries, CmdStartSignIn, CmdFinishSignIn, CmdCancelSignIn, CmdSignOut, CmdGetStdioStatus,
 }
 
 // Commands lists every command the backend serves: the MCP commands, then

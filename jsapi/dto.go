@@ -39,6 +39,12 @@ type McpServer struct {
 	// Auth is the server's sign-in state, a ttmcp addition (SPEC §10);
 	// absent only where the backend cannot tell.
 	Auth *McpServerAuth `json:"auth,omitzero"`
+	// Transport and Stdio are ttmcp's addition (SPEC §10), present only for
+	// a local server started as a process: Transport is TransportStdio and
+	// Endpoint is "stdio:" followed by the command line. A remote server
+	// has neither member, exactly as upstream sends it.
+	Transport string          `json:"transport,omitempty"`
+	Stdio     *McpStdioConfig `json:"stdio,omitzero"`
 }
 
 // Sign-in states of McpServerAuth.State.
@@ -108,6 +114,50 @@ type McpSignInStarted struct {
 // McpSignInIdDto names a pending sign-in.
 type McpSignInIdDto struct {
 	SignInID string `json:"signInId"`
+}
+
+// TransportStdio is the Transport of a local server.
+const TransportStdio = "stdio"
+
+// McpStdioConfig is how a local server is started, as the page may see it:
+// the command, its arguments and working directory, and the names of the
+// environment variables it gets, never their values. It is configured
+// only on the backend's machine (`ttmcp stdio add|import`): no command
+// takes it as input.
+type McpStdioConfig struct {
+	Command string   `json:"command"`
+	Args    []string `json:"args"`
+	// Cwd is absent when the process runs in the backend's directory.
+	Cwd      *string  `json:"cwd,omitzero"`
+	EnvNames []string `json:"envNames"`
+	// CommandLine is the command and arguments as one line, each word
+	// quoted as a POSIX shell would need it (for display; no shell runs it).
+	CommandLine string `json:"commandLine"`
+}
+
+// McpStdioStatus is what the backend knows of a local server's process
+// (get_mcp_stdio_status, a ttmcp addition).
+type McpStdioStatus struct {
+	RegistrationID string `json:"registrationId"`
+	State          string `json:"state"` // StdioStopped, StdioStarting or StdioRunning
+	// LastExit is how the last process ended when it failed to start or
+	// died; absent once one started again, and after a stop on purpose.
+	LastExit *McpStdioExit `json:"lastExit,omitzero"`
+}
+
+// Process states of a local server.
+const (
+	StdioStopped  = "stopped"
+	StdioStarting = "starting"
+	StdioRunning  = "running"
+)
+
+// McpStdioExit is a process that failed to start or died.
+type McpStdioExit struct {
+	Time    string   `json:"time"` // RFC 3339 UTC
+	Code    string   `json:"code"`
+	Message string   `json:"message"`
+	Stderr  []string `json:"stderr"` // its last lines on stderr, oldest first
 }
 
 // ToolDescriptionOverride replaces the description the model sees for a tool

@@ -22,6 +22,11 @@ func TestDTOShapes(t *testing.T) {
 		{"server", jsapi.McpServer{ID: "i", DisplayName: "n", Endpoint: "http://a/", Headers: map[string]string{}, ProtocolVersion: "auto", State: "paused",
 			ToolPermissions: map[string]string{"t": "ask"}, ToolDescriptionOverrides: map[string]jsapi.ToolDescriptionOverride{"t": {Properties: map[string]string{}}}},
 			`{"id":"i","displayName":"n","endpoint":"http://a/","headers":{},"protocolVersion":"auto","state":"paused","toolPermissions":{"t":"ask"},"toolDescriptionOverrides":{"t":{"properties":{}}}}`},
+		{"stdio server", jsapi.McpServer{ID: "i", DisplayName: "n", Endpoint: "stdio:npx -y srv", Headers: map[string]string{}, ProtocolVersion: "auto", State: "paused",
+			ToolPermissions: map[string]string{}, ToolDescriptionOverrides: map[string]jsapi.ToolDescriptionOverride{},
+			Transport: jsapi.TransportStdio, Stdio: &jsapi.McpStdioConfig{Command: "npx", Args: []string{"-y", "srv"}, EnvNames: []string{"API_KEY"}, CommandLine: "npx -y srv"}},
+			`{"id":"i","displayName":"n","endpoint":"stdio:npx -y srv","headers":{},"protocolVersion":"auto","state":"paused","toolPermissions":{},"toolDescriptionOverrides":{},` +
+				`"transport":"stdio","stdio":{"command":"npx","args":["-y","srv"],"envNames":["API_KEY"],"commandLine":"npx -y srv"}}`},
 		{"discovery", jsapi.McpDiscoveryResult{RegistrationID: "r", ProtocolVersion: "2025-11-25",
 			Tools:       []jsapi.McpTool{{ID: "mcp/r:t", NativeName: "t", Description: &desc, InputSchema: jsapi.RawJSON(`{"type":"object"}`), Annotations: jsapi.RawJSON(`{}`), Permission: "off"}},
 			Diagnostics: []jsapi.McpDiagnostic{{Code: "c", Message: "m"}}, StaleTools: []jsapi.McpStaleTool{}},
@@ -60,7 +65,7 @@ func TestCommands(t *testing.T) {
 		}
 		seen[c] = true
 	}
-	for _, c := range append([]string{jsapi.CmdListAuditEntries, jsapi.CmdStartSignIn, jsapi.CmdFinishSignIn, jsapi.CmdCancelSignIn, jsapi.CmdSignOut}, jsapi.StoreCommands...) { // ttmcp's additions, the extension store
+	for _, c := range append([]string{jsapi.CmdListAuditEntries, jsapi.CmdStartSignIn, jsapi.CmdFinishSignIn, jsapi.CmdCancelSignIn, jsapi.CmdSignOut, jsapi.CmdGetStdioStatus}, jsapi.StoreCommands...) { // ttmcp's additions, the extension store
 		if !seen[c] {
 			t.Errorf("%s missing", c)
 		}

@@ -87,6 +87,16 @@ export async function consumer(): Promise<string[]> {
   }
   const older = await mcp.audit.list({ before: recent.entries.at(-1)?.time });
   lines.push(String(older.skippedLines + (await mcp.audit.list()).entries.length));
+  // ttmcp's stdio servers (SPEC §10): shown, never configured from a page.
+  for (const s of (await mcp.servers.list()).servers) {
+    if (s.transport === 'stdio' && s.stdio) {
+      lines.push(`${s.stdio.commandLine} ${s.stdio.envNames.join(',')} ${s.stdio.cwd ?? ''}`);
+      const st = await mcp.stdio.status(s.id);
+      lines.push(st.state, ...(st.lastExit ? [st.lastExit.code, ...st.lastExit.stderr] : []));
+    }
+  }
+  // @ts-expect-error: there is no way to create a stdio server from a page.
+  mcp.stdio.create?.({ command: 'sh' });
   // @ts-expect-error: an entry's source is test or model.
   if (recent.entries[0]?.source === 'agent') lines.push('never');
   try {

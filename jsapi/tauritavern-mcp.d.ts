@@ -45,6 +45,14 @@ export interface TauriTavernMcpServer {
   toolDescriptionOverrides: Record<string, ToolDescriptionOverride>;
   /** ttmcp's addition (SPEC §10): where the server stands with its authorization. Absent on TauriTavern. */
   auth?: McpServerAuth;
+  /**
+   * ttmcp's addition (SPEC §10): 'stdio' for a local server started as a process on the
+   * backend's machine; absent for a Streamable HTTP server. A stdio server's endpoint is
+   * "stdio:" followed by its command line, and its headers are {}.
+   */
+  transport?: 'stdio';
+  /** ttmcp's addition: how a stdio server is started (present exactly when transport is 'stdio'). */
+  stdio?: McpStdioConfig;
 }
 
 /**
@@ -362,10 +370,56 @@ export interface TtmcpMcpServersApi extends TauriTavernMcpServersApi {
   signOut(input: McpRegistrationIdInput): Promise<TauriTavernMcpServer>;
 }
 
+/**
+ * How a stdio server is started, as a page may see it. It is configured only on the backend's
+ * machine (`ttmcp stdio add|import|remove`): no method takes it, and create/update refuse a
+ * "stdio:" endpoint and command-like members with 'mcp.stdio_config_readonly'. A stdio
+ * server may be renamed (update with the endpoint, headers {} and protocol the list shows),
+ * activated, paused, removed, discovered and test-called like any other.
+ */
+export interface McpStdioConfig {
+  /** The program: a path, or a name looked up in the backend's PATH. */
+  command: string;
+  /** Passed as they are; no shell. */
+  args: string[];
+  /** Absent: the backend's working directory. */
+  cwd?: string;
+  /** The names of the environment variables it gets, sorted; their values are never sent. */
+  envNames: string[];
+  /** command and args as one line, each word quoted as a POSIX shell would need (display only). */
+  commandLine: string;
+}
+
+export type McpStdioProcessState = 'stopped' | 'starting' | 'running';
+
+/** A stdio server's process that failed to start or died. */
+export interface McpStdioExit {
+  /** RFC 3339 UTC. */
+  time: string;
+  /** e.g. 'mcp.stdio_exited_at_start', 'mcp.stdio_process_exited', 'mcp.stdio_stdout_invalid'. */
+  code: string;
+  message: string;
+  /** Its last lines on stderr, oldest first. */
+  stderr: string[];
+}
+
+export interface McpStdioStatus {
+  registrationId: string;
+  state: McpStdioProcessState;
+  /** How the last process ended when it failed; absent once one started again or after a stop on purpose. */
+  lastExit?: McpStdioExit;
+}
+
+export interface McpStdioApi {
+  /** What the backend knows of a stdio server's process; BadRequest 'mcp.not_stdio' for a remote server. */
+  status(registrationId: string | { registrationId: string }): Promise<McpStdioStatus>;
+}
+
 /** api.mcp as ttmcp publishes it: upstream's surface plus ttmcp's additions. */
 export interface TtmcpMcpApi extends TauriTavernMcpApi {
   servers: TtmcpMcpServersApi;
   audit: McpAuditApi;
+  stdio: McpStdioApi;
 }
 
 // ---------------------------------------------------------------- extension store
@@ -495,6 +549,7 @@ export interface McpCommandMap {
   finish_mcp_server_sign_in: { args: { dto: { signInId: string } }; result: TauriTavernMcpServer };
   cancel_mcp_server_sign_in: { args: { dto: { signInId: string } }; result: null };
   sign_out_mcp_server: { args: { dto: { registrationId: string } }; result: TauriTavernMcpServer };
+  get_mcp_stdio_status: { args: { dto: { registrationId: string } }; result: McpStdioStatus };
 }
 
 export type McpCommandName = keyof McpCommandMap;

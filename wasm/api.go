@@ -48,10 +48,17 @@ var auditMethods = [...]method{
 	{"list", jsapi.CmdListAuditEntries, argsOptionalDTO},
 }
 
+// stdioMethods are ttmcp's addition (SPEC §10): api.mcp.stdio. Only what
+// a page may see of a stdio server's process: stdio servers are configured
+// on the backend's machine, so there is no method to create or change one.
+var stdioMethods = [...]method{
+	{"status", jsapi.CmdGetStdioStatus, argsRegistrationID},
+}
+
 // publish installs the API on window.__TAURITAVERN__, keeping whatever the
 // page already put there: api.mcp (exactly servers and tools),
 // invoke.safeInvoke and the mcpBridge status object. api.mcp holds
-// upstream's servers and tools, and ttmcp's audit. The methods of the
+// upstream's servers and tools, and ttmcp's audit and stdio. The methods of the
 // tables above and safeInvoke are the transport's stubs (the data plane,
 // transport.go); tools.testCall is Go's.
 func publish(b *bridge) {
@@ -76,10 +83,15 @@ func publish(b *bridge) {
 	for _, m := range auditMethods {
 		audit.Set(m.name, b.method(m))
 	}
+	stdio := jsObject.New()
+	for _, m := range stdioMethods {
+		stdio.Set(m.name, b.method(m))
+	}
 	mcp := jsObject.New()
 	mcp.Set("servers", servers)
 	mcp.Set("tools", tools)
 	mcp.Set("audit", audit)
+	mcp.Set("stdio", stdio)
 	api.Set("mcp", mcp)
 
 	invoke := ensureObject(tt, "invoke")

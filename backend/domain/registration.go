@@ -127,6 +127,10 @@ type Registration struct {
 	Permissions map[string]Permission
 	// Overrides maps native tool names to their description overrides.
 	Overrides map[string]DescriptionOverride
+	// Stdio is set for a local server started as a process (ttmcp's
+	// addition, see Stdio); its Endpoint is then StdioEndpoint(*Stdio) and
+	// it has no headers. nil for a remote (Streamable HTTP) server.
+	Stdio *Stdio
 }
 
 // NewRegistration returns a registration with a new id, paused and without
@@ -161,7 +165,11 @@ func (r Registration) Validate() error {
 	if _, err := ParseRegistrationID(string(r.ID)); err != nil {
 		return err
 	}
-	if _, err := ParseEndpoint(r.Endpoint.String()); err != nil {
+	if r.Stdio != nil {
+		if err := r.validateStdio(); err != nil {
+			return err
+		}
+	} else if _, err := ParseEndpoint(r.Endpoint.String()); err != nil {
 		return err
 	}
 	if _, err := ParseDisplayName(r.DisplayName); err != nil {
@@ -199,9 +207,13 @@ func (r Registration) Validate() error {
 }
 
 // SameConnection reports whether r and o reach the same server the same
-// way: same endpoint, headers and protocol preference. A catalog discovered
-// over one connection does not describe another.
+// way: same endpoint, headers and protocol preference, and for a stdio
+// server the same command, arguments, environment and working directory.
+// A catalog discovered over one connection does not describe another.
 func (r Registration) SameConnection(o Registration) bool {
+	if (r.Stdio == nil) != (o.Stdio == nil) || r.Stdio != nil && !r.Stdio.Equal(*o.Stdio) {
+		return false
+	}
 	return r.Endpoint == o.Endpoint && maps.Equal(r.Headers, o.Headers) && r.Protocol == o.Protocol
 }
 
@@ -209,6 +221,9 @@ func (r Registration) SameConnection(o Registration) bool {
 // state, permissions and overrides. It reports whether the connection
 // changed (see SameConnection). On error r is unchanged.
 func (r *Registration) Update(displayName string, endpoint Endpoint, headers map[string]string, protocol Protocol) (connectionChanged bool, err error) {
+	if r.Stdio != nil {
+		return false, invalid(CodeStdioConfigReadOnly, "`%s` is a stdio server: %s", r.DisplayName, StdioConfigElsewhere)
+	}
 	name, err := ParseDisplayName(displayName)
 	if err != nil {
 		return false, err
@@ -280,6 +295,10 @@ func (r *Registration) SetOverride(nativeName string, o *DescriptionOverride) er
 // strings does not change r. Nil maps stay nil.
 func (r Registration) Clone() Registration {
 	c := r
+	if r.Stdio != nil {
+		s := r.Stdio.Clone()
+		c.Stdio = &s
+	}
 	c.Headers = maps.Clone(r.Headers)
 	c.Permissions = maps.Clone(r.Permissions)
 	if r.Overrides != nil {

@@ -44,6 +44,9 @@ const (
 // appears, so go-sdk knows its schema and sends the Mcp-Param-* headers
 // (SEP-2243); a target that is not listed is not called.
 func (g *Gateway) Call(ctx context.Context, r domain.Registration, nativeName string, args json.RawMessage) domain.CallOutcome {
+	if r.Stdio != nil {
+		return g.callStdio(ctx, r, nativeName, args)
+	}
 	if ctx.Err() != nil {
 		return domain.NotSent(CodeCallCancelledBeforeSend, "The tool request was cancelled before preparation started")
 	}

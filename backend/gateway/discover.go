@@ -17,6 +17,9 @@ import (
 // within the limits of reference §3.3 and validates every tool (§3.4). It
 // returns a whole catalog or an error: never a partial one.
 func (g *Gateway) Discover(ctx context.Context, r domain.Registration) (domain.Catalog, error) {
+	if r.Stdio != nil {
+		return g.discoverStdio(ctx, r)
+	}
 	filtered := &filterWatch{}
 	s, err := g.openWith(ctx, r, filtered.middleware)
 	if err != nil {
@@ -25,15 +28,7 @@ func (g *Gateway) Discover(ctx context.Context, r domain.Registration) (domain.C
 	defer s.release()
 
 	init := s.cs.InitializeResult()
-	cat := domain.Catalog{ProtocolVersion: init.ProtocolVersion}
-	if info := init.ServerInfo; info != nil {
-		if info.Name != "" {
-			cat.ServerName = &info.Name
-		}
-		if info.Version != "" {
-			cat.ServerVersion = &info.Version
-		}
-	}
+	cat := catalogHead(init)
 	if init.Capabilities == nil || init.Capabilities.Tools == nil {
 		return cat, nil // no tools capability: nothing to list
 	}
@@ -48,6 +43,21 @@ func (g *Gateway) Discover(ctx context.Context, r domain.Registration) (domain.C
 	cat.Tools, cat.Diagnostics = domain.ValidateTools(l.tools, g.schemas)
 	cat.Diagnostics = append(cat.Diagnostics, l.excluded...)
 	return cat, nil
+}
+
+// catalogHead is the part of a catalog that startup tells: the negotiated
+// version and the server's name and version.
+func catalogHead(init *mcp.InitializeResult) domain.Catalog {
+	cat := domain.Catalog{ProtocolVersion: init.ProtocolVersion}
+	if info := init.ServerInfo; info != nil {
+		if info.Name != "" {
+			cat.ServerName = &info.Name
+		}
+		if info.Version != "" {
+			cat.ServerVersion = &info.Version
+		}
+	}
+	return cat
 }
 
 // filterWatch remembers the tool names of the last tools/list page as the
@@ -88,13 +98,25 @@ type listing struct {
 // only complete results, the whole run within ListTimeout. onPage, when
 // set, sees each page's tools as soon as they arrive.
 func (g *Gateway) listTools(ctx context.Context, s *session, filtered *filterWatch, target string, onPage func([]domain.DescribedTool)) (listing, error) {
-	lctx := s.within(g.cfg.ListTimeout)
+	failed := func(err error) error {
+		if err, ok := g.authFailure(s.r, s.tr); ok {
+			return err
+		}
+		return domain.Errorf(domain.KindUnavailable, CodeListFailed, "%s", s.tr.explain(err))
+	}
+	return g.listPages(ctx, s.within(g.cfg.ListTimeout), s.cs, failed, filtered, target, onPage)
+}
+
+// listPages is listTools over any session: lctx bounds the run (it ends
+// with ctx); failed turns a failure of the session's transport into the
+// run's error.
+func (g *Gateway) listPages(ctx, lctx context.Context, cs *mcp.ClientSession, failed func(error) error, filtered *filterWatch, target string, onPage func([]domain.DescribedTool)) (listing, error) {
 	var l listing
 	total := 0
 	seen := map[string]bool{}
 	cursor := ""
 	for page := 1; ; page++ {
-		res, err := s.cs.ListTools(lctx, &mcp.ListToolsParams{Cursor: cursor})
+		res, err := cs.ListTools(lctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
 			switch {
 			case ctx.Err() != nil:
@@ -102,10 +124,7 @@ func (g *Gateway) listTools(ctx context.Context, s *session, filtered *filterWat
 			case isTimeout(err) || lctx.Err() != nil:
 				return listing{}, domain.Errorf(domain.KindUnavailable, CodeListTimeout, "tools/list did not complete within %s", g.cfg.ListTimeout)
 			}
-			if err, ok := g.authFailure(s.r, s.tr); ok {
-				return listing{}, err
-			}
-			return listing{}, domain.Errorf(domain.KindUnavailable, CodeListFailed, "%s", s.tr.explain(err))
+			return listing{}, failed(err)
 		}
 		if rt := string(res.ResultType); rt != "" && rt != "complete" {
 			return listing{}, domain.Errorf(domain.KindUnavailable, CodeResultTypeUnsupported, "tools/list did not return a complete result")

@@ -3,13 +3,17 @@
 // returns what it learned as domain values. It is the only package that
 // imports go-sdk; nothing of go-sdk leaves it.
 //
-// Every discovery and every call uses a fresh short-lived client session,
-// closed afterwards in the background (session.go), over HTTP connections
-// kept between sessions of the same profile (pool.go). Nothing is ever
-// retried: no SSE reconnects, no standalone stream, no multi-round-trip
-// follow-ups, no OAuth re-sends, no redirects. The per-session HTTP profile
-// (custom headers on every request, a response size cap, the sent/unknown
-// trace) lives in transport.go.
+// A registration with a command (domain.Stdio) is a local server instead:
+// its process is started, shared and stopped by the supervisor of
+// stdio.go, one long-lived session per process.
+//
+// Every discovery and every call of a remote server uses a fresh
+// short-lived client session, closed afterwards in the background
+// (session.go), over HTTP connections kept between sessions of the same
+// profile (pool.go). Nothing is ever retried: no SSE reconnects, no
+// standalone stream, no multi-round-trip follow-ups, no OAuth re-sends, no
+// redirects. The per-session HTTP profile (custom headers on every request,
+// a response size cap, the sent/unknown trace) lives in transport.go.
 package gateway
 
 import (
@@ -31,7 +35,7 @@ type Config struct {
 	CallWait         time.Duration // waiting for the answer to a sent tools/call, default 60 s
 	CloseTimeout     time.Duration // closing a session, in the background, default 2 s
 	IdleTimeout      time.Duration // a kept connection unused this long is closed, default 45 s
-	MaxResponseBytes int64         // one HTTP response body, default 4 MiB
+	MaxResponseBytes int64         // one HTTP response body, or one line of a stdio server, default 4 MiB
 	TLS              *tls.Config   // client TLS settings; nil: the system's roots
 	ClientName       string        // implementation name sent to servers, default "ttmcp"
 	ClientVersion    string
@@ -44,6 +48,11 @@ type Config struct {
 	RefreshTimeout time.Duration
 	// Now is the clock of token lifetimes (tests move it); default time.Now.
 	Now func() time.Time
+
+	// Local (stdio) servers (stdio.go).
+	StdioIdleTimeout time.Duration // a process unused this long is stopped, default 5 min
+	StdioStopGrace   time.Duration // each step of stopping a process (stdin closed, SIGTERM, SIGKILL), default 2 s
+	StdioStderrLines int           // the last lines of stderr kept per process, default 50
 }
 
 func (c Config) withDefaults() Config {
@@ -59,6 +68,11 @@ func (c Config) withDefaults() Config {
 	def(&c.CloseTimeout, 2*time.Second)
 	def(&c.IdleTimeout, 45*time.Second)
 	def(&c.RefreshTimeout, 30*time.Second)
+	def(&c.StdioIdleTimeout, 5*time.Minute)
+	def(&c.StdioStopGrace, 2*time.Second)
+	if c.StdioStderrLines <= 0 {
+		c.StdioStderrLines = 50
+	}
 	if c.Now == nil {
 		c.Now = time.Now
 	}
@@ -79,11 +93,13 @@ func (c Config) withDefaults() Config {
 
 // Gateway reaches MCP servers. Its sessions are short-lived, its HTTP
 // connections are kept (pool.go); Close waits for the sessions still being
-// cleaned up and closes the kept connections.
+// cleaned up and closes the kept connections. The processes of stdio
+// servers are supervised by stdio (stdio.go); Close stops them.
 type Gateway struct {
 	cfg        Config
 	pool       *pool
 	background *background
+	stdio      *stdioServers
 	// schemas keeps verdicts on tool schemas across discoveries: a refresh
 	// of an unchanged server compiles nothing.
 	schemas *domain.SchemaCache
@@ -98,7 +114,8 @@ const maxSchemaVerdicts = 8 * 2 * domain.MaxCatalogTools
 // New returns a Gateway with cfg (zero fields take their defaults).
 func New(cfg Config) *Gateway {
 	cfg = cfg.withDefaults()
-	g := &Gateway{cfg: cfg, pool: newPool(cfg), background: newBackground(), schemas: domain.NewSchemaCache(maxSchemaVerdicts)}
+	g := &Gateway{cfg: cfg, pool: newPool(cfg), background: newBackground(), stdio: newStdioServers(cfg),
+		schemas: domain.NewSchemaCache(maxSchemaVerdicts)}
 	g.auth = &keeper{store: cfg.Auths, now: cfg.Now, oauth: oauthClient(g.pool.newTransport()), log: cfg.Log,
 		refreshTimeout: cfg.RefreshTimeout, locks: map[domain.RegistrationID]chan struct{}{}}
 	return g
@@ -109,9 +126,11 @@ func New(cfg Config) *Gateway {
 func (g *Gateway) Wait() { g.background.Wait() }
 
 // Close waits for the clean-ups of finished operations and closes the kept
-// connections. The Gateway stays usable: a later operation opens new
-// connections.
+// connections; a later remote operation opens new ones. It also stops every
+// stdio server's process tree, waits until they are all gone, and starts
+// none afterwards.
 func (g *Gateway) Close() error {
+	g.stdio.close()
 	g.Wait()
 	g.pool.closeIdle()
 	return nil

@@ -2,8 +2,6 @@ package gateway
 
 import (
 	"context"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -115,21 +113,9 @@ func (g *Gateway) openWith(ctx context.Context, r domain.Registration, middlewar
 		return nil, err
 	}
 	s.cs = cs
-	res := cs.InitializeResult()
-	if res == nil || !slices.Contains(accept, res.ProtocolVersion) {
-		got := "(none)"
-		if res != nil {
-			got = res.ProtocolVersion
-		}
+	if err := checkStartup(cs.InitializeResult(), accept); err != nil {
 		s.release()
-		return nil, domain.Errorf(domain.KindUnavailable, CodeInitializeFailed,
-			"The server selected MCP %s; accepted versions: %s", got, strings.Join(accept, ", "))
-	}
-	// serverInfo is required in an initialize result but optional in a
-	// 2026-07-28 server/discover result.
-	if res.ServerInfo == nil && res.ProtocolVersion < Versions[0] {
-		s.release()
-		return nil, domain.Errorf(domain.KindUnavailable, CodeInitializeFailed, "MCP startup completed without server information")
+		return nil, err
 	}
 	return s, nil
 }

@@ -77,7 +77,12 @@ func NewCommands(svc *service.Service, log *slog.Logger) *Commands {
 		jsapi.CmdFinishSignIn:               withDTO(svc.FinishSignIn),
 		jsapi.CmdCancelSignIn:               withDTO(svc.CancelSignIn),
 		jsapi.CmdSignOut:                    withDTO(svc.SignOut),
+		// ttmcp's stdio servers: their process's status (read only).
+		jsapi.CmdGetStdioStatus: withDTO(svc.StdioStatus),
 	}, signIn: svc.CompleteSignIn}
+	for name, h := range c.table {
+		c.table[name] = refuseStdioMembers(h)
+	}
 	return c
 }
 

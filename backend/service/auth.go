@@ -127,6 +127,10 @@ func (s *Service) StartSignIn(ctx context.Context, dto jsapi.StartMcpSignInDto) 
 	if err != nil {
 		return jsapi.McpSignInStarted{}, err
 	}
+	if r.Stdio != nil {
+		return jsapi.McpSignInStarted{}, domain.Errorf(domain.KindBadRequest, CodeStdioNoSignIn,
+			"`%s` is a stdio server: it has no sign-in; its credentials go in its environment (ttmcp stdio add --env)", r.DisplayName)
+	}
 	s.signIns.cancelFor(id, "a newer sign-in to this server replaced this one")
 
 	fctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
@@ -394,7 +398,7 @@ func (s *Service) serverDTO(r domain.Registration) jsapi.McpServer {
 
 // authDTO projects a registration's sign-in state: never a token.
 func (s *Service) authDTO(r domain.Registration) *jsapi.McpServerAuth {
-	if s.gateway == nil {
+	if s.gateway == nil || r.Stdio != nil { // a stdio server has no sign-in
 		return nil
 	}
 	out := &jsapi.McpServerAuth{State: jsapi.AuthNone, Scopes: []string{}}

@@ -20,6 +20,7 @@ func (s *Service) List(ctx context.Context) (jsapi.McpServerList, error) {
 	if err != nil {
 		return jsapi.McpServerList{}, internal("cannot list MCP registrations", err)
 	}
+	s.retainStdio(res.regs)
 	return s.authed(res).list, nil
 }
 
@@ -32,6 +33,7 @@ func (s *Service) ListEncoded(ctx context.Context, encode func(any) ([]byte, err
 	if err != nil {
 		return nil, internal("cannot list MCP registrations", err)
 	}
+	s.retainStdio(res.regs)
 	return s.authed(res).encoded(encode)
 }
 
@@ -63,6 +65,9 @@ func (s *Service) Create(ctx context.Context, dto jsapi.CreateMcpServerDto) (jsa
 	if dto.ProtocolVersion != nil {
 		protocol = *dto.ProtocolVersion
 	}
+	if err := refuseStdioEndpoint(dto.Endpoint); err != nil {
+		return jsapi.McpServer{}, err
+	}
 	ep, p, err := connection(dto.Endpoint, protocol)
 	if err != nil {
 		return jsapi.McpServer{}, err
@@ -88,6 +93,9 @@ func (s *Service) Create(ctx context.Context, dto jsapi.CreateMcpServerDto) (jsa
 // discovered over the old connection no longer describes the server: it is
 // deleted before the new settings are saved, so a crash in between can only
 // leave a registration without a catalog, never a stale one.
+//
+// A stdio registration can only be renamed (updateStdio); no update makes
+// a server a stdio one.
 func (s *Service) Update(ctx context.Context, dto jsapi.UpdateMcpServerDto) (jsapi.McpServer, error) {
 	id, err := domain.ParseRegistrationID(dto.RegistrationID)
 	if err != nil {
@@ -96,13 +104,27 @@ func (s *Service) Update(ctx context.Context, dto jsapi.UpdateMcpServerDto) (jsa
 	if dto.Headers == nil {
 		return jsapi.McpServer{}, domain.Errorf(domain.KindBadRequest, jsapi.CodeArgsInvalid, "headers is required")
 	}
-	ep, p, err := connection(dto.Endpoint, dto.ProtocolVersion)
-	if err != nil {
-		return jsapi.McpServer{}, err
+	stdioEndpoint := refuseStdioEndpoint(dto.Endpoint)
+	var ep domain.Endpoint
+	var p domain.Protocol
+	if stdioEndpoint == nil {
+		if ep, p, err = connection(dto.Endpoint, dto.ProtocolVersion); err != nil {
+			return jsapi.McpServer{}, err
+		}
 	}
 	var out jsapi.McpServer
 	endpointChanged := false
 	err = s.mutate(ctx, id, func(r *domain.Registration) error {
+		if r.Stdio != nil {
+			if err := updateStdio(r, dto); err != nil {
+				return err
+			}
+			out = s.serverDTO(*r)
+			return nil
+		}
+		if stdioEndpoint != nil {
+			return stdioEndpoint
+		}
 		endpointChanged = r.Endpoint != ep
 		changed, err := r.Update(dto.DisplayName, ep, dto.Headers, p)
 		if err != nil {
@@ -135,11 +157,15 @@ func (s *Service) SetState(ctx context.Context, dto jsapi.SetMcpServerStateDto) 
 		return jsapi.McpServer{}, err
 	}
 	var out jsapi.McpServer
+	var saved domain.Registration
 	err = s.mutate(ctx, id, func(r *domain.Registration) error {
 		r.State = state
-		out = s.serverDTO(*r)
+		out, saved = s.serverDTO(*r), r.Clone()
 		return nil
 	})
+	if err == nil && state == domain.StatePaused {
+		s.stopStdio(saved, "paused")
+	}
 	return out, err
 }
 
@@ -156,7 +182,8 @@ func (s *Service) Remove(ctx context.Context, dto jsapi.McpRegistrationIdDto) er
 		return err
 	}
 	defer unlock()
-	if _, err := s.load(id); err != nil {
+	r, err := s.load(id)
+	if err != nil {
 		return err
 	}
 	err = s.regs.Delete(id)
@@ -164,6 +191,7 @@ func (s *Service) Remove(ctx context.Context, dto jsapi.McpRegistrationIdDto) er
 	if err != nil {
 		return internal("cannot remove MCP registration", err)
 	}
+	s.stopStdio(r, "removed")
 	s.cache.remove(id)
 	if err := s.regs.DeleteCatalog(id); err != nil {
 		s.log.Warn("Failed to clean up removed MCP catalog snapshot", "registration", id, "err", err)
@@ -305,7 +333,10 @@ func ServerDTO(r domain.Registration) jsapi.McpServer {
 	if headers == nil {
 		headers = map[string]string{}
 	}
+	transport, stdio := stdioConfigDTO(r)
 	return jsapi.McpServer{
+		Transport:                transport,
+		Stdio:                    stdio,
 		ID:                       string(r.ID),
 		DisplayName:              r.DisplayName,
 		Endpoint:                 r.Endpoint.String(),

@@ -76,7 +76,9 @@ type Config struct {
 	// ExtensionStore keeps api.extension.store; nil answers its commands
 	// with mcp.extension_store_unavailable.
 	ExtensionStore ExtensionStoreFiles
-	Log            *slog.Logger // nil discards
+	// Processes supervises the stdio servers' processes; nil: none (the CLI).
+	Processes Processes
+	Log       *slog.Logger // nil discards
 	// RedirectURL is the backend's sign-in callback
 	// (http://127.0.0.1:<port>/oauth/callback); empty: no sign-in.
 	RedirectURL string
@@ -86,11 +88,12 @@ type Config struct {
 
 // Service implements the commands of the MCP platform.
 type Service struct {
-	regs     Registrations
-	catalogs Catalogs
-	gateway  Gateway
-	audit    AuditLog
-	log      *slog.Logger
+	regs      Registrations
+	catalogs  Catalogs
+	gateway   Gateway
+	audit     AuditLog
+	processes Processes
+	log       *slog.Logger
 	// mu serialises mutations. It is a channel so that a caller whose
 	// context ends while waiting gives up instead of queueing forever.
 	mu chan struct{}
@@ -122,6 +125,7 @@ func New(cfg Config) *Service {
 		catalogs:      cfg.Catalogs,
 		gateway:       cfg.Gateway,
 		audit:         cfg.Audit,
+		processes:     cfg.Processes,
 		log:           cfg.Log,
 		mu:            make(chan struct{}, 1),
 		cache:         snapshots{byID: map[domain.RegistrationID]*snapshot{}},

@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"errors"
+
 	"github.com/go-json-experiment/json"
 
 	"github.com/ttmcp/ttmcp/backend/domain"
@@ -105,6 +107,10 @@ func orEmpty[V any](m map[string]V) map[string]V {
 // encodeRegistration returns the file of r, byte for byte as upstream
 // writes it.
 func encodeRegistration(r domain.Registration) ([]byte, error) {
+	if r.Stdio != nil {
+		// Upstream could not read it: stdio servers have their own files.
+		return nil, errors.New("a stdio server is kept in its own file kind, not in a registration file")
+	}
 	f := registrationFile{
 		SchemaVersion:   registrationSchemaVersion,
 		Kind:            registrationKind,

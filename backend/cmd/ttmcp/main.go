@@ -4,6 +4,7 @@
 //	ttmcp serve [--listen 127.0.0.1:7878] [--data-root ./data] [--allow-origin URL]... [--demo [--demo-listen 127.0.0.1:7879] [--demo-auth-listen 127.0.0.1:7877]]
 //	ttmcp demo-server [--listen 127.0.0.1:7879] [--auth [--token-ttl 2m]]
 //	ttmcp install-extension --sillytavern DIR [--user default-user | --global] [--backend URL] [--uninstall]
+//	ttmcp stdio add|list|remove|import ...
 //	ttmcp version
 package main
 
@@ -45,6 +46,8 @@ const usage = `usage:
   ttmcp serve [--listen 127.0.0.1:7878] [--data-root ./data] [--allow-origin URL]... [--demo [--demo-listen 127.0.0.1:7879] [--demo-auth-listen 127.0.0.1:7877]] [-v]
   ttmcp demo-server [--listen 127.0.0.1:7879] [--auth [--token-ttl 2m]]
   ttmcp install-extension --sillytavern DIR [--user default-user | --global] [--backend URL] [--uninstall]
+  ttmcp stdio add <name> [--env KEY=VALUE]... [--cwd DIR] [--data-root DIR] -- <command> [args...]
+  ttmcp stdio list|remove <name|id>|import <file> [--data-root DIR]
   ttmcp version`
 
 // stdout receives what a command prints as its result (ttmcp version);
@@ -62,6 +65,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return demoServer(ctx, args[1:], stderr)
 	case "install-extension":
 		return installExtension(args[1:], stderr)
+	case "stdio":
+		return stdioCommand(ctx, args[1:], stderr)
 	case "version":
 		printVersion(stdout)
 		return nil
@@ -147,11 +152,18 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	store := storage.Open(*dataRoot)
 	removeLeftovers(*dataRoot, log)
 	gw := gateway.New(gateway.Config{ClientVersion: version, Log: log, Auths: store})
-	defer gw.Close() // the last sessions' clean-ups, then the kept connections
+	// After the server stopped: the last sessions' clean-ups, the kept
+	// connections, and every stdio server's whole process tree (no request
+	// can start one any more).
+	defer func() {
+		gw.Close()
+		log.Info("stdio servers stopped")
+	}()
 	svc := service.New(service.Config{
-		Registrations:  store,
+		Registrations:  store.Registry(), // registration files and stdio servers
 		Catalogs:       store,
 		Gateway:        gw,
+		Processes:      gw,
 		Audit:          storage.OpenAuditLog(*dataRoot, storage.AuditOptions{}),
 		ExtensionStore: storage.OpenExtensionStore(*dataRoot),
 		Log:            log,

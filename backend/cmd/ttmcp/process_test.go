@@ -16,6 +16,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/ttmcp/ttmcp/backend/internal/stdiotest"
 	"github.com/ttmcp/ttmcp/jsapi"
 )
 
@@ -23,6 +24,9 @@ import (
 // with TTMCP_TEST_MAIN=1 it runs main() instead of the tests, so signals,
 // exit codes and the OS's view of the process are the real ones.
 func TestMain(m *testing.M) {
+	// First: a stdio server started by a ttmcp child inherits its
+	// TTMCP_TEST_MAIN=1.
+	stdiotest.RunIfChild()
 	if os.Getenv("TTMCP_TEST_MAIN") == "1" {
 		main()
 		os.Exit(0)
