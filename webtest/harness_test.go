@@ -40,6 +40,7 @@ import (
 	"github.com/ttmcp/ttmcp/backend/demo"
 	"github.com/ttmcp/ttmcp/backend/domain"
 	"github.com/ttmcp/ttmcp/backend/gateway"
+	"github.com/ttmcp/ttmcp/backend/gateway/stdiotest"
 	"github.com/ttmcp/ttmcp/backend/server"
 	"github.com/ttmcp/ttmcp/backend/service"
 	"github.com/ttmcp/ttmcp/backend/storage"
@@ -54,6 +55,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	stdiotest.RunIfChild() // a stdio server started by a test (stdio_test.go)
 	code := func() int {
 		dir, err := os.MkdirTemp("", "ttmcp-webtest-chromium-")
 		if err != nil {

@@ -25,7 +25,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ttmcp/ttmcp/backend/domain"
-	"github.com/ttmcp/ttmcp/backend/internal/stdiotest"
+	"github.com/ttmcp/ttmcp/backend/gateway/stdiotest"
 )
 
 // everythingStdio returns an active registration running server-everything

@@ -3,7 +3,6 @@ package gateway
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -260,11 +259,25 @@ func (t *stderrTail) Lines() []string {
 // a failing server said is usually why it failed.
 func withStderr(msg string, lines []string) string {
 	if len(lines) == 0 {
-		return msg + " (it wrote nothing to stderr)"
+		return msg + noStderr
 	}
 	const shown = 5
 	if len(lines) > shown {
 		lines = lines[len(lines)-shown:]
 	}
-	return fmt.Sprintf("%s; last stderr: %s", msg, strings.Join(lines, " ⏎ "))
+	return msg + lastStderr + strings.Join(lines, " ⏎ ")
+}
+
+const (
+	noStderr   = " (it wrote nothing to stderr)"
+	lastStderr = "; last stderr: "
+)
+
+// withoutStderr is msg without what withStderr appended (the status keeps
+// the lines apart).
+func withoutStderr(msg string) string {
+	if i := strings.Index(msg, lastStderr); i >= 0 {
+		return msg[:i]
+	}
+	return strings.TrimSuffix(msg, noStderr)
 }

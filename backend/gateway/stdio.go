@@ -372,7 +372,7 @@ func (ss *stdioServers) failed(srv *stdioServer, err error, proc *process) {
 func (ss *stdioServers) recordLocked(id domain.RegistrationID, err error, stderr []string) {
 	e := &domain.ProcessExit{Time: time.Now().UTC(), Code: domain.CodeOf(err), Message: err.Error(), Stderr: stderr}
 	if de, ok := errors.AsType[*domain.Error](err); ok {
-		e.Message = de.Detail
+		e.Message = withoutStderr(de.Detail) // the lines are in Stderr
 	}
 	ss.lastExit[id] = e
 }

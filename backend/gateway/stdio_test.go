@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/ttmcp/ttmcp/backend/domain"
-	"github.com/ttmcp/ttmcp/backend/internal/stdiotest"
+	"github.com/ttmcp/ttmcp/backend/gateway/stdiotest"
 )
 
 // stdioGateway returns a gateway with short timeouts, closed (every

@@ -11,7 +11,7 @@ import (
 
 	"github.com/ttmcp/ttmcp/backend/domain"
 	"github.com/ttmcp/ttmcp/backend/gateway"
-	"github.com/ttmcp/ttmcp/backend/internal/stdiotest"
+	"github.com/ttmcp/ttmcp/backend/gateway/stdiotest"
 	"github.com/ttmcp/ttmcp/backend/storage"
 	"github.com/ttmcp/ttmcp/jsapi"
 )

@@ -119,6 +119,27 @@ export const TEXTS = {
   remove_title: 'Remove this MCP server?',
   remove_note: 'The registration and all saved tool settings will be removed.',
 
+  // stdio servers (ttmcp's addition)
+  stdio: 'stdio',
+  stdio_hint: 'A local server: a command the backend runs on its own machine, configured there with ttmcp stdio.',
+  stdio_command: 'Command',
+  stdio_env: 'Environment',
+  stdio_env_hidden: '(values are kept by the backend and never shown)',
+  stdio_cwd: 'Working directory',
+  stdio_edit_note: 'The command, its arguments, environment and working directory are configured on the backend’s machine with ttmcp stdio add, import and remove; here only the name can be changed.',
+  stdio_process: 'Process',
+  stdio_state_stopped: 'stopped (it starts when its tools are discovered or called)',
+  stdio_state_starting: 'starting…',
+  stdio_state_running: 'running',
+  stdio_refresh_status: 'Check the process again',
+  stdio_status_failed: 'The process status could not be read: {message}',
+  stdio_last_exit: 'Last failure ({time}):',
+  stdio_stderr: 'Its last lines on stderr · {count}',
+  stdio_stderr_empty: 'It wrote nothing to stderr.',
+  activate_stdio_note: 'Activation lets the backend run this command on its own machine whenever this server’s tools are discovered or called; the process keeps running while it is used. It does not grant tool permission.',
+  remove_stdio_note: 'The command, its environment and all saved tool settings will be removed; a running process is stopped.',
+  json_stdio: 'this is a local (stdio) server with a command; add it on the backend’s machine with ttmcp stdio import <file> or ttmcp stdio add',
+
   // tool description dialog
   server_description: 'Server description',
   custom_description: 'Custom description',

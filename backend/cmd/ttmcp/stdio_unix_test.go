@@ -16,7 +16,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/ttmcp/ttmcp/backend/internal/stdiotest"
+	"github.com/ttmcp/ttmcp/backend/gateway/stdiotest"
 	"github.com/ttmcp/ttmcp/jsapi"
 )
 

@@ -13,6 +13,7 @@ import type {
 import { RESULT, showDialog } from '../host/popup';
 import { isHttpUrl, PROTOCOL_VERSIONS } from '../protocol';
 import type { Tr } from '../texts';
+import { StdioCommand, stdioOf } from '../manager/Stdio';
 import { errorMessage } from '../ui/errors';
 import { useTr } from '../ui/tr';
 import { parseServerJson } from './server-json';
@@ -56,6 +57,9 @@ export const ServerForm = forwardRef(function ServerForm(props: ServerFormProps,
   const tr = useTr();
   const id = useId();
   const editing = props.server !== undefined;
+  // A stdio server's command is configured on the backend's machine: only
+  // its name can be changed here.
+  const stdio = props.server ? stdioOf(props.server) : undefined;
   const [mode, setMode] = useState<Mode>('manual');
   const [name, setName] = useState(props.server?.displayName ?? '');
   const [endpoint, setEndpoint] = useState(props.server?.endpoint ?? '');
@@ -80,6 +84,9 @@ export const ServerForm = forwardRef(function ServerForm(props: ServerFormProps,
     const displayName = name.trim();
     const url = endpoint.trim();
     if (displayName === '') return tr('name_required');
+    if (stdio && props.server) {
+      return { displayName, endpoint: props.server.endpoint, headers: {}, protocolVersion: props.server.protocolVersion };
+    }
     if (!isHttpUrl(url)) return tr('endpoint_invalid');
     return { displayName, endpoint: url, headers: headersOf(rows), protocolVersion };
   }
@@ -155,97 +162,106 @@ export const ServerForm = forwardRef(function ServerForm(props: ServerFormProps,
                 data-autofocus=""
               />
             </div>
-            <div className="tt-mcp-field">
-              <label htmlFor={`${id}-endpoint`}>{tr('endpoint')}</label>
-              <input
-                id={`${id}-endpoint`}
-                className="text_pole"
-                type="text"
-                inputMode="url"
-                autoComplete="off"
-                spellCheck={false}
-                placeholder="http://127.0.0.1:3000/mcp"
-                value={endpoint}
-                onChange={(e) => setEndpoint(e.target.value)}
-                aria-describedby={`${id}-endpoint-hint`}
-              />
-              <small id={`${id}-endpoint-hint`} className="tt-mcp-hint">
-                {tr('endpoint_hint')}
-              </small>
-            </div>
-            {!editing && <p className="tt-mcp-note">{tr('new_server_note')}</p>}
-            <details
-              className="tt-mcp-advanced"
-              open={advancedOpen}
-              onToggle={(e) => setAdvancedOpen(e.currentTarget.open)}
-            >
-              <summary>{tr('advanced')}</summary>
+            {stdio ? (
               <div className="tt-mcp-field">
-                <label htmlFor={`${id}-protocol`}>{tr('protocol_version')}</label>
-                <select
-                  id={`${id}-protocol`}
-                  className="text_pole"
-                  value={protocolVersion}
-                  onChange={(e) => setProtocolVersion(e.target.value as McpProtocolVersion)}
-                  aria-describedby={`${id}-protocol-hint`}
-                >
-                  <option value="auto">{tr('protocol_auto')}</option>
-                  {PROTOCOL_VERSIONS.map((v) => (
-                    <option key={v} value={v}>
-                      {v}
-                    </option>
-                  ))}
-                </select>
-                <small id={`${id}-protocol-hint`} className="tt-mcp-hint">
-                  {tr('protocol_hint')}
-                </small>
+                <StdioCommand stdio={stdio} />
+                <p className="tt-mcp-note">{tr('stdio_edit_note')}</p>
               </div>
-              <div className="tt-mcp-field" role="group" aria-labelledby={`${id}-headers`}>
-                <span id={`${id}-headers`} className="tt-mcp-label">
-                  {tr('custom_headers')}
-                </span>
-                {rows.map((row) => (
-                  <div key={row.id} className="tt-mcp-header-row">
-                    <input
+            ) : (
+              <>
+                <div className="tt-mcp-field">
+                  <label htmlFor={`${id}-endpoint`}>{tr('endpoint')}</label>
+                  <input
+                    id={`${id}-endpoint`}
+                    className="text_pole"
+                    type="text"
+                    inputMode="url"
+                    autoComplete="off"
+                    spellCheck={false}
+                    placeholder="http://127.0.0.1:3000/mcp"
+                    value={endpoint}
+                    onChange={(e) => setEndpoint(e.target.value)}
+                    aria-describedby={`${id}-endpoint-hint`}
+                  />
+                  <small id={`${id}-endpoint-hint`} className="tt-mcp-hint">
+                    {tr('endpoint_hint')}
+                  </small>
+                </div>
+                {!editing && <p className="tt-mcp-note">{tr('new_server_note')}</p>}
+                <details
+                  className="tt-mcp-advanced"
+                  open={advancedOpen}
+                  onToggle={(e) => setAdvancedOpen(e.currentTarget.open)}
+                >
+                  <summary>{tr('advanced')}</summary>
+                  <div className="tt-mcp-field">
+                    <label htmlFor={`${id}-protocol`}>{tr('protocol_version')}</label>
+                    <select
+                      id={`${id}-protocol`}
                       className="text_pole"
-                      type="text"
-                      autoComplete="off"
-                      spellCheck={false}
-                      placeholder="x-api-key"
-                      aria-label={tr('header_name')}
-                      value={row.name}
-                      onChange={(e) => updateRow(row.id, { name: e.target.value })}
-                    />
-                    <input
-                      className="text_pole"
-                      type="password"
-                      autoComplete="new-password"
-                      aria-label={tr('header_value')}
-                      value={row.value}
-                      onChange={(e) => updateRow(row.id, { value: e.target.value })}
-                    />
+                      value={protocolVersion}
+                      onChange={(e) => setProtocolVersion(e.target.value as McpProtocolVersion)}
+                      aria-describedby={`${id}-protocol-hint`}
+                    >
+                      <option value="auto">{tr('protocol_auto')}</option>
+                      {PROTOCOL_VERSIONS.map((v) => (
+                        <option key={v} value={v}>
+                          {v}
+                        </option>
+                      ))}
+                    </select>
+                    <small id={`${id}-protocol-hint`} className="tt-mcp-hint">
+                      {tr('protocol_hint')}
+                    </small>
+                  </div>
+                  <div className="tt-mcp-field" role="group" aria-labelledby={`${id}-headers`}>
+                    <span id={`${id}-headers`} className="tt-mcp-label">
+                      {tr('custom_headers')}
+                    </span>
+                    {rows.map((row) => (
+                      <div key={row.id} className="tt-mcp-header-row">
+                        <input
+                          className="text_pole"
+                          type="text"
+                          autoComplete="off"
+                          spellCheck={false}
+                          placeholder="x-api-key"
+                          aria-label={tr('header_name')}
+                          value={row.name}
+                          onChange={(e) => updateRow(row.id, { name: e.target.value })}
+                        />
+                        <input
+                          className="text_pole"
+                          type="password"
+                          autoComplete="new-password"
+                          aria-label={tr('header_value')}
+                          value={row.value}
+                          onChange={(e) => updateRow(row.id, { value: e.target.value })}
+                        />
+                        <button
+                          type="button"
+                          className="menu_button tt-mcp-icon-button"
+                          title={tr('remove_header')}
+                          aria-label={tr('remove_header')}
+                          onClick={() => setRows((rs) => rs.filter((r) => r.id !== row.id))}
+                        >
+                          <i className="fa-solid fa-trash-can" aria-hidden="true" />
+                        </button>
+                      </div>
+                    ))}
                     <button
                       type="button"
-                      className="menu_button tt-mcp-icon-button"
-                      title={tr('remove_header')}
-                      aria-label={tr('remove_header')}
-                      onClick={() => setRows((rs) => rs.filter((r) => r.id !== row.id))}
+                      className="menu_button menu_button_icon"
+                      onClick={() => setRows((rs) => [...rs, { id: nextRow.current++, name: '', value: '' }])}
                     >
-                      <i className="fa-solid fa-trash-can" aria-hidden="true" />
+                      <i className="fa-solid fa-plus" aria-hidden="true" />
+                      <span>{tr('add_header')}</span>
                     </button>
+                    <p className="tt-mcp-note">{tr('headers_note')}</p>
                   </div>
-                ))}
-                <button
-                  type="button"
-                  className="menu_button menu_button_icon"
-                  onClick={() => setRows((rs) => [...rs, { id: nextRow.current++, name: '', value: '' }])}
-                >
-                  <i className="fa-solid fa-plus" aria-hidden="true" />
-                  <span>{tr('add_header')}</span>
-                </button>
-                <p className="tt-mcp-note">{tr('headers_note')}</p>
-              </div>
-            </details>
+                </details>
+              </>
+            )}
           </>
         ) : (
           <div className="tt-mcp-field">

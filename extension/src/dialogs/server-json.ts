@@ -41,6 +41,7 @@ export function parseServerJson(text: string): ServerJsonResult {
   const displayName = key.trim();
   if (displayName === '') return fail('json_name_required');
   if (!isPlainObject(entry)) return fail('json_not_object', { label: displayName });
+  if (entry.url === undefined && entry.command !== undefined) return fail('json_stdio');
   const url = entry.url;
   if (typeof url !== 'string' || !isHttpUrl(url.trim())) return fail('json_url');
   if (entry.type !== undefined) {

@@ -1,7 +1,7 @@
 // The Manager's actions on a real host: api.mcp for the data, SillyTavern
 // popups for the dialogs and confirmations.
 
-import type { TauriTavernMcpApi, TauriTavernMcpServer, TtmcpMcpServersApi } from '../../../jsapi/tauritavern-mcp';
+import type { TauriTavernMcpApi, TauriTavernMcpServer, TtmcpMcpApi, TtmcpMcpServersApi } from '../../../jsapi/tauritavern-mcp';
 import { confirmActivate, confirmRemove } from '../dialogs/confirm';
 import { askSignInClient } from '../dialogs/sign-in-client-dialog';
 import { openAddServerDialog, openEditServerDialog } from '../dialogs/server-dialog';
@@ -37,9 +37,12 @@ function signInActions(api: TauriTavernMcpApi, tr: Tr): Pick<McpManagerActions, 
 }
 
 export function createManagerActions(api: TauriTavernMcpApi, tr: Tr): McpManagerActions {
+  // ttmcp's api.mcp.stdio; a host with only upstream's surface has none.
+  const stdio = (api as Partial<TtmcpMcpApi>).stdio;
   return {
     ...signInActions(api, tr),
     list: () => api.servers.list(),
+    ...(stdio ? { stdioStatus: (registrationId: string) => stdio.status(registrationId) } : {}),
     addServer: () => openAddServerDialog((input) => api.servers.create(input), tr),
     editServer: (server) => openEditServerDialog(server, (input) => api.servers.update(input), tr),
     confirmActivate: (server) => confirmActivate(server, tr),

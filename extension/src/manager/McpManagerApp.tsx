@@ -8,6 +8,7 @@ import type {
   McpDiscoveredTool,
   McpDiscoveryResult,
   McpServerList,
+  McpStdioStatus,
   McpStorageIssue,
   McpToolPermission,
   SetMcpServerStateInput,
@@ -49,6 +50,8 @@ export interface McpManagerActions {
    */
   signIn?(server: TauriTavernMcpServer): Promise<TauriTavernMcpServer | null>;
   signOut?(registrationId: string): Promise<TauriTavernMcpServer>;
+  /** A stdio server's process status (ttmcp's api.mcp.stdio.status); absent where the host has none. */
+  stdioStatus?: (registrationId: string) => Promise<McpStdioStatus>;
 }
 
 export interface McpManagerInitial {
@@ -543,6 +546,7 @@ export function McpManagerApp({ initial, actions, notice, watchChanges }: McpMan
                 expanded={expanded[server.id] === true}
                 busyTools={busyTools[server.id] ?? none}
                 on={handlersFor(server)}
+                stdioStatus={actions.stdioStatus}
               />
             ))}
           </ul>

@@ -4,12 +4,13 @@
 // wants a sign-in, the way to it); then the server's recent calls,
 // discovered or not.
 
-import type { McpDiscoveryResult, TauriTavernMcpServer } from '../../../jsapi/tauritavern-mcp';
+import type { McpDiscoveryResult, McpStdioStatus, TauriTavernMcpServer } from '../../../jsapi/tauritavern-mcp';
 import { RecentCalls } from '../tools/ToolsPanel';
 import { DiscoveryNotes } from '../ui/DiscoveryNotes';
 import { useTr } from '../ui/tr';
 import { AuthRequiredNotice } from './ServerAuth';
 import type { ServerRowHandlers, ServerStatus } from './ServerRow';
+import { StdioCommand, StdioProcess, stdioOf } from './Stdio';
 import { ToolItem } from './ToolItem';
 
 interface ServerConsoleProps {
@@ -18,6 +19,26 @@ interface ServerConsoleProps {
   discovery: McpDiscoveryResult | undefined;
   busyTools: ReadonlySet<string>;
   on: ServerRowHandlers;
+  stdioStatus?: ((registrationId: string) => Promise<McpStdioStatus>) | undefined;
+}
+
+/** A stdio server's command and process, on top of its console. */
+function StdioPart(props: Pick<ServerConsoleProps, 'server' | 'status' | 'stdioStatus'>) {
+  const stdio = stdioOf(props.server);
+  if (!stdio) return null;
+  const { status } = props;
+  return (
+    <div className="tt-mcp-stdio">
+      <StdioCommand stdio={stdio} />
+      {props.stdioStatus && (
+        <StdioProcess
+          registrationId={props.server.id}
+          load={props.stdioStatus}
+          refreshKey={`${props.server.state}|${status.activity ?? ''}|${status.error ?? ''}`}
+        />
+      )}
+    </div>
+  );
 }
 
 function RowError(props: { error: string | undefined }) {
@@ -93,6 +114,7 @@ function StaleTools(props: { discovery: McpDiscoveryResult; busyTools: ReadonlyS
 export function ServerConsole(props: ServerConsoleProps) {
   return (
     <div className="tt-mcp-console">
+      <StdioPart server={props.server} status={props.status} stdioStatus={props.stdioStatus} />
       <ToolsPart {...props} />
       <RecentCalls registrationId={props.server.id} />
     </div>

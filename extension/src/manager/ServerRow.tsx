@@ -6,12 +6,14 @@
 import type {
   McpDiscoveredTool,
   McpDiscoveryResult,
+  McpStdioStatus,
   McpToolPermission,
   TauriTavernMcpServer,
 } from '../../../jsapi/tauritavern-mcp';
 import { useTr } from '../ui/tr';
 import { ServerConsole } from './ServerConsole';
 import { AuthButtons, AuthChip } from './ServerAuth';
+import { StdioTarget, stdioOf } from './Stdio';
 
 /** What a row is doing: discovering (or refreshing) its tools, changing its registration, or signing in. */
 export type ServerActivity = 'discover' | 'mutate' | 'sign-in';
@@ -44,10 +46,14 @@ export interface ServerRowProps {
   /** Tools whose permission change is being saved. */
   busyTools: ReadonlySet<string>;
   on: ServerRowHandlers;
+  /** Reads a stdio server's process status (ttmcp's api.mcp.stdio); absent on hosts without it. */
+  stdioStatus?: ((registrationId: string) => Promise<McpStdioStatus>) | undefined;
 }
 
-/** Where the server is reached: its endpoint. */
+/** Where the server is reached: its endpoint, or for a stdio server its command line. */
 export function ServerTarget(props: { server: TauriTavernMcpServer }) {
+  const stdio = stdioOf(props.server);
+  if (stdio) return <StdioTarget stdio={stdio} />;
   return (
     <code className="tt-mcp-endpoint" title={props.server.endpoint}>
       {props.server.endpoint}
@@ -125,7 +131,7 @@ function ServerActions(props: {
 }
 
 export function ServerRow(props: ServerRowProps) {
-  const { server, status, discovery, expanded, busyTools, on } = props;
+  const { server, status, discovery, expanded, busyTools, on, stdioStatus } = props;
   const busy = status.activity !== undefined;
   return (
     <li className={`tt-mcp-server tt-mcp-server-${server.state}${expanded ? ' tt-mcp-server-open' : ''}`}>
@@ -143,7 +149,16 @@ export function ServerRow(props: ServerRowProps) {
           {status.error}
         </p>
       )}
-      {expanded && <ServerConsole server={server} status={status} discovery={discovery} busyTools={busyTools} on={on} />}
+      {expanded && (
+        <ServerConsole
+          server={server}
+          status={status}
+          discovery={discovery}
+          busyTools={busyTools}
+          on={on}
+          stdioStatus={stdioStatus}
+        />
+      )}
     </li>
   );
 }
