@@ -202,6 +202,17 @@ func (ss *stdioServers) close() {
 	ss.stopping.Wait()
 }
 
+// running returns the registrations whose process runs or starts.
+func (ss *stdioServers) running() []domain.RegistrationID {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	ids := make([]domain.RegistrationID, 0, len(ss.current))
+	for id := range ss.current {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
 // status returns what is known of the process of id.
 func (ss *stdioServers) status(id domain.RegistrationID) domain.ProcessStatus {
 	ss.mu.Lock()
@@ -362,7 +373,9 @@ func (ss *stdioServers) failed(srv *stdioServer, err error, proc *process) {
 	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	ss.recordLocked(srv.id, err, stderr)
+	if !srv.retired { // a start stopped on purpose is no failure
+		ss.recordLocked(srv.id, err, stderr)
+	}
 	srv.retired = true
 	if ss.current[srv.id] == srv {
 		delete(ss.current, srv.id)
@@ -527,6 +540,10 @@ func stdioStartNotSent(err error) domain.CallOutcome {
 func (g *Gateway) StdioStatus(id domain.RegistrationID) domain.ProcessStatus {
 	return g.stdio.status(id)
 }
+
+// RunningStdio returns the stdio registrations whose process runs or
+// starts.
+func (g *Gateway) RunningStdio() []domain.RegistrationID { return g.stdio.running() }
 
 // StopStdio stops the process of stdio registration id, if one runs (the
 // registration was paused or removed). It returns at once; the process is

@@ -232,6 +232,17 @@ func TestStdioHang(t *testing.T) {
 	}
 	stdiotest.WaitGone(t, stdiotest.Pids(t, dir, "hang")...)
 
+	// Stopped on purpose while it starts: the waiting use is told so, and
+	// it is not recorded as a failure.
+	r = stdioReg(t, "hang", t.TempDir())
+	time.AfterFunc(200*time.Millisecond, func() { g.StopStdio(r.ID, "paused") })
+	if _, err := g.Discover(context.Background(), r); domain.CodeOf(err) != CodeStdioProcessStopped {
+		t.Fatalf("discover stopped while starting: %v", err)
+	}
+	if st := g.StdioStatus(r.ID); st.LastExit != nil {
+		t.Fatalf("a stop on purpose recorded as a failure: %+v", st.LastExit)
+	}
+
 	g = stdioGateway(t, func(c *Config) { c.CallWait = 300 * time.Millisecond })
 	r = stdioReg(t, "tools", dir)
 	out := g.Call(context.Background(), r, "sleep", json.RawMessage(`{"ms":5000}`))

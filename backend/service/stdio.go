@@ -33,6 +33,8 @@ type Processes interface {
 	StdioStatus(id domain.RegistrationID) domain.ProcessStatus
 	// StopStdio stops the process of id, if one runs.
 	StopStdio(id domain.RegistrationID, why string)
+	// RunningStdio returns the registrations whose process runs or starts.
+	RunningStdio() []domain.RegistrationID
 }
 
 // Codes of stdio requests from a page.
@@ -130,15 +132,24 @@ func (s *Service) stopStdio(r domain.Registration, why string) {
 }
 
 // retainStdio stops the processes of stdio registrations that are no
-// longer active ones (removed or paused outside this service, e.g. by
-// `ttmcp stdio remove` while the backend runs). List calls it.
+// longer active ones: removed or paused outside this service (by `ttmcp
+// stdio remove`, or a file edited by hand, while the backend runs). List
+// calls it; an unused process would be stopped when idle anyway.
 func (s *Service) retainStdio(regs []domain.Registration) {
 	if s.processes == nil {
 		return
 	}
+	running := s.processes.RunningStdio()
+	if len(running) == 0 {
+		return
+	}
+	active := make(map[domain.RegistrationID]bool, len(regs))
 	for _, r := range regs {
-		if r.Stdio != nil && r.State != domain.StateActive {
-			s.processes.StopStdio(r.ID, "paused")
+		active[r.ID] = r.Stdio != nil && r.State == domain.StateActive
+	}
+	for _, id := range running {
+		if !active[id] {
+			s.processes.StopStdio(id, "paused or removed")
 		}
 	}
 }

@@ -152,3 +152,31 @@ func TestStdioFailureReachesThePage(t *testing.T) {
 		t.Fatalf("test call: %+v", o)
 	}
 }
+
+// `ttmcp stdio remove` while the backend runs the server: the backend's
+// next list stops the process (it would stop when idle anyway).
+func TestStdioRemovedByTheCLIWhileRunning(t *testing.T) {
+	root, dir := t.TempDir(), t.TempDir()
+	store := storage.Open(root)
+	gw := gateway.New(gateway.Config{StartupTimeout: 10 * time.Second, StdioStopGrace: 200 * time.Millisecond})
+	t.Cleanup(func() { gw.Close() })
+	backend := New(Config{Registrations: store.Registry(), Catalogs: store, Gateway: gw, Processes: gw})
+	cli := New(Config{Registrations: store.Registry(), Catalogs: store})
+	ctx := context.Background()
+	added, err := cli.AddStdio(ctx, "local", stdiotest.Stdio(t, "tools", dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	backend.SetState(ctx, jsapi.SetMcpServerStateDto{RegistrationID: string(added.ID), State: "active"})
+	if _, err := backend.Discover(ctx, jsapi.McpRegistrationIdDto{RegistrationID: string(added.ID)}); err != nil {
+		t.Fatal(err)
+	}
+	pids := stdiotest.Pids(t, dir, "tools")
+	if _, err := cli.RemoveStdio(ctx, "local"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := backend.List(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stdiotest.WaitGone(t, pids...)
+}

@@ -32,6 +32,8 @@ func (p *stopRecorder) StopStdio(id domain.RegistrationID, why string) {
 	p.stops = append(p.stops, string(id)+" "+why)
 }
 
+func (p *stopRecorder) RunningStdio() []domain.RegistrationID { return nil }
+
 func (p *stopRecorder) seen() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()

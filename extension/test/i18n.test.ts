@@ -66,7 +66,7 @@ describe('texts', () => {
           const english = TEXTS[key as keyof typeof TEXTS];
           if (typeof text !== 'string' || text.trim() === '') problems.push(`${key}: empty`);
           else if (placeholders(text).join() !== placeholders(english).join()) problems.push(`${key}: placeholders differ`);
-          else if (text === english && /[a-z]{3}/.test(english.replace(/\{\w+\}|MCP|JSON|ttmcp/g, ''))) {
+          else if (text === english && /[a-z]{3}/.test(english.replace(/\{\w+\}|MCP|JSON|ttmcp|stdio/g, ''))) {
             problems.push(`${key}: not translated`);
           }
         }

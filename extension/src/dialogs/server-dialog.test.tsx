@@ -275,7 +275,7 @@ describe('parseServerJson', () => {
     ['no url', { a: {} }, err('json_url')],
     ['url not string', { a: { url: 5 } }, err('json_url')],
     ['file url', { a: { url: 'file:///etc/passwd' } }, err('json_url')],
-    ['stdio command', { a: { command: 'npx', args: ['x'] } }, err('json_url')],
+    ['stdio command', { a: { command: 'npx', args: ['x'] } }, err('json_stdio')],
     ['type not string', { a: { type: 1, url: 'https://a' } }, err('json_type_string')],
     ['type sse', { a: { type: 'sse', url: 'https://a' } }, err('json_type_unsupported', { type: 'sse' })],
     ['headers array', { a: { url: 'https://a', headers: [] } }, err('json_headers_object')],
