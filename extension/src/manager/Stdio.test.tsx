@@ -1,7 +1,7 @@
 import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, test } from 'vitest';
-import type { McpStdioStatus, TauriTavernMcpServer, TtmcpMcpApi } from '../../../jsapi/tauritavern-mcp';
+import type { McpStdioApi, McpStdioStatus, TauriTavernMcpServer } from '../../../jsapi/tauritavern-mcp';
 import { FakeMcp, installSillyTavern, SERVER_ID, server } from '../../test/fakes';
 import { currentPopup } from '../../test/popup-double';
 import { parseServerJson } from '../dialogs/server-json';
@@ -29,11 +29,10 @@ function stdioServer(state: 'active' | 'paused' = 'paused'): TauriTavernMcpServe
 }
 
 /** FakeMcp with ttmcp's api.mcp.stdio. */
-class FakeTtmcp extends FakeMcp implements TtmcpMcpApi {
+class FakeTtmcp extends FakeMcp {
   statuses: McpStdioStatus[] = [];
   statusCalls = 0;
-  audit = { list: () => Promise.resolve({ entries: [], skippedLines: 0 }) };
-  stdio = {
+  stdio: McpStdioApi = {
     status: (input: string | { registrationId: string }): Promise<McpStdioStatus> => {
       this.statusCalls++;
       const registrationId = typeof input === 'string' ? input : input.registrationId;
