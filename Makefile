@@ -158,10 +158,11 @@ $(NODE_STAMP): tools/node/package.json tools/node/package-lock.json
 	@PATH="$(NODE_BIN):$$PATH" node --version | grep -q '^v22\.' || { echo "tools/node: node 22 missing"; exit 1; }
 	touch $@
 
-# The gateway against @modelcontextprotocol/server-everything (an
+# The gateway, and ttmcp end to end (a stdio server added with `ttmcp
+# stdio add`), against @modelcontextprotocol/server-everything (an
 # independent peer); without TTMCP_NODE_TOOLS these tests skip.
 peers: node-tools
-	TTMCP_NODE_TOOLS=$(NODE_TOOLS) $(GO) test -race -count=1 -run '^TestPeer' ./backend/gateway
+	TTMCP_NODE_TOOLS=$(NODE_TOOLS) $(GO) test -race -count=1 -run '^TestPeer' ./backend/gateway ./backend/cmd/ttmcp
 
 # The client scenarios of the MCP conformance suite against our gateway:
 # 0.1.16 (the 2025 revisions) and 0.2.0-alpha.12 at 2026-07-28, each with its

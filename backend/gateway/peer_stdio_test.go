@@ -6,8 +6,8 @@ package gateway
 // it: `npx -y @modelcontextprotocol/server-everything` (npx finds the
 // pinned copy in tools/node, so nothing is downloaded), which is three
 // processes deep (npx → npm exec → node). The processes are found by a
-// marker in their environment (/proc/<pid>/environ), so the test sees
-// every one of them, not only the one the backend started.
+// marker in their environment (stdiotest.Marked), so the test sees every
+// one of them, not only the one the backend started.
 
 import (
 	"bytes"
@@ -42,7 +42,7 @@ func everythingStdio(t *testing.T) (domain.Registration, string) {
 		Args:    []string{"-y", "@modelcontextprotocol/server-everything"},
 		Env: map[string]string{
 			"PATH":               filepath.Join(dir, "node_modules", ".bin") + string(os.PathListSeparator) + os.Getenv("PATH"),
-			"TTMCP_PEER_MARKER":  marker,
+			stdiotest.MarkerEnv:  marker,
 			"npm_config_yes":     "true",
 			"npm_config_offline": "true",
 		},
@@ -55,48 +55,19 @@ func everythingStdio(t *testing.T) (domain.Registration, string) {
 	return r, marker
 }
 
-// marked returns the live processes whose environment holds marker.
-func marked(marker string) []int {
-	want := []byte("TTMCP_PEER_MARKER=" + marker + "\x00")
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err == nil && bytes.Contains(env, want) && stdiotest.Alive(pid) {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
 // leader returns the marked process whose parent is this test process:
 // the one the gateway started.
 func leader(t *testing.T, marker string) int {
 	t.Helper()
-	for _, pid := range marked(marker) {
+	for _, pid := range stdiotest.Marked(marker) {
 		stat, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
 		if len(fields) > 1 && fields[1] == strconv.Itoa(os.Getpid()) {
 			return pid
 		}
 	}
-	t.Fatalf("no marked process is a child of the test (marked: %v)", marked(marker))
+	t.Fatalf("no marked process is a child of the test (marked: %v)", stdiotest.Marked(marker))
 	return 0
-}
-
-func waitUnmarked(t *testing.T, marker string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(marked(marker)) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("processes survived: %v", marked(marker))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 func stdioPeerGateway(t *testing.T) *Gateway {
@@ -137,11 +108,11 @@ func TestPeerEverythingStdio(t *testing.T) {
 	if env := call("get-env", `{}`); len(env.TextBlocks) != 1 || !strings.Contains(env.TextBlocks[0].Text, marker) {
 		t.Fatalf("get-env does not show the configured environment: %+v", env)
 	}
-	if n := len(marked(marker)); n < 2 {
+	if n := len(stdiotest.Marked(marker)); n < 2 {
 		t.Fatalf("%d marked processes: npx should have started node", n)
 	}
 	g.Close()
-	waitUnmarked(t, marker)
+	stdiotest.WaitUnmarked(t, marker, 10*time.Second)
 }
 
 // TestPeerEverythingStdioLeaderDies kills the process the backend started
@@ -155,9 +126,9 @@ func TestPeerEverythingStdioLeaderDies(t *testing.T) {
 	if _, err := g.Discover(ctx, r); err != nil {
 		t.Fatal(err)
 	}
-	before := marked(marker)
+	before := stdiotest.Marked(marker)
 	syscall.Kill(leader(t, marker), syscall.SIGKILL)
-	waitUnmarked(t, marker)
+	stdiotest.WaitUnmarked(t, marker, 10*time.Second)
 	st := waitStatus(t, g, r.ID, func(st domain.ProcessStatus) bool { return st.LastExit != nil })
 	if st.LastExit.Code != CodeStdioProcessExited && st.LastExit.Code != CodeStdioConnectionLost {
 		t.Fatalf("status after the leader died: %+v (processes were %v)", st, before)
