@@ -188,7 +188,8 @@ func TestStdioCommandNotFound(t *testing.T) {
 }
 
 // A call that was written before the process died is outcome_unknown,
-// with the exit status and stderr; the next use starts a new process.
+// with the exit status and stderr, and is not retried; nothing restarts
+// the process until the next use, which starts a new one.
 func TestStdioCrashMidCall(t *testing.T) {
 	dir := t.TempDir()
 	g := stdioGateway(t, nil)
@@ -203,6 +204,10 @@ func TestStdioCrashMidCall(t *testing.T) {
 	st := waitStatus(t, g, r.ID, func(st domain.ProcessStatus) bool { return st.LastExit != nil })
 	if st.State != domain.ProcessStopped || st.LastExit.Code != CodeStdioProcessExited || !slices.Contains(st.LastExit.Stderr, "panic: the tool crashed the server") {
 		t.Fatalf("status: %+v", st)
+	}
+	time.Sleep(200 * time.Millisecond) // nothing starts it again on its own
+	if n := len(stdiotest.Pids(t, dir, "tools")); n != 1 {
+		t.Fatalf("%d processes before the next use, want 1", n)
 	}
 	if got := callText(t, g.Call(context.Background(), r, "pid", json.RawMessage(`{}`))); got == strconv.Itoa(first[0]) {
 		t.Fatal("the dead process answered")

@@ -1,6 +1,6 @@
 import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import type { McpStdioApi, McpStdioStatus, TauriTavernMcpServer } from '../../../jsapi/tauritavern-mcp';
 import { FakeMcp, installSillyTavern, SERVER_ID, server } from '../../test/fakes';
 import { currentPopup } from '../../test/popup-double';
@@ -145,6 +145,45 @@ describe('stdio servers', () => {
     expect(screen.getByText('stdio:' + COMMAND_LINE).tagName).toBe('CODE');
     expect(() => new URL(s.endpoint)).not.toThrow(); // "stdio:" parses as an opaque URL, never http(s)
     expect(new URL(s.endpoint).protocol).toBe('stdio:');
+  });
+
+  test('a Manager that knows only remote servers renders a stdio server without errors', async () => {
+    // The list entry with ttmcp's members left out is what such a Manager
+    // reads: every member of upstream's McpServer, nothing else; the
+    // endpoint is text that is never an http(s) URL.
+    const { transport: _t, stdio: _s, ...upstreamView } = stdioServer('active');
+    expect(Object.keys(upstreamView).sort()).toEqual([
+      'displayName',
+      'endpoint',
+      'headers',
+      'id',
+      'protocolVersion',
+      'state',
+      'toolDescriptionOverrides',
+      'toolPermissions',
+    ]);
+    const errors = vi.spyOn(console, 'error');
+    try {
+      const mcp = new FakeMcp([upstreamView]); // upstream's surface: no api.mcp.stdio
+      renderManager(mcp);
+      const user = userEvent.setup();
+      const row = screen.getByRole('listitem');
+      expect(within(row).getByText('stdio:' + COMMAND_LINE).tagName).toBe('CODE');
+      await user.click(within(row).getByRole('button', { name: 'Show or hide tools' }));
+      expect(await screen.findByText('Search files')).toBeTruthy();
+      expect(mcp.count('discover')).toBe(1);
+      // Its Edit dialog refuses the endpoint as not an http(s) URL before
+      // anything is sent.
+      await user.click(within(row).getByRole('button', { name: 'Edit' }));
+      const dialog = within(currentPopup().dlg);
+      expect(dialog.getByLabelText<HTMLInputElement>('Endpoint').value).toBe('stdio:' + COMMAND_LINE);
+      expect(await currentPopup().close(1)).toBe(false);
+      expect(dialog.getByRole('alert').textContent).toBe('Enter a valid http:// or https:// URL.');
+      expect(mcp.inputs('update')).toEqual([]);
+      expect(errors).not.toHaveBeenCalled();
+    } finally {
+      errors.mockRestore();
+    }
   });
 
   test('a desktop client entry with a command is refused by the JSON import with where to add it', () => {
