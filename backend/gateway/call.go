@@ -103,20 +103,32 @@ func (g *Gateway) Call(ctx context.Context, r domain.Registration, nativeName st
 	if known, ok := s.tr.knownResponse(); ok && !s.tr.overflow.Load() {
 		return known
 	}
+	if out, ok := writtenOutcome(ctx, cctx, res, err, "the remote tool"); ok {
+		return out
+	}
+	return domain.Unknown(CodeCallResponseFailed, "The tool response could not be confirmed: "+s.tr.explain(err)+"; the remote tool may have executed")
+}
+
+// writtenOutcome is the outcome of a tools/call that was written and that
+// no raw answer decided: go-sdk's typed result, the server's JSON-RPC
+// error, or outcome_unknown when the caller stopped waiting (ctx) or the
+// wait for the answer ended (cctx). ok is false for any other failure,
+// which the caller words. tool names the tool in the messages.
+func writtenOutcome(ctx, cctx context.Context, res *mcp.CallToolResult, err error, tool string) (out domain.CallOutcome, ok bool) {
 	if err == nil {
-		return domain.CallOutcome{Outcome: domain.OutcomeKnownResponse, Result: projectTyped(res)} // not seen raw: should not happen
+		return domain.CallOutcome{Outcome: domain.OutcomeKnownResponse, Result: projectTyped(res)}, true // not seen raw: should not happen
 	}
 	var je *jsonrpc.Error
 	if errors.As(err, &je) && je.Code != codeTransport {
-		return serverError(je.Code, je.Message, je.Data)
+		return serverError(je.Code, je.Message, je.Data), true
 	}
 	switch {
 	case ctx.Err() != nil:
-		return domain.Unknown(CodeCallCancelled, "Stopped waiting for the tool response; the remote tool may have executed")
+		return domain.Unknown(CodeCallCancelled, "Stopped waiting for the tool response; "+tool+" may have executed"), true
 	case cctx.Err() != nil:
-		return domain.Unknown(CodeCallTimeout, "Timed out waiting for the tool response; the remote tool may have executed")
+		return domain.Unknown(CodeCallTimeout, "Timed out waiting for the tool response; "+tool+" may have executed"), true
 	}
-	return domain.Unknown(CodeCallResponseFailed, "The tool response could not be confirmed: "+s.tr.explain(err)+"; the remote tool may have executed")
+	return domain.CallOutcome{}, false
 }
 
 // codeTransport is go-sdk's ErrRejected code: a transport failure or a

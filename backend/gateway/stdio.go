@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ttmcp/ttmcp/backend/domain"
@@ -502,18 +501,8 @@ func (g *Gateway) callStdio(ctx context.Context, r domain.Registration, nativeNa
 		}
 		return domain.NotSent(CodeCallNotQueued, "The tool request could not be queued: "+err.Error())
 	}
-	if err == nil {
-		return domain.CallOutcome{Outcome: domain.OutcomeKnownResponse, Result: projectTyped(res)} // not seen raw: should not happen
-	}
-	var je *jsonrpc.Error
-	if errors.As(err, &je) && je.Code != codeTransport {
-		return serverError(je.Code, je.Message, je.Data)
-	}
-	switch {
-	case ctx.Err() != nil:
-		return domain.Unknown(CodeCallCancelled, "Stopped waiting for the tool response; the tool may have executed")
-	case cctx.Err() != nil:
-		return domain.Unknown(CodeCallTimeout, "Timed out waiting for the tool response; the tool may have executed")
+	if out, ok := writtenOutcome(ctx, cctx, res, err, "the tool"); ok {
+		return out
 	}
 	if code, msg := srv.failure(g.stdio); code != "" {
 		return domain.Unknown(code, msg+"; the tool may have executed")

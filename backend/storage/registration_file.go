@@ -122,11 +122,19 @@ func encodeRegistration(r domain.Registration) ([]byte, error) {
 		State:           r.State,
 		ToolPermissions: r.Permissions,
 	}
-	if len(r.Overrides) > 0 {
-		f.ToolDescriptionOverrides = make(map[string]overrideFile, len(r.Overrides))
-		for k, o := range r.Overrides {
-			f.ToolDescriptionOverrides[k] = overrideFile{Description: o.Description, Properties: o.Properties}
-		}
-	}
+	f.ToolDescriptionOverrides = overridesFile(r.Overrides)
 	return marshalPretty(f)
+}
+
+// overridesFile is the file form of a registration's description
+// overrides: nil (the member left out) when there are none.
+func overridesFile(overrides map[string]domain.DescriptionOverride) map[string]overrideFile {
+	if len(overrides) == 0 {
+		return nil
+	}
+	out := make(map[string]overrideFile, len(overrides))
+	for k, o := range overrides {
+		out[k] = overrideFile{Description: o.Description, Properties: o.Properties}
+	}
+	return out
 }

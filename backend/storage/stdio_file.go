@@ -109,11 +109,6 @@ func encodeStdio(r domain.Registration) ([]byte, error) {
 		State:           r.State,
 		ToolPermissions: r.Permissions,
 	}
-	if len(r.Overrides) > 0 {
-		f.ToolDescriptionOverrides = make(map[string]overrideFile, len(r.Overrides))
-		for k, o := range r.Overrides {
-			f.ToolDescriptionOverrides[k] = overrideFile{Description: o.Description, Properties: o.Properties}
-		}
-	}
+	f.ToolDescriptionOverrides = overridesFile(r.Overrides)
 	return marshalPretty(f)
 }

@@ -31,21 +31,7 @@ func (s *Store) StdioPath(id domain.RegistrationID) string {
 // loads registration files: a file that cannot be loaded is a storage
 // issue (its FileName is "stdio/<name>") and the others still load.
 func (s *Store) ScanStdio() ([]domain.Registration, []jsapi.StorageIssue, error) {
-	files, err := s.ListStdioFiles()
-	if err != nil {
-		return nil, nil, err
-	}
-	regs := []domain.Registration{}
-	issues := []jsapi.StorageIssue{}
-	for _, f := range files {
-		reg, issue, _ := s.LoadStdioFile(f.Name)
-		if issue != nil {
-			issues = append(issues, *issue)
-		} else {
-			regs = append(regs, reg)
-		}
-	}
-	return regs, issues, nil
+	return scanFiles(s.ListStdioFiles, s.LoadStdioFile)
 }
 
 // StdioFolderStamp returns the stamp of the stdio folder. A folder that

@@ -67,14 +67,21 @@ func (s *Store) CatalogPath(id domain.RegistrationID) string {
 // nothing; a directory that cannot be listed fails the whole scan, since
 // its healthy registrations would silently disappear.
 func (s *Store) Scan() ([]domain.Registration, []jsapi.StorageIssue, error) {
-	files, err := s.ListRegistrationFiles()
+	return scanFiles(s.ListRegistrationFiles, s.LoadRegistrationFile)
+}
+
+// scanFiles loads every file list returns with load: the registrations
+// that load, and a storage issue for each file that does not.
+func scanFiles(list func() ([]domain.StoredFile, error),
+	load func(name string) (domain.Registration, *jsapi.StorageIssue, domain.FileStamp)) ([]domain.Registration, []jsapi.StorageIssue, error) {
+	files, err := list()
 	if err != nil {
 		return nil, nil, err
 	}
 	regs := []domain.Registration{}
 	issues := []jsapi.StorageIssue{}
 	for _, f := range files {
-		reg, issue, _ := s.LoadRegistrationFile(f.Name)
+		reg, issue, _ := load(f.Name)
 		if issue != nil {
 			issues = append(issues, *issue)
 		} else {

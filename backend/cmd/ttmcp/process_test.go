@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -101,9 +102,15 @@ func (p *process) wait(t *testing.T) error {
 	}
 }
 
-// invoke opens a socket the way a page does (session token, hello) and
-// runs one command.
-func invoke(t *testing.T, base, command, args string) string {
+// socket is one page connection to a ttmcp process: commands on it share
+// it (a test call's start and call must).
+type socket struct {
+	t    *testing.T
+	conn *websocket.Conn
+	id   int
+}
+
+func dial(t *testing.T, base string) *socket {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -117,28 +124,50 @@ func invoke(t *testing.T, base, command, args string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := http.Header{"Origin": {base}}
-	c, _, err := websocket.Dial(ctx, s.WS, &websocket.DialOptions{HTTPHeader: h})
+	c, _, err := websocket.Dial(ctx, s.WS, &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {base}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.CloseNow()
+	c.SetReadLimit(1 << 24)
+	t.Cleanup(func() { c.CloseNow() })
 	hello, _ := json.Marshal(jsapi.Hello{Type: jsapi.FrameHello, Token: s.Token})
 	if err := c.Write(ctx, websocket.MessageText, hello); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := c.Read(ctx); err != nil { // welcome
+	if _, _, err := c.Read(ctx); err != nil {
 		t.Fatal(err)
 	}
-	frame := `{"type":"invoke","id":1,"command":"` + command + `","args":` + args + `}`
-	if err := c.Write(ctx, websocket.MessageText, []byte(frame)); err != nil {
-		t.Fatal(err)
+	return &socket{t: t, conn: c}
+}
+
+// do runs one command and returns its result frame.
+func (s *socket) do(command, args string) string {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s.id++
+	frame := `{"type":"invoke","id":` + strconv.Itoa(s.id) + `,"command":"` + command + `","args":` + args + `}`
+	if err := s.conn.Write(ctx, websocket.MessageText, []byte(frame)); err != nil {
+		s.t.Fatal(err)
 	}
-	_, b, err := c.Read(ctx)
-	if err != nil {
-		t.Fatal(err)
+	for {
+		_, b, err := s.conn.Read(ctx)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		if strings.Contains(string(b), `"id":`+strconv.Itoa(s.id)+`,`) || strings.Contains(string(b), `"id":`+strconv.Itoa(s.id)+`}`) {
+			return string(b)
+		}
 	}
-	return string(b)
+}
+
+// invoke opens a socket the way a page does (session token, hello) and
+// runs one command.
+func invoke(t *testing.T, base, command, args string) string {
+	t.Helper()
+	s := dial(t, base)
+	defer s.conn.CloseNow()
+	return s.do(command, args)
 }
 
 // lockedBuffer collects a child's log lines for failure messages.

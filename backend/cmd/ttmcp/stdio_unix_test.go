@@ -3,81 +3,16 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
-	"net/http"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
-
-	"github.com/coder/websocket"
 
 	"github.com/ttmcp/ttmcp/backend/gateway/stdiotest"
 	"github.com/ttmcp/ttmcp/jsapi"
 )
-
-// socket is one page connection to a ttmcp process: commands on it share
-// it (a test call's start and call must).
-type socket struct {
-	t    *testing.T
-	conn *websocket.Conn
-	id   int
-}
-
-func dial(t *testing.T, base string) *socket {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	resp, err := http.Get(base + jsapi.PathSession)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s jsapi.Session
-	err = json.NewDecoder(resp.Body).Decode(&s)
-	resp.Body.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, _, err := websocket.Dial(ctx, s.WS, &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {base}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.SetReadLimit(1 << 24)
-	t.Cleanup(func() { c.CloseNow() })
-	hello, _ := json.Marshal(jsapi.Hello{Type: jsapi.FrameHello, Token: s.Token})
-	if err := c.Write(ctx, websocket.MessageText, hello); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := c.Read(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return &socket{t: t, conn: c}
-}
-
-// do runs one command and returns its result frame.
-func (s *socket) do(command, args string) string {
-	s.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	s.id++
-	frame := `{"type":"invoke","id":` + strconv.Itoa(s.id) + `,"command":"` + command + `","args":` + args + `}`
-	if err := s.conn.Write(ctx, websocket.MessageText, []byte(frame)); err != nil {
-		s.t.Fatal(err)
-	}
-	for {
-		_, b, err := s.conn.Read(ctx)
-		if err != nil {
-			s.t.Fatal(err)
-		}
-		if strings.Contains(string(b), `"id":`+strconv.Itoa(s.id)+`,`) || strings.Contains(string(b), `"id":`+strconv.Itoa(s.id)+`}`) {
-			return string(b)
-		}
-	}
-}
 
 // The acceptance of stdio servers, end to end through the real ttmcp
 // process: `ttmcp stdio add`, activate and discover from a page, call a
