@@ -35,28 +35,69 @@ func invoke(c *Commands, name, args string) (jsontext.Value, error) {
 	return c.Invoke(context.Background(), name, jsontext.Value(args))
 }
 
-// Every command, given a member that could carry a command to run (in its
-// dto or beside it), is refused with a BadRequest that says where stdio
-// servers are configured, whatever else the request holds.
+// Every command, sent by a page over the WebSocket with a member that
+// could carry a command to run (in its dto or beside it), is refused with
+// a BadRequest that says where stdio servers are configured, whatever else
+// the request holds — and nothing runs: neither the page's command nor the
+// one of a server the user configured and activated, whose id every
+// request names. The control at the end shows both markers would have
+// been seen.
 func TestNoCommandTakesACommand(t *testing.T) {
-	c, _, _, _ := stdioWorld(t)
-	values := map[string]string{
-		"command": `"/bin/sh"`, "args": `["-c","touch pwned"]`, "env": `{"LD_PRELOAD":"/tmp/x.so"}`,
-		"cwd": `"/"`, "transport": `"stdio"`, "stdio": `{"command":"/bin/sh"}`,
+	if runtime.GOOS == "windows" {
+		t.Skip("uses /bin/sh")
 	}
+	_, svc, gw, root := stdioWorld(t)
+	page := newFixtureWith(t, root, svc, nil).connect(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	pwned, ran := filepath.Join(dir, "pwned"), filepath.Join(dir, "ran")
+	mine, err := svc.AddStdio(ctx, "mine", domain.Stdio{Command: "/bin/sh", Args: []string{"-c", "touch " + ran}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := string(mine.ID)
+	if _, err := svc.SetState(ctx, jsapi.SetMcpServerStateDto{RegistrationID: id, State: "active"}); err != nil {
+		t.Fatal(err)
+	}
+	touch := `["-c","touch ` + pwned + `"]`
+	values := map[string]string{
+		"command": `"/bin/sh"`, "args": touch, "env": `{"LD_PRELOAD":"/tmp/x.so"}`,
+		"cwd": `"/"`, "transport": `"stdio"`, "stdio": `{"command":"/bin/sh","args":` + touch + `}`,
+	}
+	// Every member any command's dto has, so the request is otherwise one
+	// the command could run.
+	dto := `"registrationId":"` + id + `","displayName":"x","endpoint":"http://127.0.0.1:9/","headers":{},"protocolVersion":"auto",` +
+		`"state":"active","callId":"c","executionCallId":"e","toolId":"mcp/` + id + `:x","nativeName":"x","argumentsJson":"{}"`
 	for _, name := range jsapi.Commands {
 		for member, value := range values {
 			for _, args := range []string{
-				`{"dto":{"registrationId":"550e8400-e29b-41d4-a716-446655440000","displayName":"x","endpoint":"http://127.0.0.1:9/","` + member + `":` + value + `}}`,
-				`{"dto":{},"` + member + `":` + value + `}`,
+				`{"dto":{` + dto + `,"` + member + `":` + value + `}}`,
+				`{"dto":{` + dto + `},"` + member + `":` + value + `}`,
 			} {
-				_, err := invoke(c, name, args)
-				if domain.CodeOf(err) != domain.CodeStdioConfigReadOnly || domain.KindOf(err) != domain.KindBadRequest ||
-					!strings.Contains(err.Error(), "ttmcp stdio add") || !strings.Contains(err.Error(), member) {
-					t.Errorf("%s %s: %v", name, args, err)
+				r := page.call(name, jsontext.Value(args))
+				if r.OK || r.Error.Code != domain.CodeStdioConfigReadOnly || r.Error.Kind != jsapi.KindBadRequest ||
+					!strings.Contains(r.Error.Message, "ttmcp stdio add") || !strings.Contains(r.Error.Message, member) {
+					t.Errorf("%s %s: %s", name, args, r.raw)
 				}
 			}
 		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	for _, marker := range []string{pwned, ran} {
+		if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%s: a command ran", marker)
+		}
+	}
+	if running := gw.RunningStdio(); len(running) != 0 {
+		t.Fatalf("processes started: %v", running)
+	}
+
+	// Control: the same page discovers the user's server; it runs.
+	if r := page.call(jsapi.CmdDiscoverTools, jsontext.Value(`{"dto":{"registrationId":"`+id+`"}}`)); r.Error.Code != gateway.CodeStdioExitedAtStart {
+		t.Fatalf("discovery of the configured command: %s", r.raw)
+	}
+	if _, err := os.Stat(ran); err != nil {
+		t.Fatal("the control did not run: the test could not have seen a command run")
 	}
 }
 
