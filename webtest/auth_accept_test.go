@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
+	"github.com/ttmcp/ttmcp/backend/domain"
 	"github.com/ttmcp/ttmcp/jsapi"
 )
 
@@ -98,9 +99,9 @@ func TestSignInAcceptance(t *testing.T) {
 			t.Fatalf("%s: %v", path, err)
 		}
 		if tok := a.Token; tok != nil {
-			for _, s := range []string{tok.AccessToken, tok.RefreshToken, tok.Client.ClientSecret} {
+			for _, s := range []domain.Secret{tok.AccessToken, tok.RefreshToken, tok.Client.ClientSecret} {
 				if s != "" {
-					secrets[s] = true
+					secrets[s.Reveal()] = true
 				}
 			}
 		}
@@ -161,7 +162,7 @@ func TestSignInAcceptance(t *testing.T) {
 	back, _ := url.Parse(callback.url)
 	callback.Unlock()
 	if back == nil || back.Query().Get("code") == "" || !strings.HasPrefix(back.String(), base+jsapi.PathOAuthCallback+"?") {
-		t.Fatalf("the sign-in window was sent back to %q", callback.url)
+		t.Fatalf("the sign-in window was sent back to %q (query left out)", strings.Split(callback.url, "?")[0])
 	}
 	secrets[back.Query().Get("code")] = true
 	signedIn := readAuth()
@@ -271,7 +272,7 @@ func TestSignInAcceptance(t *testing.T) {
 		for _, text := range texts {
 			for secret := range secrets {
 				if strings.Contains(text, secret) {
-					t.Errorf("%s holds a credential (%.8s…)", where, secret)
+					t.Errorf("%s holds a credential (%.6s…)", where, secret)
 				}
 			}
 		}
@@ -304,12 +305,12 @@ type keptAuth struct {
 		Status int `json:"status"`
 	} `json:"challenge"`
 	Token *struct {
-		AccessToken  string     `json:"accessToken"`
-		RefreshToken string     `json:"refreshToken"`
-		ExpiresAt    *time.Time `json:"expiresAt"`
-		RefreshedAt  *time.Time `json:"refreshedAt"`
+		AccessToken  domain.Secret `json:"accessToken"` // Secret: a failure message never prints it
+		RefreshToken domain.Secret `json:"refreshToken"`
+		ExpiresAt    *time.Time    `json:"expiresAt"`
+		RefreshedAt  *time.Time    `json:"refreshedAt"`
 		Client       struct {
-			ClientSecret string `json:"clientSecret"`
+			ClientSecret domain.Secret `json:"clientSecret"`
 		} `json:"client"`
 	} `json:"token"`
 }

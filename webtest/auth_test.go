@@ -2,6 +2,7 @@ package webtest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"slices"
@@ -224,7 +225,7 @@ func TestSignInEndToEnd(t *testing.T) {
 	// session's first request, refused); the other ended at the refused
 	// refresh. No refresh succeeded.
 	if after := mcpRequests()[requestsBefore:]; len(after) != 1 {
-		t.Fatalf("%d requests reached the MCP server for two refused calls, want 1: %+v", len(after), after)
+		t.Fatalf("%d requests reached the MCP server for two refused calls, want 1: %s", len(after), as.Redact(fmt.Sprintf("%+v", after)))
 	}
 	if n := as.TokenRequests("refresh_token"); n != refreshesBefore {
 		t.Fatalf("a revoked sign-in was refreshed")
@@ -249,7 +250,7 @@ func TestSignInEndToEnd(t *testing.T) {
 	for _, f := range all {
 		for _, secret := range issued {
 			if strings.Contains(f, secret) {
-				t.Fatalf("a frame the page received holds a credential: %s", f)
+				t.Fatalf("a frame the page received holds a credential: %s", as.Redact(f))
 			}
 		}
 	}

@@ -144,6 +144,16 @@ func (a *AuthServer) Issued() []string {
 	return slices.Clone(a.issued)
 }
 
+// Redact returns s with every credential the server has handed out
+// replaced by "[credential]", so a test that found one can show where
+// without printing it.
+func (a *AuthServer) Redact(s string) string {
+	for _, c := range a.Issued() {
+		s = strings.ReplaceAll(s, c, "[credential]")
+	}
+	return s
+}
+
 // TokenRequests returns how many token requests of grantType
 // ("authorization_code", "refresh_token") were answered with a token.
 func (a *AuthServer) TokenRequests(grantType string) int {

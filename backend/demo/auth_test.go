@@ -144,6 +144,9 @@ func TestDemoCodeGrant(t *testing.T) {
 		if !slices.Contains(d.as.Issued(), c) {
 			t.Fatalf("Issued() lacks %q", c)
 		}
+		if got := d.as.Redact("<" + c + ">"); got != "<[credential]>" {
+			t.Fatalf("Redact: %q", got)
+		}
 	}
 	if s := d.mcpStatus(tok.AccessToken); s != 200 {
 		t.Fatalf("with the token: %d", s)

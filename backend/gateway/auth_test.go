@@ -120,7 +120,8 @@ func (f *authFixture) state(t *testing.T) domain.Auth {
 func (f *authFixture) noLeaks(t *testing.T) {
 	for _, secret := range f.as.Issued() {
 		if strings.Contains(f.logs.String(), secret) {
-			t.Errorf("a log line holds a credential:\n%s", f.logs.String())
+			t.Errorf("a log line holds a credential:\n%s", f.as.Redact(f.logs.String()))
+			return
 		}
 	}
 }
@@ -191,7 +192,7 @@ func TestSignInDiscoverCallRefresh(t *testing.T) {
 			first := "Bearer " + a.Token.AccessToken.Reveal()
 			for _, h := range f.mcpAuthorizations(mark) {
 				if h != first {
-					t.Fatalf("a request carried %q", h)
+					t.Fatalf("a request carried %q", f.as.Redact(h))
 				}
 			}
 
@@ -206,7 +207,7 @@ func TestSignInDiscoverCallRefresh(t *testing.T) {
 			}
 			auths := f.mcpAuthorizations(mark)
 			if last := auths[len(auths)-1]; last != "Bearer "+b.Token.AccessToken.Reveal() {
-				t.Fatalf("last request carried %q", last)
+				t.Fatalf("last request carried %q", f.as.Redact(last))
 			}
 			// Still fresh: no second refresh.
 			wantOutcome(t, f.gw.Call(context.Background(), f.r, "echo", json.RawMessage(`{"text":"3"}`)), domain.OutcomeKnownResponse, "")

@@ -126,7 +126,7 @@ func TestSignInOverTheWire(t *testing.T) {
 	for _, frame := range frames {
 		for _, secret := range as.Issued() {
 			if strings.Contains(frame, secret) {
-				t.Fatalf("a frame holds a credential: %s", frame)
+				t.Fatalf("a frame holds a credential: %s", as.Redact(frame))
 			}
 		}
 	}

@@ -152,7 +152,7 @@ func (w *authWorld) noTokens(values ...any) {
 		b, _ := json.Marshal(v)
 		for _, secret := range w.as.Issued() {
 			if strings.Contains(string(b), secret) {
-				w.t.Fatalf("a DTO holds a credential: %s", b)
+				w.t.Fatalf("a DTO holds a credential: %s", w.as.Redact(string(b)))
 			}
 		}
 	}
