@@ -297,7 +297,7 @@ func TestTokensFollowTheEndpoint(t *testing.T) {
 }
 
 // A test call and a model call refused for want of authorization are
-// not_sent mcp.auth_required, and recorded as such.
+// not_sent mcp.auth_required.
 func TestCallsNeedSignIn(t *testing.T) {
 	w := newAuthWorld(t, time.Minute)
 	ctx := context.Background()
@@ -307,6 +307,15 @@ func TestCallsNeedSignIn(t *testing.T) {
 	o, err := w.svc.TestCall(ctx, jsapi.TestMcpToolCallDto{CallID: "c1", RegistrationID: w.id, NativeName: "echo", ArgumentsJSON: `{"text":"x"}`})
 	if err != nil || o.Outcome != jsapi.OutcomeNotSent || o.Code != gateway.CodeAuthRequired {
 		t.Fatalf("test call: %v %+v", err, o)
+	}
+	if _, err := w.svc.SetPermission(ctx, jsapi.SetMcpToolPermissionDto{RegistrationID: w.id, NativeName: "echo", Permission: jsapi.PermissionAllow}); err != nil {
+		t.Fatal(err)
+	}
+	tool, _ := domain.NewToolID(domain.RegistrationID(w.id), "echo")
+	w.svc.StartLegacyCall(ctx, jsapi.McpExecutionCallIdDto{ExecutionCallID: "m1"})
+	o, err = w.svc.CallLegacyTool(ctx, jsapi.CallLegacyMcpToolDto{ExecutionCallID: "m1", ToolID: string(tool), ArgumentsJSON: `{"text":"x"}`})
+	if err != nil || o.Outcome != jsapi.OutcomeNotSent || o.Code != gateway.CodeAuthRequired {
+		t.Fatalf("model call: %v %+v", err, o)
 	}
 	w.signedIn()
 	if _, err := w.svc.StartTestCall(ctx, jsapi.McpTestCallIdDto{CallID: "c2"}); err != nil {
