@@ -141,52 +141,58 @@ func TestNoToolsCapabilityMeansNoList(t *testing.T) {
 	}
 }
 
+// hostileLists are tools/list answers that misbehave in one way each,
+// with the error code and a part of the message discovery must give.
+// (Package level: the stdio tests serve the same lists from a child
+// process, see stdio_fake_test.go.)
+var hostileLists = []struct {
+	name string
+	list func(cursor string) any
+	code string
+	msg  string
+}{
+	{"cursor cycle", func(c string) any {
+		return page(map[string]string{"": "a", "a": "b", "b": "a"}[c], rawTool("t"+c, `{"type":"object"}`))
+	}, CodeCursorCycle, "`a`"},
+	{"33 pages", func(c string) any {
+		n := 0
+		fmt.Sscan(c, &n)
+		return page(fmt.Sprint(n+1), rawTool(fmt.Sprint("t", n), `{"type":"object"}`))
+	}, CodePageLimit, "32 pages"},
+	{"513 tools", func(c string) any {
+		var tools []any
+		for i := range 513 {
+			tools = append(tools, rawTool(fmt.Sprint("t", i), `{"type":"object"}`))
+		}
+		return page("", tools...)
+	}, CodeToolLimit, "512 tools"},
+	{"9 MiB catalog", func(c string) any {
+		n := 0
+		fmt.Sscan(c, &n)
+		var tools []any
+		for i := range 10 {
+			tool := rawTool(fmt.Sprint("t", n, "_", i), `{"type":"object"}`)
+			tool["description"] = hostileBig
+			tools = append(tools, tool)
+		}
+		next := ""
+		if n < 4 {
+			next = fmt.Sprint(n + 1)
+		}
+		return page(next, tools...)
+	}, CodeCatalogSizeLimit, "8388608 bytes"},
+	{"incomplete result", func(string) any {
+		r := page("", rawTool("t", `{"type":"object"}`))
+		r["resultType"] = "input_required"
+		return r
+	}, CodeResultTypeUnsupported, "complete"},
+}
+
+var hostileBig = strings.Repeat("x", 230<<10)
+
 // hostile lists pages of a fake server that misbehaves in one way each.
 func TestHostilePagination(t *testing.T) {
-	big := strings.Repeat("x", 230<<10)
-	tests := []struct {
-		name string
-		list func(cursor string) any
-		code string
-		msg  string
-	}{
-		{"cursor cycle", func(c string) any {
-			return page(map[string]string{"": "a", "a": "b", "b": "a"}[c], rawTool("t"+c, `{"type":"object"}`))
-		}, CodeCursorCycle, "`a`"},
-		{"33 pages", func(c string) any {
-			n := 0
-			fmt.Sscan(c, &n)
-			return page(fmt.Sprint(n+1), rawTool(fmt.Sprint("t", n), `{"type":"object"}`))
-		}, CodePageLimit, "32 pages"},
-		{"513 tools", func(c string) any {
-			var tools []any
-			for i := range 513 {
-				tools = append(tools, rawTool(fmt.Sprint("t", i), `{"type":"object"}`))
-			}
-			return page("", tools...)
-		}, CodeToolLimit, "512 tools"},
-		{"9 MiB catalog", func(c string) any {
-			n := 0
-			fmt.Sscan(c, &n)
-			var tools []any
-			for i := range 10 {
-				tool := rawTool(fmt.Sprint("t", n, "_", i), `{"type":"object"}`)
-				tool["description"] = big
-				tools = append(tools, tool)
-			}
-			next := ""
-			if n < 4 {
-				next = fmt.Sprint(n + 1)
-			}
-			return page(next, tools...)
-		}, CodeCatalogSizeLimit, "8388608 bytes"},
-		{"incomplete result", func(string) any {
-			r := page("", rawTool("t", `{"type":"object"}`))
-			r["resultType"] = "input_required"
-			return r
-		}, CodeResultTypeUnsupported, "complete"},
-	}
-	for _, tt := range tests {
+	for _, tt := range hostileLists {
 		t.Run(tt.name, func(t *testing.T) {
 			ts, _ := serve(t, &fake{version: "2025-11-25", list: tt.list})
 			_, err := testGateway().Discover(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil))

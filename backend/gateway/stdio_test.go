@@ -39,6 +39,7 @@ func stdioGateway(t *testing.T, change func(*Config)) *Gateway {
 
 func TestMain(m *testing.M) {
 	stdiotest.RunIfChild()
+	runFakeListIfChild()
 	os.Exit(m.Run())
 }
 
