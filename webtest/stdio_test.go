@@ -10,8 +10,12 @@ package webtest
 // nor change its command.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -141,4 +145,87 @@ func waitStdio(t *testing.T, root string, id domain.RegistrationID, ok func(doma
 		time.Sleep(25 * time.Millisecond)
 	}
 	t.Fatal("the stdio server's file never changed as expected")
+}
+
+// nodeTools returns tools/node (`make node-tools`: Node 22 and
+// server-everything), or skips the test when it is not installed.
+func nodeTools(t *testing.T) string {
+	t.Helper()
+	dir := cmp.Or(os.Getenv("TTMCP_NODE_TOOLS"), filepath.Join("..", "tools", "node"))
+	dir, err := filepath.Abs(dir)
+	if err == nil {
+		_, err = os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything"))
+	}
+	if err != nil {
+		t.Skipf("server-everything is not installed under tools/node (`make node-tools`): %v", err)
+	}
+	return dir
+}
+
+// Issue 10's acceptance in the page, with the real programs: the user ran
+// `ttmcp stdio add everything -- npx -y @modelcontextprotocol/server-everything`
+// (here its use case); in the Manager the row shows that command line, the
+// user activates the server (the confirmation shows the command), its tools
+// are discovered and get-sum is allowed; a test call from the page, then
+// SillyTavern's Generate loop (st-chat.js) lets the model call it, and the
+// audit log holds both calls.
+func TestSTStdioEverything(t *testing.T) {
+	needBundle(t)
+	tools := nodeTools(t)
+	// The backend's PATH has Node 22 (npx itself may be the system's).
+	t.Setenv("PATH", filepath.Join(tools, "node_modules", ".bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+	b := newBackend(t, withManager(nil))
+	gw := gateway.New(gateway.Config{ClientVersion: "webtest", StartupTimeout: time.Minute, ListTimeout: 20 * time.Second,
+		CallWait: 20 * time.Second, StdioStopGrace: 500 * time.Millisecond})
+	t.Cleanup(func() { gw.Close() })
+	b.configure = append(b.configure, func(c *server.Config) {
+		store := storage.Open(b.root)
+		c.Commands = server.NewCommands(service.New(service.Config{Registrations: store.Registry(), Catalogs: store,
+			Gateway: gw, Processes: gw, Audit: b.audit, ExtensionStore: storage.OpenExtensionStore(b.root)}), nil)
+	})
+	b.stop()
+	b.start()
+	cli := service.New(service.Config{Registrations: storage.Open(b.root).Registry(), Catalogs: storage.Open(b.root)})
+	added, err := cli.AddStdio(context.Background(), "everything", domain.Stdio{Command: "npx",
+		Args: []string{"-y", "@modelcontextprotocol/server-everything"}, Env: map[string]string{"npm_config_offline": "true"}, Cwd: tools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const line = "npx -y @modelcontextprotocol/server-everything"
+
+	p := openManager(t, b)
+	p.run(`const row = await ui.row('everything');
+		await ui.withText('stdio', row, '.tt-mcp-chip-stdio');
+		await ui.withText(%s, row, 'code');
+		await ui.click('button', 'Paused', row);
+		await ui.withText('Activate this MCP server?');
+		await ui.withText(%s, undefined, 'code');
+		await ui.click('button', 'Activate');
+		await ui.get('button', 'Active', await ui.row('everything'));
+		await ui.click('button', 'Show or hide tools', await ui.row('everything'));
+		const group = await ui.get('radiogroup', /^Permission for .*sum/i, await ui.row('everything'));
+		(await ui.get('radio', 'Allow', group)).click();`, line, line)
+	waitStdio(t, b.root, added.ID, func(r domain.Registration) bool { return r.PermissionFor("get-sum") == domain.PermissionAllow })
+	shots(p, "manager-stdio-everything")
+
+	out := evalJS[map[string]any](p, `return await window.__TAURITAVERN__.api.mcp.tools.testCall(
+		{ registrationId: %s, nativeName: 'get-sum', argumentsJson: '{"a":2,"b":3}' });`, string(added.ID))
+	if out["outcome"] != "known_response" || !strings.Contains(fmt.Sprint(out["response"]), "The sum of 2 and 3 is 5.") {
+		t.Fatalf("test call: %v", out)
+	}
+
+	e := &stEnv{b: b, llm: newChatServer(t), p: p, id: string(added.ID)}
+	loadSTChat(p, e.llm)
+	e.llm.script(calls(toolCall{"c1", "mcp__everything__get-sum", `{"a":40,"b":2}`}), reply{Text: "42."})
+	if r := e.send("Add 40 and 2", false); r.Status != "done" {
+		t.Fatalf("ended %s: %s", r.Status, r.Error)
+	}
+	reqs := e.llm.requests()
+	if len(reqs) != 2 || !slices.Contains(reqs[0].toolNames(), "mcp__everything__get-sum") {
+		t.Fatalf("the model got %d requests, the first offering %v", len(reqs), reqs[0].toolNames())
+	}
+	if msg := reqs[1].toolMessages()["c1"]; !strings.Contains(msg, "The sum of 40 and 2 is 42.") {
+		t.Fatalf("the tool message: %s", msg)
+	}
+	wantAudit(t, e.audit(), "get-sum allow none known_response ", "get-sum allow manual known_response ")
 }

@@ -48,7 +48,23 @@ func newSTEnvWith(t *testing.T, h http.Handler, perms map[string]string) *stEnv 
 		c.Extensions = map[string]fs.FS{extension.Name: extension.Files()}
 	})
 	e.p = openPlayground(t, e.b, "")
-	e.p.run(`
+	loadSTChat(e.p, e.llm)
+	e.id = evalJS[string](e.p, `
+		const mcp = window.__TAURITAVERN__.api.mcp;
+		const s = await mcp.servers.create({ displayName: 'Demo', endpoint: %s });
+		await mcp.servers.setState({ registrationId: s.id, state: 'active' });
+		for (const [nativeName, permission] of Object.entries(%s)) {
+			await mcp.tools.setPermission({ registrationId: s.id, nativeName, permission });
+		}
+		await mcp.servers.discover(s.id);
+		return s.id;`, e.mcp.endpoint(), perms)
+	return e
+}
+
+// loadSTChat loads st-chat.js (SillyTavern's Generate loop) into p once
+// the API is ready, with llm as the model, and records the toasts.
+func loadSTChat(p *page, llm *chatServer) {
+	p.run(`
 		await (window.__TAURITAVERN__?.ready ?? new Promise((r) => {
 			const c = () => window.__TAURITAVERN__?.ready ? window.__TAURITAVERN__.ready.then(r) : setTimeout(c, 20);
 			c();
@@ -62,17 +78,7 @@ func newSTEnvWith(t *testing.T, h http.Handler, perms map[string]string) *stEnv 
 				toasts.push({ level, text: String(text ?? ''), title: String(title ?? ''), options: options ?? {} });
 				return real(text, title, options);
 			};
-		}`, e.llm.URL)
-	e.id = evalJS[string](e.p, `
-		const mcp = window.__TAURITAVERN__.api.mcp;
-		const s = await mcp.servers.create({ displayName: 'Demo', endpoint: %s });
-		await mcp.servers.setState({ registrationId: s.id, state: 'active' });
-		for (const [nativeName, permission] of Object.entries(%s)) {
-			await mcp.tools.setPermission({ registrationId: s.id, nativeName, permission });
-		}
-		await mcp.servers.discover(s.id);
-		return s.id;`, e.mcp.endpoint(), perms)
-	return e
+		}`, llm.URL)
 }
 
 // stResult is how a send ended, as st-chat.js reports it.
