@@ -148,7 +148,8 @@ func waitStdio(t *testing.T, root string, id domain.RegistrationID, ok func(doma
 }
 
 // nodeTools returns tools/node (`make node-tools`: Node 22 and
-// server-everything), or skips the test when it is not installed.
+// server-everything), or skips the test when it is not installed and
+// TTMCP_NODE_TOOLS is unset (make webtest sets it, so the test runs there).
 func nodeTools(t *testing.T) string {
 	t.Helper()
 	dir := cmp.Or(os.Getenv("TTMCP_NODE_TOOLS"), filepath.Join("..", "tools", "node"))
@@ -156,7 +157,10 @@ func nodeTools(t *testing.T) string {
 	if err == nil {
 		_, err = os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything"))
 	}
-	if err != nil {
+	switch {
+	case err != nil && os.Getenv("TTMCP_NODE_TOOLS") != "":
+		t.Fatalf("TTMCP_NODE_TOOLS names no server-everything install: %v", err) // make webtest sets it: never skip there
+	case err != nil:
 		t.Skipf("server-everything is not installed under tools/node (`make node-tools`): %v", err)
 	}
 	return dir
