@@ -23,6 +23,7 @@ import type {
   UpdateMcpServerInput,
 } from '../../jsapi/tauritavern-mcp';
 import type { BridgeStatus, ExtensionStore } from '../src/host/tauritavern';
+import type { McpManagerActions } from '../src/manager/McpManagerApp';
 import type { Translate } from '../src/texts';
 import { POPUP_RESULT, POPUP_TYPE, TestPopup } from './popup-double';
 
@@ -310,4 +311,29 @@ export function setBridgeState(bridge: BridgeDouble, state: BridgeDouble['state'
   if (error) bridge.error = error;
   else delete bridge.error;
   window.dispatchEvent(new CustomEvent('tauritavern-mcp:state', { detail: { state } }));
+}
+
+/** A rejection that names an action the test did not expect. */
+export function unexpected(name: string): Promise<never> {
+  return Promise.reject(new Error(`unexpected action: ${name}`));
+}
+
+/** Manager actions that fail the test unless overridden. */
+export function strictActions(overrides: Partial<McpManagerActions> = {}): McpManagerActions {
+  return {
+    list: () => unexpected('list'),
+    addServer: () => unexpected('addServer'),
+    editServer: () => unexpected('editServer'),
+    confirmActivate: () => unexpected('confirmActivate'),
+    confirmRemove: () => unexpected('confirmRemove'),
+    setState: () => unexpected('setState'),
+    remove: () => unexpected('remove'),
+    discover: () => unexpected('discover'),
+    refresh: () => unexpected('refresh'),
+    setPermission: () => unexpected('setPermission'),
+    setDescriptionOverride: () => unexpected('setDescriptionOverride'),
+    openToolDialog: () => unexpected('openToolDialog'),
+    openTestCall: () => unexpected('openTestCall'),
+    ...overrides,
+  };
 }

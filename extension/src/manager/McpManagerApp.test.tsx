@@ -2,37 +2,13 @@ import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, test, vi } from 'vitest';
 import type { McpAuditEntry, McpDiscoveryResult, McpServerList, TauriTavernMcpServer } from '../../../jsapi/tauritavern-mcp';
-import { apiError, discovery, FakeMcp, FakeStore, installSillyTavern, SERVER_B, SERVER_ID, searchTool, server } from '../../test/fakes';
+import { apiError, discovery, FakeMcp, FakeStore, installSillyTavern, SERVER_B, SERVER_ID, searchTool, server, strictActions } from '../../test/fakes';
 import { currentPopup, TestPopup } from '../../test/popup-double';
 import { createManagerActions } from '../host/actions';
 import { EXA_MARKER, EXA_SERVER, ensureExaRecommendation } from '../recommendation';
 import { englishTr } from '../texts';
 import { ToolsContext, type ToolsPanelDeps } from '../tools/ToolsPanel';
 import { McpManagerApp, type McpManagerActions } from './McpManagerApp';
-
-function unexpected(name: string): Promise<never> {
-  return Promise.reject(new Error(`unexpected action: ${name}`));
-}
-
-/** Actions that fail the test unless overridden. */
-function actions(overrides: Partial<McpManagerActions> = {}): McpManagerActions {
-  return {
-    list: () => unexpected('list'),
-    addServer: () => unexpected('addServer'),
-    editServer: () => unexpected('editServer'),
-    confirmActivate: () => unexpected('confirmActivate'),
-    confirmRemove: () => unexpected('confirmRemove'),
-    setState: () => unexpected('setState'),
-    remove: () => unexpected('remove'),
-    discover: () => unexpected('discover'),
-    refresh: () => unexpected('refresh'),
-    setPermission: () => unexpected('setPermission'),
-    setDescriptionOverride: () => unexpected('setDescriptionOverride'),
-    openToolDialog: () => unexpected('openToolDialog'),
-    openTestCall: () => unexpected('openTestCall'),
-    ...overrides,
-  };
-}
 
 /** The Manager on a fake api.mcp with the real dialogs in the Popup double. */
 function renderWithApi(mcp: FakeMcp) {
@@ -100,7 +76,7 @@ describe('McpManagerApp', () => {
     render(
       <McpManagerApp
         initial={{ servers: [], storageIssues: [{ fileName: 'broken.json', message: 'mcp.registration_invalid: bad' }] }}
-        actions={actions({
+        actions={strictActions({
           addServer: () => {
             adds++;
             return Promise.resolve(created);
@@ -132,7 +108,7 @@ describe('McpManagerApp', () => {
           storageIssues: [],
           error: 'TauriTavern extension store is unavailable',
         }}
-        actions={actions()}
+        actions={strictActions()}
       />,
     );
     expect(screen.getByRole('alert').textContent).toBe('TauriTavern extension store is unavailable');
@@ -279,7 +255,7 @@ describe('McpManagerApp', () => {
     render(
       <McpManagerApp
         initial={{ servers: [server('active')], storageIssues: [] }}
-        actions={actions({
+        actions={strictActions({
           discover: () => Promise.reject(new Error('discovery failed')),
           editServer: () => edit.promise,
         })}
@@ -499,7 +475,7 @@ describe('McpManagerApp', () => {
     render(
       <McpManagerApp
         initial={{ servers: [server('active')], storageIssues: [] }}
-        actions={actions({
+        actions={strictActions({
           openTestCall: (servers) => {
             given = servers;
             return opened.promise;

@@ -7,7 +7,7 @@ import type {
   TauriTavernMcpApi,
   TauriTavernMcpServer,
 } from '../../../jsapi/tauritavern-mcp';
-import { apiError, discovery, installSillyTavern, server } from '../../test/fakes';
+import { apiError, discovery, installSillyTavern, server, strictActions, unexpected } from '../../test/fakes';
 import { currentPopup } from '../../test/popup-double';
 import { createManagerActions } from '../host/actions';
 import { englishTr } from '../texts';
@@ -22,29 +22,6 @@ function auth(patch: Partial<McpServerAuth> = {}): McpServerAuth {
 
 const required = auth({ state: 'required', challenge: { status: 401, scopes: ['files:read'], at: '2026-01-01T00:00:00Z' } });
 const signedIn = auth({ state: 'signed_in', scopes: ['files:read', 'offline_access'], refreshable: true, expiresAt: '2026-01-01T01:00:00Z', authorizationServer: 'as.example' });
-
-function unexpected(name: string): Promise<never> {
-  return Promise.reject(new Error(`unexpected action: ${name}`));
-}
-
-function actions(overrides: Partial<McpManagerActions> = {}): McpManagerActions {
-  return {
-    list: () => unexpected('list'),
-    addServer: () => unexpected('addServer'),
-    editServer: () => unexpected('editServer'),
-    confirmActivate: () => unexpected('confirmActivate'),
-    confirmRemove: () => unexpected('confirmRemove'),
-    setState: () => unexpected('setState'),
-    remove: () => unexpected('remove'),
-    discover: () => unexpected('discover'),
-    refresh: () => unexpected('refresh'),
-    setPermission: () => unexpected('setPermission'),
-    setDescriptionOverride: () => unexpected('setDescriptionOverride'),
-    openToolDialog: () => unexpected('openToolDialog'),
-    openTestCall: () => unexpected('openTestCall'),
-    ...overrides,
-  };
-}
 
 function renderManager(servers: TauriTavernMcpServer[], a: McpManagerActions) {
   render(<McpManagerApp initial={{ servers, storageIssues: [] }} actions={a} />);
@@ -63,7 +40,7 @@ describe('sign-in in the Manager', () => {
     window.addEventListener('click', leave);
     renderManager(
       [server('active', { auth: required })],
-      actions({
+      strictActions({
         signIn: (s) => {
           calls.push(`signIn ${s.id} ${inClick ? 'in the click' : 'after the click'}`);
           return Promise.resolve({ ...s, auth: signedIn });
@@ -92,7 +69,7 @@ describe('sign-in in the Manager', () => {
     const user = userEvent.setup();
     renderManager(
       [server('active', { auth: auth() })],
-      actions({
+      strictActions({
         discover: () => Promise.reject(apiError('mcp.auth_required', 'the server requires authorization (HTTP 401)', 'Unavailable')),
         signIn: () => unexpected('signIn'),
         signOut: () => unexpected('signOut'),
@@ -110,7 +87,7 @@ describe('sign-in in the Manager', () => {
     const user = userEvent.setup();
     renderManager(
       [server('active', { auth: signedIn })],
-      actions({
+      strictActions({
         discover: () => Promise.resolve(discovery()),
         refresh: () => Promise.reject(apiError('mcp.auth_required', 'the sign-in to this server has expired', 'Unavailable')),
         signIn: () => unexpected('signIn'),
@@ -128,7 +105,7 @@ describe('sign-in in the Manager', () => {
     const user = userEvent.setup();
     renderManager(
       [server('active', { auth: required })],
-      actions({
+      strictActions({
         signIn: () => Promise.reject(apiError('mcp.auth_denied', 'the authorization was refused (access_denied)', 'Conflict')),
         signOut: () => unexpected('signOut'),
       }),
@@ -147,7 +124,7 @@ describe('sign-in in the Manager', () => {
     const lists: string[] = [];
     renderManager(
       [server('active', { auth: signedIn })],
-      actions({
+      strictActions({
         discover: () => Promise.reject(apiError('mcp.auth_required', 'the server requires authorization (HTTP 401, invalid_token)', 'Unavailable')),
         openTestCall: () => Promise.resolve(),
         list: () => {
@@ -173,7 +150,7 @@ describe('sign-in in the Manager', () => {
     const outs: string[] = [];
     renderManager(
       [server('active', { auth: signedIn })],
-      actions({
+      strictActions({
         signIn: () => unexpected('signIn'),
         signOut: (id) => {
           outs.push(id);
@@ -188,7 +165,7 @@ describe('sign-in in the Manager', () => {
   });
 
   test('without sign-in in the host API (TauriTavern) there are no sign-in buttons', () => {
-    renderManager([server('active', { auth: required })], actions());
+    renderManager([server('active', { auth: required })], strictActions());
     expect(screen.getByText('Needs sign-in')).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Sign in' })).toBeNull();
   });
