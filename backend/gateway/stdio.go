@@ -477,6 +477,14 @@ func (g *Gateway) callStdio(ctx context.Context, r domain.Registration, nativeNa
 		return stdioStartNotSent(err)
 	}
 	defer g.stdio.release(srv)
+	return g.callOn(ctx, srv, nativeName, args)
+}
+
+// callOn makes the call over srv, which the caller acquired. srv's
+// process may have died since (after the handshake, before the call was
+// written: then nothing reached it, and the call is not_sent with the
+// reason the process ended).
+func (g *Gateway) callOn(ctx context.Context, srv *stdioServer, nativeName string, args json.RawMessage) domain.CallOutcome {
 	init := srv.cs.InitializeResult()
 	if init.Capabilities == nil || init.Capabilities.Tools == nil {
 		return domain.NotSent(CodeCallToolsMissing, "The MCP server did not declare the tools capability")

@@ -5,13 +5,17 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/ttmcp/ttmcp/backend/domain"
 	"github.com/ttmcp/ttmcp/backend/gateway/stdiotest"
@@ -201,6 +205,9 @@ func TestStdioCrashMidCall(t *testing.T) {
 		t.Fatalf("crash: %+v", out)
 	}
 	first := stdiotest.Pids(t, dir, "tools")
+	if got := stdiotest.Received(t, dir, "tools", first[0]); countOf(got, "tools/call") != 1 {
+		t.Fatalf("the crashed process received %v: want one tools/call", got)
+	}
 	stdiotest.WaitGone(t, first...)
 	st := waitStatus(t, g, r.ID, func(st domain.ProcessStatus) bool { return st.LastExit != nil })
 	if st.State != domain.ProcessStopped || st.LastExit.Code != CodeStdioProcessExited || !slices.Contains(st.LastExit.Stderr, "panic: the tool crashed the server") {
@@ -219,6 +226,131 @@ func TestStdioCrashMidCall(t *testing.T) {
 	if st := g.StdioStatus(r.ID); st.State != domain.ProcessRunning || st.LastExit != nil {
 		t.Fatalf("status after a good start: %+v", st)
 	}
+}
+
+// A call whose process died after the handshake, before the call was
+// written, is not_sent with the exit status and stderr: the call holds
+// the server it acquired when the process exits on its own (the
+// exit-after-list server answers a discovery, then exits). Nothing was
+// written to it, nothing is retried, and nothing starts a process until
+// the next use, which starts one.
+func TestStdioDiedBeforeCallWritten(t *testing.T) {
+	dir := t.TempDir()
+	g := stdioGateway(t, nil)
+	r := stdioReg(t, "exit-after-list", dir)
+	ctx := context.Background()
+	srv, err := g.stdio.acquire(ctx, r) // what callStdio does first
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cat, err := g.Discover(ctx, r); err != nil || len(cat.Tools) != 7 {
+		t.Fatalf("discover: %d tools, %v", len(cat.Tools), err)
+	}
+	waitClosed(t, srv.proc.done, "the process to exit")
+	// Right after the exit the write may still be tried (and fail: EPIPE,
+	// see TestStdioConnWriteAfterExit); once the session ended it is not.
+	ended := make(chan struct{})
+	go func() { srv.cs.Wait(); close(ended) }()
+	for _, when := range []string{"after the exit", "after the session ended"} {
+		if when == "after the session ended" {
+			waitClosed(t, ended, "the session to end")
+		}
+		out := g.callOn(ctx, srv, "echo", json.RawMessage(`{}`))
+		if out.Outcome != domain.OutcomeNotSent || out.Code != CodeStdioProcessExited || !strings.Contains(out.Message, "exit status 4") ||
+			!strings.Contains(out.Message, "bye: exiting after tools/list") || !strings.Contains(out.Message, "was not sent") {
+			t.Fatalf("call %s: %+v", when, out)
+		}
+	}
+	g.stdio.release(srv)
+	pids := stdiotest.Pids(t, dir, "exit-after-list")
+	if len(pids) != 1 {
+		t.Fatalf("%d processes, want 1", len(pids))
+	}
+	if got := stdiotest.Received(t, dir, "exit-after-list", pids[0]); !slices.Contains(got, "tools/list") || countOf(got, "tools/call") != 0 {
+		t.Fatalf("the process received %v", got)
+	}
+	st := waitStatus(t, g, r.ID, func(st domain.ProcessStatus) bool { return st.LastExit != nil })
+	if st.State != domain.ProcessStopped || st.LastExit.Code != CodeStdioProcessExited || !slices.Contains(st.LastExit.Stderr, "bye: exiting after tools/list") {
+		t.Fatalf("status: %+v", st)
+	}
+	if running := g.RunningStdio(); len(running) != 0 {
+		t.Fatalf("running after the death: %v", running)
+	}
+
+	// The next use starts one process, which gets the one tools/call.
+	callText(t, g.Call(ctx, r, "echo", json.RawMessage(`{}`)))
+	pids = stdiotest.Pids(t, dir, "exit-after-list")
+	if len(pids) != 2 {
+		t.Fatalf("%d processes, want 2", len(pids))
+	}
+	calls := 0
+	for _, pid := range pids {
+		calls += countOf(stdiotest.Received(t, dir, "exit-after-list", pid), "tools/call")
+	}
+	if calls != 1 {
+		t.Fatalf("%d tools/call received, want 1", calls)
+	}
+}
+
+// Once the process is gone, a tools/call written to its stdin puts no
+// byte in the pipe (EPIPE) and is not counted as written, while the
+// session itself is still open; into a live process's pipe it is written
+// even though the process never reads it.
+func TestStdioConnWriteAfterExit(t *testing.T) {
+	proc, err := startProcess(stdiotest.Stdio(t, "hang", t.TempDir()), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { proc.stop(100 * time.Millisecond) })
+	tr := newStdioTransport(proc, 1<<20, false)
+	conn, err := tr.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := func(n int64) jsonrpc.ID {
+		id, err := jsonrpc.MakeID(float64(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	write := func(n int64) (*callTrack, error) {
+		track := &callTrack{}
+		ctx := context.WithValue(context.Background(), callTrackKey{}, track)
+		return track, conn.Write(ctx, &jsonrpc.Request{ID: id(n), Method: "tools/call", Params: json.RawMessage(`{"name":"echo"}`)})
+	}
+	if track, err := write(1); err != nil || !track.written.Load() {
+		t.Fatalf("to a live process: written %v, %v", track.written.Load(), err)
+	}
+	proc.tree.kill()
+	waitClosed(t, proc.done, "the process to exit")
+	track, err := write(2)
+	if !errors.Is(err, syscall.EPIPE) || track.written.Load() {
+		t.Fatalf("to a dead process: written %v, %v", track.written.Load(), err)
+	}
+	if _, tracked := tr.conn.calls[id(2)]; tracked {
+		t.Fatal("a call that was not written waits for an answer")
+	}
+}
+
+// waitClosed fails unless c is closed within a few seconds.
+func waitClosed(t *testing.T, c <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-c:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("waited in vain for %s", what)
+	}
+}
+
+func countOf(list []string, s string) int {
+	n := 0
+	for _, v := range list {
+		if v == s {
+			n++
+		}
+	}
+	return n
 }
 
 // A server that never answers startup fails within the startup timeout

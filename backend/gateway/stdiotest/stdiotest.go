@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -101,12 +102,17 @@ func recordPid(role string) {
 
 // run runs one of the test servers:
 //
-//	tools        a go-sdk server with the tools of Server
-//	ignore-term  the same, but it ignores SIGTERM and outlives its stdin
-//	exit         writes to stderr and exits at once with status 2
-//	hang         never answers (nor exits on its own)
-//	spam         writes a line of prose to stdout before anything else
-//	sleeper      (a grandchild) ignores SIGTERM and sleeps
+//	tools            a go-sdk server with the tools of Server
+//	ignore-term      the same, but it ignores SIGTERM and outlives its stdin
+//	exit-after-list  the same, but it exits (status 4) as soon as it has
+//	                 answered a tools/list
+//	exit             writes to stderr and exits at once with status 2
+//	hang             never answers (nor exits on its own)
+//	spam             writes a line of prose to stdout before anything else
+//	sleeper          (a grandchild) ignores SIGTERM and sleeps
+//
+// The go-sdk servers record the method of every request and notification
+// they receive (see Received).
 func run(mode string) {
 	recordPid(mode)
 	switch mode {
@@ -122,12 +128,18 @@ func run(mode string) {
 	case "spam":
 		fmt.Println("Server started! Listening on stdio")
 		time.Sleep(time.Hour)
-	case "tools", "ignore-term":
+	case "tools", "ignore-term", "exit-after-list":
 		if mode == "ignore-term" {
 			signal.Ignore(syscall.SIGTERM)
 		}
+		var out io.WriteCloser = os.Stdout
+		if mode == "exit-after-list" {
+			out = exitAfterList{os.Stdout}
+		}
 		fmt.Fprintln(os.Stderr, "stdio test server ready")
-		Server().Run(context.Background(), &mcp.StdioTransport{})
+		s := Server()
+		s.AddReceivingMiddleware(recordMethods(mode))
+		s.Run(context.Background(), &mcp.IOTransport{Reader: os.Stdin, Writer: out})
 		if mode == "ignore-term" {
 			time.Sleep(time.Hour) // its stdin ended: it stays anyway
 		}
@@ -136,6 +148,56 @@ func run(mode string) {
 		os.Exit(1)
 	}
 }
+
+// recordMethods appends the method of every message the server receives
+// to its file in the test's folder (see Received), before handling it.
+func recordMethods(role string) mcp.Middleware {
+	dir := os.Getenv(DirEnv)
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if dir != "" {
+				name := filepath.Join(dir, fmt.Sprintf("%s-%d.methods", role, os.Getpid()))
+				if f, err := os.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+					fmt.Fprintln(f, method)
+					f.Close()
+				}
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// Received returns the methods the process pid of the mode role received,
+// in order.
+func Received(t testing.TB, dir, role string, pid int) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("%s-%d.methods", role, pid)))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return strings.Fields(string(b))
+}
+
+// exitAfterList is the stdout of the exit-after-list server: once the
+// answer to a tools/list is written (each write is one message), the
+// process exits, so the client holds a session whose process is gone.
+type exitAfterList struct{ w io.WriteCloser }
+
+func (e exitAfterList) Write(p []byte) (int, error) {
+	n, err := e.w.Write(p)
+	var msg struct {
+		Result struct {
+			Tools json.RawMessage `json:"tools"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(p, &msg) == nil && msg.Result.Tools != nil {
+		fmt.Fprintln(os.Stderr, "bye: exiting after tools/list")
+		os.Exit(4)
+	}
+	return n, err
+}
+
+func (e exitAfterList) Close() error { return e.w.Close() }
 
 // Server is the go-sdk server of the "tools" mode, with the tools the
 // tests call: echo (the arguments as text), pid, sleep {ms}, crash (exit
