@@ -51,6 +51,14 @@
 // `ready` and then send their commands through the shim's safeInvoke.
 //
 // Importing this module twice (even from two URLs) boots the shim once.
+//
+// Cache: the backend serves this file with its four './<name>' URLs below
+// (the wasm, wasm_exec.js, bridge-transport.js, extension-store.js)
+// rewritten to './<name>?v=<content version>' (jsapi.Assets), which it
+// answers as immutable; this file itself is revalidated on every load, so
+// a reload takes the rest from the HTTP cache without a round trip and a
+// rebuilt backend is picked up at once. Each must stay written exactly
+// once, as that literal (a Go test checks).
 
 import { createTransport } from './bridge-transport.js';
 import { createExtensionStore } from './extension-store.js';

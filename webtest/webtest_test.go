@@ -4,6 +4,7 @@ package webtest
 // backend and the real wasm shim, driven from host pages in Chromium.
 
 import (
+	"io/fs"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -106,6 +107,48 @@ func TestReadyPublishesTheHostAPI(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("published surface:\n%+v\nwant:\n%+v", got, want)
+	}
+}
+
+// A reload takes the shim's files (the content-versioned URLs the loader
+// names: the wasm, wasm_exec.js, the data plane, the extension store) from
+// the HTTP cache without asking the backend, and revalidates the loader,
+// which names them (docs/DECISIONS.md, "Content-versioned shim URLs").
+func TestLoaderReloadTakesTheShimFromTheCache(t *testing.T) {
+	b := newBackend(t)
+	p := b.openHost(t)
+	type entry struct {
+		Path, Version string
+		TransferSize  float64
+	}
+	const read = `await tt.hostReady;
+		return performance.getEntriesByType('resource').filter((r) => new URL(r.name).pathname.startsWith('/jsapi/'))
+			.map((r) => { const u = new URL(r.name); return { path: u.pathname, version: u.searchParams.get('v') ?? '', transferSize: r.transferSize }; });`
+	first := evalJS[[]entry](p, read)
+	p.navigate(b.url("/webtest/host.html"))
+	reload := evalJS[[]entry](p, read)
+	find := func(entries []entry, path string) (entry, bool) {
+		for _, e := range entries {
+			if e.Path == path {
+				return e, true
+			}
+		}
+		return entry{}, false
+	}
+	for _, name := range jsapi.Versioned {
+		data, err := fs.ReadFile(jsapi.Assets(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, ok1 := find(first, "/jsapi/"+name)
+		r, ok2 := find(reload, "/jsapi/"+name)
+		if !ok1 || !ok2 || f.Version != jsapi.ContentVersion(data) || r.Version != f.Version || f.TransferSize == 0 || r.TransferSize != 0 {
+			t.Errorf("%s: first load %+v, reload %+v; want ?v=%s from the network, then from the cache (transferSize 0)",
+				name, f, r, jsapi.ContentVersion(data))
+		}
+	}
+	if l, ok := find(reload, "/jsapi/"+jsapi.LoaderName); !ok || l.Version != "" || l.TransferSize == 0 {
+		t.Errorf("the loader on reload: %+v; want its plain URL, revalidated", l)
 	}
 }
 

@@ -1,9 +1,7 @@
 package server
 
 import (
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"io/fs"
 	"net/http"
 	"path"
@@ -116,10 +114,13 @@ func pageFile(urlPath string) string {
 // publicFiles serves files under prefix, loadable from any origin: they
 // hold no secret (the token is only in /jsapi/session), and a SillyTavern
 // page on another origin imports the loader, the wasm and wasm_exec.js with
-// CORS. Each file carries an ETag of its content, so a reload revalidates
-// instead of downloading, and the browser can reuse its compiled code of
-// the wasm (it caches compiled modules only for responses it can validate).
-// No page may frame what is served here.
+// CORS. Each file carries an ETag of its content (jsapi.ContentVersion), so
+// a reload revalidates instead of downloading. A request whose ?v= is that
+// version (the URLs the loader names, jsapi.Assets) is answered immutable
+// for a year: the URL can only ever mean this content, so a reload takes it
+// from the HTTP cache without a round trip. Any other ?v= (a page holding
+// an older loader, after a rebuild) gets the current file, revalidated as
+// usual. No page may frame what is served here.
 func publicFiles(prefix string, files fs.FS) http.Handler {
 	tags := &etags{files: files}
 	serve := http.StripPrefix(prefix, http.FileServerFS(files))
@@ -132,12 +133,19 @@ func publicFiles(prefix string, files fs.FS) http.Handler {
 		h.Set("Content-Security-Policy", noFraming)
 		if tag := tags.of(strings.TrimPrefix(r.URL.Path, prefix)); tag != "" {
 			h.Set("ETag", tag) // http.FileServer answers If-None-Match with it
+			if v := r.URL.Query().Get("v"); v != "" && `"`+v+`"` == tag {
+				h.Set("Cache-Control", immutable)
+			}
 		}
 		serve.ServeHTTP(w, r)
 	})
 }
 
-// etags computes (once per file) a strong ETag from a file's content.
+// immutable is the Cache-Control of a content-versioned URL.
+const immutable = "public, max-age=31536000, immutable"
+
+// etags computes (once per file) a strong ETag from a file's content: its
+// jsapi.ContentVersion, quoted.
 type etags struct {
 	files  fs.FS
 	mu     sync.Mutex
@@ -157,8 +165,7 @@ func (e *etags) of(name string) string {
 	if err != nil {
 		return ""
 	}
-	sum := sha256.Sum256(data)
-	tag := `"` + hex.EncodeToString(sum[:16]) + `"`
+	tag := `"` + jsapi.ContentVersion(data) + `"`
 	if e.byPath == nil {
 		e.byPath = map[string]string{}
 	}

@@ -10,6 +10,8 @@ import (
 	"testing/fstest"
 
 	"github.com/go-json-experiment/json"
+
+	"github.com/ttmcp/ttmcp/jsapi"
 )
 
 // get fetches path and returns the response (body read) and its body.
@@ -115,5 +117,81 @@ func TestPlaygroundAssetsEmbedded(t *testing.T) {
 		if _, err := fs.Stat(page, "vendor/fontawesome/webfonts/"+font); err != nil {
 			t.Errorf("font %s: %v", font, err)
 		}
+	}
+}
+
+// A file asked for by its content version (?v=, the URLs the loader names)
+// is immutable; by its plain URL, or by a version it no longer has (a page
+// holding the loader of an older build), it is revalidated by its ETag,
+// which a rebuilt file changes.
+func TestVersionedFilesCache(t *testing.T) {
+	build := func(wasm string) (*fixture, string) {
+		f := newFixture(t, func(c *Config) {
+			c.Assets = fstest.MapFS{"tauritavern-mcp.wasm": {Data: []byte(wasm)}}
+		})
+		return f, jsapi.ContentVersion([]byte(wasm))
+	}
+	check := func(what string, resp *http.Response, body, wantBody, wantCache string) {
+		t.Helper()
+		if resp.StatusCode != 200 || body != wantBody || resp.Header.Get("Cache-Control") != wantCache ||
+			resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("%s: %d %q, Cache-Control %q, Access-Control-Allow-Origin %q; want 200 %q, %q, *", what,
+				resp.StatusCode, body, resp.Header.Get("Cache-Control"), resp.Header.Get("Access-Control-Allow-Origin"),
+				wantBody, wantCache)
+		}
+	}
+	old, v1 := build("build 1")
+	resp, body := get(t, old.url+"/jsapi/tauritavern-mcp.wasm?v="+v1)
+	check("versioned", resp, body, "build 1", "public, max-age=31536000, immutable")
+	if resp.Header.Get("ETag") != `"`+v1+`"` {
+		t.Errorf("ETag %q; want the content version %q", resp.Header.Get("ETag"), v1)
+	}
+	resp, body = get(t, old.url+"/jsapi/tauritavern-mcp.wasm")
+	check("plain", resp, body, "build 1", "no-cache")
+	tag := resp.Header.Get("ETag")
+
+	rebuilt, v2 := build("build 2")
+	if v1 == v2 {
+		t.Fatal("two contents, one version")
+	}
+	resp, body = get(t, rebuilt.url+"/jsapi/tauritavern-mcp.wasm?v="+v1)
+	check("the old version after a rebuild", resp, body, "build 2", "no-cache")
+	resp, body = get(t, rebuilt.url+"/jsapi/tauritavern-mcp.wasm?v="+v2)
+	check("the new version", resp, body, "build 2", "public, max-age=31536000, immutable")
+	for _, u := range []string{"/jsapi/tauritavern-mcp.wasm", "/jsapi/tauritavern-mcp.wasm?v=" + v1} {
+		req, _ := http.NewRequest("GET", rebuilt.url+u, nil)
+		req.Header.Set("If-None-Match", tag)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		check(u+" revalidated with the old ETag", resp, string(b), "build 2", "no-cache")
+	}
+	for _, u := range []string{"/jsapi/tauritavern-mcp.wasm?v=", "/jsapi/tauritavern-mcp.wasm?v=" + `"` + v2 + `"`, "/jsapi/missing.wasm?v=" + v2} {
+		if resp, _ := get(t, rebuilt.url+u); strings.Contains(resp.Header.Get("Cache-Control"), "immutable") {
+			t.Errorf("%s: Cache-Control %q; want it revalidated", u, resp.Header.Get("Cache-Control"))
+		}
+	}
+}
+
+// The loader the backend serves names the shim's files by the versions
+// the backend answers as immutable.
+func TestServedLoaderNamesImmutableURLs(t *testing.T) {
+	f := newFixture(t, func(c *Config) { c.Assets = jsapi.Assets() })
+	_, loader := get(t, f.url+"/jsapi/"+jsapi.LoaderName)
+	urls := regexp.MustCompile(`'\./([a-z_.-]+)\?v=([0-9a-f]+)'`).FindAllStringSubmatch(loader, -1)
+	if len(urls) < 3 { // the wasm may be unbuilt (go test without make)
+		t.Fatalf("the served loader names %d versioned URLs: %v", len(urls), urls)
+	}
+	for _, u := range urls {
+		resp, _ := get(t, f.url+"/jsapi/"+u[1]+"?v="+u[2])
+		if resp.StatusCode != 200 || resp.Header.Get("Cache-Control") != "public, max-age=31536000, immutable" {
+			t.Errorf("%s?v=%s: %d, Cache-Control %q", u[1], u[2], resp.StatusCode, resp.Header.Get("Cache-Control"))
+		}
+	}
+	if resp, _ := get(t, f.url+"/jsapi/"+jsapi.LoaderName); resp.Header.Get("Cache-Control") != "no-cache" {
+		t.Errorf("the loader is %q; want no-cache (it names the others)", resp.Header.Get("Cache-Control"))
 	}
 }
