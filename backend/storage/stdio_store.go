@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ttmcp/ttmcp/backend/domain"
 	"github.com/ttmcp/ttmcp/jsapi"
@@ -51,62 +50,18 @@ func (s *Store) StdioFolderStamp() domain.FileStamp {
 // ListStdioFiles lists the stdio folder's "*.json" entries, in file name
 // order, with a stamp of each, without reading them.
 func (s *Store) ListStdioFiles() ([]domain.StoredFile, error) {
-	dir := s.stdioDir()
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return []domain.StoredFile{}, nil
-	}
-	if err != nil {
-		return nil, ioError(err, "Failed to read directory %s: %v", dir, reason(err))
-	}
-	files := make([]domain.StoredFile, 0, len(entries))
-	for _, entry := range entries {
-		name := entry.Name()
-		if stem, ok := strings.CutSuffix(name, ".json"); !ok || stem == "" {
-			continue
-		}
-		f := domain.StoredFile{Name: name}
-		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			f.Stamp = stampOf(fi)
-		}
-		files = append(files, f)
-	}
-	return files, nil
+	return listJSONFiles(s.stdioDir())
 }
 
 // LoadStdioFile loads the stdio file called name (an entry of
 // ListStdioFiles): the registration, or the storage issue saying why it
 // cannot be loaded, and the stamp of what was read.
 func (s *Store) LoadStdioFile(name string) (domain.Registration, *jsapi.StorageIssue, domain.FileStamp) {
-	issue := func(message string) *jsapi.StorageIssue {
-		is := stdioIssue(name, message)
-		return &is
-	}
-	stem := strings.TrimSuffix(name, ".json")
-	if !utf8.ValidString(stem) {
-		return domain.Registration{}, issue("mcp.registration_filename_utf8: filename is not valid UTF-8"), domain.FileStamp{}
-	}
-	id, err := domain.ParseRegistrationID(stem)
-	if err != nil {
-		return domain.Registration{}, issue(err.Error()), domain.FileStamp{}
-	}
-	path := filepath.Join(s.stdioDir(), name)
-	data, fi, err := readTextInfo(path, MaxRegistrationFileBytes, "stdio server")
-	var stamp domain.FileStamp
-	if fi != nil {
-		stamp = stampOf(fi)
-	}
-	switch {
-	case err != nil:
-		return domain.Registration{}, issue(err.Error()), stamp
-	case fi == nil:
-		return domain.Registration{}, issue("File not found: " + path), stamp
-	}
-	reg, err := decodeStdio(data, path, id)
-	if err != nil {
-		return domain.Registration{}, issue(err.Error()), stamp
-	}
-	return reg, nil, stamp
+	return s.stdioKind().loadFile(name)
+}
+
+func (s *Store) stdioKind() fileKind {
+	return fileKind{dir: s.stdioDir(), what: "stdio server", decode: decodeStdio, issue: stdioIssue}
 }
 
 func stdioIssue(name, message string) jsapi.StorageIssue {
@@ -119,16 +74,7 @@ func (s *Store) LoadStdio(id domain.RegistrationID) (domain.Registration, bool, 
 	if _, err := domain.ParseRegistrationID(string(id)); err != nil {
 		return domain.Registration{}, false, err
 	}
-	path := s.StdioPath(id)
-	data, fi, err := readTextInfo(path, MaxRegistrationFileBytes, "stdio server")
-	if fi == nil || err != nil {
-		return domain.Registration{}, false, err
-	}
-	reg, err := decodeStdio(data, path, id)
-	if err != nil {
-		return domain.Registration{}, false, err
-	}
-	return reg, true, nil
+	return s.stdioKind().load(s.StdioPath(id), id)
 }
 
 // SaveStdio writes the stdio registration r to its file atomically (owner

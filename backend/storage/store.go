@@ -108,7 +108,12 @@ func (s *Store) RegistrationsFolderStamp() domain.FileStamp {
 // unknown when Stat fails). It is what a view of the registrations checks to know
 // which files changed since it loaded them (LoadRegistrationFile).
 func (s *Store) ListRegistrationFiles() ([]domain.StoredFile, error) {
-	dir := s.registrationsDir()
+	return listJSONFiles(s.registrationsDir())
+}
+
+// listJSONFiles lists dir's "*.json" entries in file name order with a
+// stamp of each, without reading them; a missing dir has none.
+func listJSONFiles(dir string) ([]domain.StoredFile, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return []domain.StoredFile{}, nil
@@ -136,8 +141,33 @@ func (s *Store) ListRegistrationFiles() ([]domain.StoredFile, error) {
 // reports why it cannot be loaded (reference §2.5), and the stamp of what
 // was read (unknown if nothing could be).
 func (s *Store) LoadRegistrationFile(name string) (domain.Registration, *jsapi.StorageIssue, domain.FileStamp) {
+	return s.remoteKind().loadFile(name)
+}
+
+// fileKind is what differs between the two kinds of file a
+// registration lives in: upstream's registration files and ttmcp's stdio
+// files. Listing, loading and their storage issues are otherwise the same.
+type fileKind struct {
+	dir    string
+	what   string // the kind of file, in read errors
+	decode func(data []byte, path string, id domain.RegistrationID) (domain.Registration, error)
+	issue  func(name, message string) jsapi.StorageIssue
+}
+
+func (s *Store) remoteKind() fileKind {
+	return fileKind{dir: s.registrationsDir(), what: "registration", decode: decodeRegistration,
+		issue: func(name, message string) jsapi.StorageIssue {
+			return jsapi.StorageIssue{FileName: strings.ToValidUTF8(name, "\uFFFD"), Message: message}
+		}}
+}
+
+// loadFile loads the file called name (listed in k.dir): the registration,
+// or the storage issue that reports why it cannot be loaded (reference
+// §2.5), and the stamp of what was read (unknown if nothing could be).
+func (k fileKind) loadFile(name string) (domain.Registration, *jsapi.StorageIssue, domain.FileStamp) {
 	issue := func(message string) *jsapi.StorageIssue {
-		return &jsapi.StorageIssue{FileName: strings.ToValidUTF8(name, "\uFFFD"), Message: message}
+		is := k.issue(name, message)
+		return &is
 	}
 	stem := strings.TrimSuffix(name, ".json")
 	if !utf8.ValidString(stem) {
@@ -147,8 +177,8 @@ func (s *Store) LoadRegistrationFile(name string) (domain.Registration, *jsapi.S
 	if err != nil {
 		return domain.Registration{}, issue(err.Error()), domain.FileStamp{}
 	}
-	path := filepath.Join(s.registrationsDir(), name)
-	reg, fi, err := s.loadInfo(path, id)
+	path := filepath.Join(k.dir, name)
+	reg, fi, err := k.loadInfo(path, id)
 	var stamp domain.FileStamp
 	if fi != nil {
 		stamp = stampOf(fi)
@@ -162,6 +192,28 @@ func (s *Store) LoadRegistrationFile(name string) (domain.Registration, *jsapi.S
 	return reg, nil, stamp
 }
 
+// load returns the registration in the file at path, or false when there
+// is no file. A file that exists but cannot be loaded is an error, never
+// "absent": the caller must not create a registration over it.
+func (k fileKind) load(path string, id domain.RegistrationID) (domain.Registration, bool, error) {
+	reg, fi, err := k.loadInfo(path, id)
+	return reg, fi != nil && err == nil, err
+}
+
+// loadInfo is load returning what Fstat said of the file it read (nil when
+// nothing was read), also when its content is refused.
+func (k fileKind) loadInfo(path string, id domain.RegistrationID) (domain.Registration, fs.FileInfo, error) {
+	data, fi, err := readTextInfo(path, MaxRegistrationFileBytes, k.what)
+	if fi == nil || err != nil {
+		return domain.Registration{}, fi, err
+	}
+	reg, err := k.decode(data, path, id)
+	if err != nil {
+		return domain.Registration{}, fi, err
+	}
+	return reg, fi, nil
+}
+
 // Load returns the registration id, or false when it has no file. A file
 // that exists but cannot be loaded is an error, never "absent": the caller
 // must not create a registration over it.
@@ -169,26 +221,7 @@ func (s *Store) Load(id domain.RegistrationID) (domain.Registration, bool, error
 	if _, err := domain.ParseRegistrationID(string(id)); err != nil {
 		return domain.Registration{}, false, err
 	}
-	return s.load(s.RegistrationPath(id), id)
-}
-
-func (s *Store) load(path string, id domain.RegistrationID) (domain.Registration, bool, error) {
-	reg, fi, err := s.loadInfo(path, id)
-	return reg, fi != nil && err == nil, err
-}
-
-// loadInfo is load returning what Fstat said of the file it read (nil when
-// nothing was read), also when its content is refused.
-func (s *Store) loadInfo(path string, id domain.RegistrationID) (domain.Registration, fs.FileInfo, error) {
-	data, fi, err := readTextInfo(path, MaxRegistrationFileBytes, "registration")
-	if fi == nil || err != nil {
-		return domain.Registration{}, fi, err
-	}
-	reg, err := decodeRegistration(data, path, id)
-	if err != nil {
-		return domain.Registration{}, fi, err
-	}
-	return reg, fi, nil
+	return s.remoteKind().load(s.RegistrationPath(id), id)
 }
 
 // invalidUTF8Offset returns the offset of the first invalid UTF-8 sequence
