@@ -48,25 +48,7 @@ func TestSignInAcceptance(t *testing.T) {
 	ctx, cancel := chromedp.NewContext(popupBrowser(t))
 	defer cancel()
 	p := &page{tb: t, ctx: ctx}
-	ws := &frameLog{}
-	var sent frameLog
-	if err := chromedp.Listen(ctx, func(ev any) {
-		switch e := ev.(type) {
-		case *network.EventWebSocketFrameReceived:
-			ws.mu.Lock()
-			ws.frames = append(ws.frames, string(e.Response.PayloadData))
-			ws.mu.Unlock()
-		case *network.EventWebSocketFrameSent:
-			sent.mu.Lock()
-			sent.frames = append(sent.frames, string(e.Response.PayloadData))
-			sent.mu.Unlock()
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
-		t.Fatal(err)
-	}
+	ws, sent := recordFrames(t, ctx)
 	p.navigate(base + "/")
 	waitHostReady(p)
 	injectUI(t, p)

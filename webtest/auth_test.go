@@ -3,8 +3,6 @@ package webtest
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -24,35 +22,15 @@ import (
 // that): sign-in must open its window inside the user's click.
 func popupBrowser(t *testing.T) context.Context {
 	t.Helper()
-	path := os.Getenv("CHROME")
-	if path == "" {
-		path = "/usr/bin/chromium"
+	bctx, stop, err := launchBrowser(t.TempDir(), chromedp.Flag("disable-popup-blocking", false))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := exec.LookPath(path); err != nil {
-		t.Fatalf("Chromium not found (CHROME=%q): %v", path, err)
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-popup-blocking", false),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	if err := chromedp.Do(bctx); err != nil { // starts the browser
-		cancelBrowser()
-		cancelAlloc()
-		t.Fatalf("cannot start Chromium: %v", err)
-	}
-	t.Cleanup(func() { cancelBrowser(); cancelAlloc() })
+	t.Cleanup(stop)
 	return bctx
 }
 
-// frameLog keeps every WebSocket frame the page received.
+// frameLog keeps WebSocket frames of the page.
 type frameLog struct {
 	mu     sync.Mutex
 	frames []string
@@ -62,6 +40,33 @@ func (f *frameLog) all() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]string(nil), f.frames...)
+}
+
+func (f *frameLog) add(frame string) {
+	f.mu.Lock()
+	f.frames = append(f.frames, frame)
+	f.mu.Unlock()
+}
+
+// recordFrames keeps every WebSocket frame the tab of ctx receives and
+// sends from now on.
+func recordFrames(t *testing.T, ctx context.Context) (received, sent *frameLog) {
+	t.Helper()
+	received, sent = &frameLog{}, &frameLog{}
+	if err := chromedp.Listen(ctx, func(ev any) {
+		switch e := ev.(type) {
+		case *network.EventWebSocketFrameReceived:
+			received.add(string(e.Response.PayloadData))
+		case *network.EventWebSocketFrameSent:
+			sent.add(string(e.Response.PayloadData))
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	return received, sent
 }
 
 // The sign-in, end to end in Chromium with the popup blocker on: a server
@@ -80,19 +85,7 @@ func TestSignInEndToEnd(t *testing.T) {
 	ctx, cancel := chromedp.NewContext(popupBrowser(t))
 	defer cancel()
 	p := &page{tb: t, ctx: ctx}
-	frames := &frameLog{}
-	if err := chromedp.Listen(ctx, func(ev any) {
-		if e, ok := ev.(*network.EventWebSocketFrameReceived); ok {
-			frames.mu.Lock()
-			frames.frames = append(frames.frames, string(e.Response.PayloadData))
-			frames.mu.Unlock()
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
-		t.Fatal(err)
-	}
+	frames, _ := recordFrames(t, ctx)
 	p.navigate(b.url("/webtest/host.html"))
 	p.run(`await tt.hostReady;`)
 	id := activeServer(t, p, mcp.endpoint(), "auto")

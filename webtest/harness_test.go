@@ -75,14 +75,26 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// startBrowser starts headless Chromium with a fresh profile in dir.
+// startBrowser starts the package's headless Chromium with a fresh profile in dir.
 func startBrowser(dir string) (stop func(), err error) {
+	bctx, stop, err := launchBrowser(dir)
+	if err != nil {
+		return nil, err
+	}
+	browserCtx = bctx
+	return stop, nil
+}
+
+// launchBrowser starts headless Chromium (CHROME, else /usr/bin/chromium)
+// with a fresh profile in dir and the extra options, and returns its
+// context and the function that stops it.
+func launchBrowser(dir string, extra ...chromedp.ExecAllocatorOption) (context.Context, func(), error) {
 	path := os.Getenv("CHROME")
 	if path == "" {
 		path = "/usr/bin/chromium"
 	}
 	if _, err := exec.LookPath(path); err != nil {
-		return nil, fmt.Errorf("Chromium not found (CHROME=%q: %v); `make webtest` installs it", path, err)
+		return nil, nil, fmt.Errorf("Chromium not found (CHROME=%q: %v); `make webtest` installs it", path, err)
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path),
@@ -97,15 +109,15 @@ func startBrowser(dir string) (stop func(), err error) {
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
 	)
+	opts = append(opts, extra...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, cancelBrowser := chromedp.NewContext(actx)
 	if err := chromedp.Do(bctx); err != nil { // starts the browser
 		cancelBrowser()
 		cancelAlloc()
-		return nil, fmt.Errorf("cannot start Chromium (%s): %v; `make webtest` installs it", path, err)
+		return nil, nil, fmt.Errorf("cannot start Chromium (%s): %v; `make webtest` installs it", path, err)
 	}
-	browserCtx = bctx
-	return func() {
+	return bctx, func() {
 		ctx, cancel := context.WithTimeout(bctx, 10*time.Second)
 		defer cancel()
 		chromedp.Cancel(ctx)
