@@ -103,7 +103,8 @@ $(EXT_STAMP): $(EXT)/package.json $(EXT)/package-lock.json
 run: build
 	./bin/ttmcp serve --data-root ./data --demo
 
-# Everything, on a fresh machine: formatting and vet (native and wasm),
+# Everything, on a fresh machine: formatting, vet (native and wasm) and
+# the tree (no tracked compiled binary, no tracked file over 2 MiB),
 # the Go tests with the race detector, the shim's tests under Node, and the
 # browser tests in headless Chromium (installed when missing).
 # Then the gateway against server-everything, and the MCP conformance suite.
@@ -114,6 +115,7 @@ check:
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm ./jsapi
+	$(GO) run ./tools/treecheck
 
 # Every release platform still compiles, and vet runs once per GOOS, so a
 # change that breaks Windows, macOS or Android fails here and not on a
