@@ -21,12 +21,14 @@ import (
 // An invoke frame has two layers, and a failure in each costs a different
 // amount (DECISIONS "Wire protocol"):
 //
-//   - the envelope, the members type, id and command: until they are read
-//     there is no request to answer, so a frame whose envelope cannot be
-//     read closes the socket (1008);
+//   - the envelope, the members type and id: until they are read there is
+//     no request to answer, so a frame whose envelope cannot be read closes
+//     the socket (1008);
 //   - everything else, args above all: once the envelope is read, any
 //     failure is that request's BadRequest result (mcp.dto_invalid, naming
-//     where and why), and the socket and its other requests carry on.
+//     where and why), and the socket and its other requests carry on. A
+//     missing, repeated or unreadable command is such a failure too: the
+//     id says whom to answer.
 //
 // So the frame is read leniently (repeated names and broken strings pass
 // through as raw bytes) and only the envelope's members are checked here;
@@ -57,7 +59,12 @@ func parseInvoke(data []byte) (invokeFrame, error) {
 	}
 	var typ string
 	seen := map[string]bool{}
-	envelope := func() bool { return seen["type"] && seen["id"] && seen["command"] }
+	envelope := func() bool { return seen["type"] && seen["id"] }
+	fail := func(msg string) {
+		if f.err == nil {
+			f.err = dtoError(msg)
+		}
+	}
 	// broken ends the frame early: the request's error if the envelope
 	// was read, else the socket's.
 	broken := func(err error, what string) (invokeFrame, error) {
@@ -80,15 +87,14 @@ func parseInvoke(data []byte) (invokeFrame, error) {
 		dup := seen[name]
 		seen[name] = true
 		switch name {
-		case "type", "command":
-			var s string
-			if dup || value.Kind() != '"' || json.Unmarshal(value, &s) != nil {
-				return f, envelopeError(name + " is not one string")
+		case "type":
+			if dup || value.Kind() != '"' || json.Unmarshal(value, &typ) != nil {
+				return f, envelopeError("type is not one string")
 			}
-			if name == "type" {
-				typ = s
-			} else {
-				f.command = s
+		case "command":
+			if dup || value.Kind() != '"' || json.Unmarshal(value, &f.command) != nil {
+				f.command = ""
+				fail("command is not one string")
 			}
 		case "id":
 			id, ok := parseID(value)
@@ -97,14 +103,12 @@ func parseInvoke(data []byte) (invokeFrame, error) {
 			}
 			f.id = id
 		case "args":
-			if dup && f.err == nil {
-				f.err = dtoError(`duplicate member "args" in the invoke frame`)
+			if dup {
+				fail(`duplicate member "args" in the invoke frame`)
 			}
 			f.args = bytes.Clone(value) // value lives in the decoder's buffer
 		default:
-			if f.err == nil {
-				f.err = dtoError(fmt.Sprintf("unknown member %q in the invoke frame", name))
-			}
+			fail(fmt.Sprintf("unknown member %q in the invoke frame", name))
 		}
 	}
 	if _, err := dec.ReadToken(); err != nil { // the closing brace
@@ -114,10 +118,13 @@ func parseInvoke(data []byte) (invokeFrame, error) {
 		return f, envelopeError("type is not " + strconv.Quote(jsapi.FrameInvoke))
 	}
 	if !envelope() {
-		return f, envelopeError("type, id and command are required")
+		return f, envelopeError("type and id are required")
 	}
-	if rest := bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n"); len(rest) > 0 && f.err == nil {
-		f.err = dtoError("unexpected data after the invoke frame")
+	if !seen["command"] {
+		fail("the invoke frame has no command")
+	}
+	if rest := bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+		fail("unexpected data after the invoke frame")
 	}
 	return f, nil
 }

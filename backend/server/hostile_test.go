@@ -85,6 +85,15 @@ func TestDecodingFailureIsThatRequestsError(t *testing.T) {
 			[]string{"unexpected data after the invoke frame"}},
 		{"unknown frame member", `{"type":"invoke","id":2,"command":"create_mcp_server","args":{"dto":{}},"extra":1}`,
 			[]string{`unknown member "extra"`}},
+		// The id says whom to answer, so a bad command is that request's
+		// error, not the socket's (issue 17).
+		{"no command", `{"type":"invoke","id":2}`, []string{"no command"}},
+		{"no command, with args", `{"type":"invoke","id":2,"args":{"dto":{}}}`, []string{"no command"}},
+		{"cut short before the command", `{"type":"invoke","id":2,"args":{"dto":`, []string{"unexpected end of the frame"}},
+		{"null command", `{"type":"invoke","id":2,"command":null}`, []string{"command is not one string"}},
+		{"number command", `{"type":"invoke","id":2,"command":7}`, []string{"command is not one string"}},
+		{"duplicate command", `{"type":"invoke","id":2,"command":"list_mcp_servers","command":"remove_mcp_server"}`, []string{"command is not one string"}},
+		{"surrogate in the command", `{"type":"invoke","id":2,"command":"list_\ud800"}`, []string{"command is not one string"}},
 	}
 	started, release := make(chan struct{}, 1), make(chan struct{})
 	f := newFixture(t, withBlock(started, release))
@@ -128,8 +137,6 @@ func TestUnreadableEnvelopeClosesSocket(t *testing.T) {
 		{"not JSON", `hello`},
 		{"an array", `[1]`},
 		{"no id", `{"type":"invoke","command":"list_mcp_servers"}`},
-		{"no command", `{"type":"invoke","id":2}`},
-		{"null command", `{"type":"invoke","id":2,"command":null}`},
 		{"null type", `{"type":null,"id":2,"command":"list_mcp_servers"}`},
 		{"string id", `{"type":"invoke","id":"2","command":"list_mcp_servers"}`},
 		{"negative id", `{"type":"invoke","id":-2,"command":"list_mcp_servers"}`},
@@ -137,8 +144,6 @@ func TestUnreadableEnvelopeClosesSocket(t *testing.T) {
 		{"duplicate id", `{"type":"invoke","id":2,"id":3,"command":"list_mcp_servers"}`},
 		{"duplicate type", `{"type":"invoke","type":"invoke","id":2,"command":"list_mcp_servers"}`},
 		{"a second hello", `{"type":"hello","token":"x"}`},
-		{"cut before the command", `{"type":"invoke","id":2,"args":{"dto":`},
-		{"surrogate in the command", `{"type":"invoke","id":2,"command":"list_\ud800"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
