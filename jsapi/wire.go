@@ -50,10 +50,14 @@ type Session struct {
 // /ws upgrade answer a page whose Origin is not allowed. It is served with
 // CORS headers, so the page can read why: Code is CodeOriginNotAllowed and
 // Message, which starts with it, names the origin and --allow-origin.
+// Command, when the origin can be allowed, is the whole command line that
+// restarts this backend as it runs now (its own flags, --data-root among
+// them) with --allow-origin <origin> added; no flag of serve is a secret.
 type OriginRefusal struct {
 	Code    string `json:"code"`
 	Origin  string `json:"origin"`
 	Message string `json:"message"`
+	Command string `json:"command,omitempty"`
 }
 
 // Paths served by the backend.

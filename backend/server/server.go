@@ -47,6 +47,11 @@ type Config struct {
 	// AllowOrigins are origins besides the server's own that may open the
 	// socket and read the session token (exact "scheme://host[:port]").
 	AllowOrigins []string
+	// ServeCommand is the command line that started this backend, as a
+	// user would type it again ("ttmcp serve --data-root ..."): a refused
+	// page is told to run it with --allow-origin added. Empty: "ttmcp
+	// serve".
+	ServeCommand string
 	// Token is the per-launch secret; empty means a fresh random one.
 	Token string
 	// Version is reported in the welcome frame.
@@ -78,6 +83,8 @@ type Server struct {
 	origins map[string]bool
 	mux     *http.ServeMux
 	refused refusals // origins refused so far, each logged once (trust.go)
+	// serveCommand restarts this backend (Config.ServeCommand).
+	serveCommand string
 
 	// ctx is the parent of every socket's context; stop cancels it.
 	ctx  context.Context
@@ -113,13 +120,17 @@ func New(cfg Config) *Server {
 	if cfg.Token == "" {
 		cfg.Token = NewToken()
 	}
+	if cfg.ServeCommand == "" {
+		cfg.ServeCommand = "ttmcp serve"
+	}
 	s := &Server{
-		cfg:     cfg,
-		log:     cfg.Log,
-		token:   cfg.Token,
-		origins: make(map[string]bool),
-		sockets: make(map[*websocket.Conn]struct{}),
-		outbox:  newOutbox(cfg.MaxQueuedPerSocket, cfg.MaxQueued),
+		cfg:          cfg,
+		log:          cfg.Log,
+		token:        cfg.Token,
+		serveCommand: cfg.ServeCommand,
+		origins:      make(map[string]bool),
+		sockets:      make(map[*websocket.Conn]struct{}),
+		outbox:       newOutbox(cfg.MaxQueuedPerSocket, cfg.MaxQueued),
 	}
 	for _, o := range cfg.AllowOrigins {
 		if n, ok := normalizeOrigin(o); ok {

@@ -136,21 +136,23 @@ func (s *Server) refuseOrigin(w http.ResponseWriter, r *http.Request, origin str
 	switch s.refused.note(origin) {
 	case refusalFirst:
 		s.log.Info("refused a page: its origin is not allowed (restart with --allow-origin to allow it)",
-			"origin", origin, "path", r.URL.Path)
+			"origin", origin, "path", r.URL.Path, "restart", s.serveCommand+" --allow-origin "+origin)
 	case refusalFull:
 		s.log.Info("refused a page: its origin is not allowed; further refused origins are not logged",
 			"origin", origin, "path", r.URL.Path, "originsLogged", maxRefusalsLogged)
 	}
-	message := jsapi.CodeOriginNotAllowed + ": the ttmcp backend does not allow requests from " + origin
+	refusal := jsapi.OriginRefusal{Code: jsapi.CodeOriginNotAllowed, Origin: origin,
+		Message: jsapi.CodeOriginNotAllowed + ": the ttmcp backend does not allow requests from " + origin}
 	switch _, ok := normalizeOrigin(origin); {
 	case origin == "":
-		message = jsapi.CodeOriginNotAllowed + ": the ttmcp backend refuses requests without an Origin header"
+		refusal.Message = jsapi.CodeOriginNotAllowed + ": the ttmcp backend refuses requests without an Origin header"
 	case !ok:
-		message += "; only http(s) origins can be allowed (--allow-origin scheme://host[:port])"
+		refusal.Message += "; only http(s) origins can be allowed (--allow-origin scheme://host[:port])"
 	default:
-		message += "; restart it with --allow-origin " + origin
+		refusal.Message += "; restart it with --allow-origin " + origin
+		refusal.Command = s.serveCommand + " --allow-origin " + origin
 	}
-	body, _ := json.Marshal(jsapi.OriginRefusal{Code: jsapi.CodeOriginNotAllowed, Origin: origin, Message: message})
+	body, _ := json.Marshal(refusal)
 	h := w.Header()
 	if origin != "" {
 		h.Set("Access-Control-Allow-Origin", origin)

@@ -114,12 +114,14 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // stays a bare 403.
 func TestOriginRefusal(t *testing.T) {
 	var logs bytes.Buffer
+	const serve = "ttmcp serve --data-root '/home/u/My Data' --listen 127.0.0.1:7878"
 	f := newFixture(t, func(c *Config) {
 		c.Log = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+		c.ServeCommand = serve
 	})
 	refused := func(origin string) jsapi.OriginRefusal {
 		msg := "mcp.origin_not_allowed: the ttmcp backend does not allow requests from " + origin + "; restart it with --allow-origin " + origin
-		return jsapi.OriginRefusal{Code: "mcp.origin_not_allowed", Origin: origin, Message: msg}
+		return jsapi.OriginRefusal{Code: "mcp.origin_not_allowed", Origin: origin, Message: msg, Command: serve + " --allow-origin " + origin}
 	}
 	check := func(t *testing.T, what string, resp *http.Response, want jsapi.OriginRefusal) {
 		t.Helper()
@@ -173,8 +175,9 @@ func TestOriginRefusal(t *testing.T) {
 		}
 	}
 	if len(refusals) != 2 || !strings.Contains(refusals[0], "level=INFO") || !strings.Contains(refusals[0], "origin="+a) ||
-		!strings.Contains(refusals[1], "origin="+b) || !strings.Contains(refusals[0], "--allow-origin") {
-		t.Errorf("refusal log lines %q; want one INFO line per origin, naming it and --allow-origin", refusals)
+		!strings.Contains(refusals[1], "origin="+b) || !strings.Contains(refusals[0], "--allow-origin") ||
+		!strings.Contains(refusals[0], "--data-root '/home/u/My Data' --listen 127.0.0.1:7878 --allow-origin "+a) {
+		t.Errorf("refusal log lines %q; want one INFO line per origin, naming it and the whole restart command", refusals)
 	}
 
 	// DNS rebinding: a bare 403, nothing for a page to read.
