@@ -1,7 +1,7 @@
 // Command ttmcp is the ttmcp backend: it keeps MCP server registrations in
 // strict files and serves them to browser pages over a WebSocket.
 //
-//	ttmcp serve [--listen 127.0.0.1:7878] [--data-root ./data] [--allow-origin URL]... [--demo [--demo-listen 127.0.0.1:7879] [--demo-auth-listen 127.0.0.1:7877]]
+//	ttmcp serve [--listen 127.0.0.1:7878] [--data-root DIR] [--allow-origin URL]... [--demo [--demo-listen 127.0.0.1:7879] [--demo-auth-listen 127.0.0.1:7877]]
 //	ttmcp demo-server [--listen 127.0.0.1:7879] [--auth [--token-ttl 2m]]
 //	ttmcp install-extension --sillytavern DIR [--user default-user | --global] [--backend URL] [--uninstall]
 //	ttmcp stdio add|list|remove|import ...
@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -43,7 +44,7 @@ func main() {
 }
 
 const usage = `usage:
-  ttmcp serve [--listen 127.0.0.1:7878] [--data-root ./data] [--allow-origin URL]... [--demo [--demo-listen 127.0.0.1:7879] [--demo-auth-listen 127.0.0.1:7877]] [-v]
+  ttmcp serve [--listen 127.0.0.1:7878] [--data-root DIR] [--allow-origin URL]... [--demo [--demo-listen 127.0.0.1:7879] [--demo-auth-listen 127.0.0.1:7877]] [-v]
   ttmcp demo-server [--listen 127.0.0.1:7879] [--auth [--token-ttl 2m]]
   ttmcp install-extension --sillytavern DIR [--user default-user | --global] [--backend URL] [--uninstall]
   ttmcp stdio add <name> [--env KEY=VALUE]... [--cwd DIR] [--data-root DIR] -- <command> [args...]
@@ -77,6 +78,43 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	return fmt.Errorf("unknown command %q\n%s", args[0], usage)
 }
 
+// serveCommandLine is the command a user types to start this backend
+// again as it runs now: its own arguments, quoted for the platform's
+// shell, and the data root when only the environment chose it (a new
+// shell may not have TTMCP_DATA_ROOT). None of serve's flags is a secret.
+func serveCommandLine(args []string, root dataRoot, goos string) string {
+	words := []string{"ttmcp", "serve"}
+	for _, a := range args {
+		words = append(words, shellQuote(a, goos))
+	}
+	if root.source == envDataRoot {
+		words = append(words, "--data-root", shellQuote(root.path, goos))
+	}
+	return strings.Join(words, " ")
+}
+
+// shellQuote quotes a word that needs it: single quotes for POSIX shells,
+// double quotes on Windows (cmd and PowerShell).
+func shellQuote(word, goos string) string {
+	plain := word != "" && strings.IndexFunc(word, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r) || r > 127 && goos != "windows")
+	}) < 0
+	switch {
+	case plain:
+		return word
+	case goos == "windows":
+		return `"` + strings.ReplaceAll(word, `"`, `\"`) + `"`
+	}
+	return "'" + strings.ReplaceAll(word, "'", `'\''`) + "'"
+}
+
+// flagGiven reports whether the command line set the flag name.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
 // origins collects repeated --allow-origin flags.
 type origins []string
 
@@ -87,7 +125,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	listen := fs.String("listen", "127.0.0.1:7878", "loopback address to listen on")
-	dataRoot := fs.String("data-root", "./data", "data root (registrations live in <root>/_tauritavern/mcp/)")
+	rootFlag := fs.String("data-root", "", "data root (registrations live in <root>/_tauritavern/mcp/); default: "+envDataRoot+", else the per-user data folder")
 	verbose := fs.Bool("v", false, "log debug messages")
 	withDemo := fs.Bool("demo", false, "also run the demo MCP server, which the playground offers to add")
 	demoListen := fs.String("demo-listen", "127.0.0.1:7879", "loopback address of the demo MCP server (with --demo)")
@@ -101,6 +139,10 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		if err := server.CheckOrigin(o); err != nil {
 			return fmt.Errorf("--allow-origin: %v", err)
 		}
+	}
+	root, err := resolveDataRoot(*rootFlag, flagGiven(fs, "data-root"), thisPlatform())
+	if err != nil {
+		return err
 	}
 	level := slog.LevelInfo
 	if *verbose {
@@ -149,8 +191,8 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 			}()
 		}
 	}
-	store := storage.Open(*dataRoot)
-	removeLeftovers(*dataRoot, log)
+	store := storage.Open(root.path)
+	removeLeftovers(root.path, log)
 	gw := gateway.New(gateway.Config{ClientVersion: version, Log: log, Auths: store})
 	// After the server stopped: the last sessions' clean-ups, the kept
 	// connections, and every stdio server's whole process tree (no request
@@ -164,8 +206,8 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		Catalogs:       store,
 		Gateway:        gw,
 		Processes:      gw,
-		Audit:          storage.OpenAuditLog(*dataRoot, storage.AuditOptions{}),
-		ExtensionStore: storage.OpenExtensionStore(*dataRoot),
+		Audit:          storage.OpenAuditLog(root.path, storage.AuditOptions{}),
+		ExtensionStore: storage.OpenExtensionStore(root.path),
 		Log:            log,
 		// Authorization servers send the user back to this backend, by
 		// its loopback IP (RFC 8252 §7.3).
@@ -179,10 +221,14 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		Demo:         demoSrv,
 		DemoAuth:     demoAuthSrv,
 		AllowOrigins: allow,
+		ServeCommand: serveCommandLine(args, root, runtime.GOOS),
 		Version:      version,
 		Log:          log,
 	})
-	log.Info("ttmcp serving", "url", "http://"+ln.Addr().String()+"/", "dataRoot", *dataRoot)
+	log.Info("ttmcp serving", "url", "http://"+ln.Addr().String()+"/", "dataRoot", root.path, "from", root.source)
+	if hint := root.unusedLocal(); hint != "" {
+		log.Warn(strings.TrimPrefix(hint, "ttmcp: note: "))
+	}
 	if demoSrv != nil {
 		log.Info("demo MCP server (the playground offers to add it)", "endpoint", demoSrv.Endpoint)
 	}

@@ -46,6 +46,12 @@ func stdioCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	root, err := resolveDataRoot(opts.dataRoot, opts.dataRootGiven, thisPlatform())
+	if err != nil {
+		return err
+	}
+	root.announce(stderr)
+	opts.dataRoot = root.path
 	store := storage.Open(opts.dataRoot)
 	svc := service.New(service.Config{Registrations: store.Registry(), Catalogs: store})
 	switch sub {
@@ -67,18 +73,19 @@ func stdioCommand(ctx context.Context, args []string, stderr io.Writer) error {
 }
 
 type stdioOptions struct {
-	dataRoot   string
-	positional []string
-	env        map[string]string
-	cwd        string
-	command    []string // after "--"
+	dataRoot      string
+	dataRootGiven bool
+	positional    []string
+	env           map[string]string
+	cwd           string
+	command       []string // after "--"
 }
 
 // parseStdioArgs reads the options of a stdio subcommand: flags may come
 // before or after the positional arguments; everything after "--" is the
 // command and its arguments, taken as they are.
 func parseStdioArgs(sub string, args []string) (stdioOptions, error) {
-	o := stdioOptions{dataRoot: "./data", env: map[string]string{}}
+	o := stdioOptions{env: map[string]string{}}
 	takesCommand := sub == "add"
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -107,7 +114,7 @@ func parseStdioArgs(sub string, args []string) (stdioOptions, error) {
 			if err != nil {
 				return o, err
 			}
-			o.dataRoot = v
+			o.dataRoot, o.dataRootGiven = v, true
 		case name == "cwd" && takesCommand:
 			v, err := next()
 			if err != nil {
