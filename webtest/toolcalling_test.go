@@ -248,8 +248,9 @@ func TestSTAskApproval(t *testing.T) {
 		calls               int
 	}{
 		{"Allow once", echoOutcome("a1"), 1},
-		{"Deny", `{"outcome":"not_sent","code":"mcp.call_denied_by_user","message":"The user denied the call to MCP tool ` + "`mcp/%s:echo`" + `; it was not sent"}`, 0},
-		{"Escape", `{"outcome":"not_sent","code":"mcp.call_denied_by_user","message":"The user denied the call to MCP tool ` + "`mcp/%s:echo`" + `; it was not sent"}`, 0},
+		// the chat shows the result: the tool by its name, as the Ask prompt showed it
+		{"Deny", `{"outcome":"not_sent","code":"mcp.call_denied_by_user","message":"The user denied the call to MCP tool Echo (Demo); it was not sent."}`, 0},
+		{"Escape", `{"outcome":"not_sent","code":"mcp.call_denied_by_user","message":"The user denied the call to MCP tool Echo (Demo); it was not sent."}`, 0},
 		{"Always allow", echoOutcome("a4"), 1},
 	}
 	for i, c := range cases {
@@ -265,11 +266,7 @@ func TestSTAskApproval(t *testing.T) {
 			t.Fatalf("%s: ended %s: %s", c.button, r.Status, r.Error)
 		}
 		reqs := e.llm.requests()
-		want := c.wantOutcome
-		if strings.Contains(want, "%s") {
-			want = fmt.Sprintf(want, e.id)
-		}
-		wantPretty(t, c.button+"'s tool message", reqs[len(reqs)-1].toolMessages()[id], want)
+		wantPretty(t, c.button+"'s tool message", reqs[len(reqs)-1].toolMessages()[id], c.wantOutcome)
 		if n := len(e.mcp.toolCalls()) - before; n != c.calls {
 			t.Errorf("%s: the MCP server got %d calls; want %d", c.button, n, c.calls)
 		}
@@ -322,6 +319,10 @@ func TestSTOutcomeUnknownEndsTheLoop(t *testing.T) {
 	inv := r.Chat[1].Extra.ToolInvocations
 	if len(inv) != 2 || !strings.Contains(inv[0].Result, `"outcome": "outcome_unknown"`) || !strings.Contains(inv[1].Result, "mcp.call_skipped_after_unknown") {
 		t.Errorf("saved invocations %+v", inv)
+	}
+	// two sentences: the backend's (which ends without a full stop), then ours
+	if len(inv) > 0 && !strings.Contains(inv[0].Result, `may have executed. The tool may have run; ttmcp did not retry it`) {
+		t.Errorf("the unknown outcome's message: %s", inv[0].Result)
 	}
 	wantAudit(t, env.audit(), "slow allow none outcome_unknown mcp.call_response_failed")
 }

@@ -6,7 +6,7 @@ import { describe, expect, test, vi } from 'vitest';
 import type { LegacyMcpTool, McpCallOutcome, TauriTavernMcpServer, TtmcpMcpApi } from '../../../jsapi/tauritavern-mcp';
 import { englishTr } from '../texts';
 import type { ApprovalAnswer, ApprovalRequest } from './approval';
-import { ToolBridge, type ToolBridgeHost } from './bridge';
+import { sentence, ToolBridge, type ToolBridgeHost } from './bridge';
 import { toolReach } from './reach';
 import { ST_EVENTS, type StFunctionTool, type StToolContext } from './sillytavern-tools';
 
@@ -88,6 +88,11 @@ interface World {
   callAnswer: (dto: Record<string, unknown>) => Promise<McpCallOutcome> | McpCallOutcome;
   connected: boolean;
   ttmcp: boolean;
+  /** Whether invoke.safeInvoke is published (false: the API never loaded). */
+  loaded: boolean;
+  /** What an attempt to connect does (wake), and how many were made. */
+  onWake: () => void;
+  wakes: number;
   listed: number;
   changed: number;
 }
@@ -106,6 +111,9 @@ function world(): World {
     callAnswer: (dto: Record<string, unknown>) => known(String(dto.argumentsJson)),
     connected: true,
     ttmcp: true,
+    loaded: true,
+    onWake: () => {},
+    wakes: 0,
     listed: 0,
     changed: 0,
   } as unknown as World;
@@ -121,14 +129,21 @@ function world(): World {
   const host: ToolBridgeHost = {
     context: () => st.context(),
     api: () => api,
-    invokeCommand: () => async (command: string, args?: unknown) => {
-      w.commands.push([command, args]);
-      if (command === 'list_legacy_mcp_tools') return { tools: w.tools, diagnostics: [] };
-      if (command === 'call_legacy_mcp_tool') return w.callAnswer((args as { dto: Record<string, unknown> }).dto);
-      return null;
-    },
+    invokeCommand: () =>
+      w.loaded
+        ? async (command: string, args?: unknown) => {
+            w.commands.push([command, args]);
+            if (command === 'list_legacy_mcp_tools') return { tools: w.tools, diagnostics: [] };
+            if (command === 'call_legacy_mcp_tool') return w.callAnswer((args as { dto: Record<string, unknown> }).dto);
+            return null;
+          }
+        : undefined,
     isTtmcp: () => w.ttmcp,
     connected: () => w.connected,
+    wake: async () => {
+      w.wakes++;
+      w.onWake();
+    },
     askApproval: async (req, signal) => {
       w.asked.push(req);
       const answer = w.answers.shift();
@@ -186,11 +201,45 @@ describe('roots and rounds', () => {
   test('not ttmcp (TauriTavern offers its own), or no registerFunctionTool: nothing is offered', async () => {
     const w = world();
     w.ttmcp = false;
+    w.connected = false;
     await w.st.round();
     expect(w.st.registry.size).toBe(0);
     expect(w.commands).toEqual([]);
+    expect(w.toasts).toEqual([]); // not ours to say
+    expect(w.wakes).toBe(0);
     const old = new ToolBridge({ ...({} as ToolBridgeHost), context: () => ({ eventSource: w.st.context().eventSource }) });
     expect(old.install()).toBe(false);
+  });
+
+  const unavailable = ['error', 'MCP tools unavailable: MCP tools are unavailable for this generation. Local tools and normal generation are unaffected.', false];
+
+  test.each([
+    ['the API never loaded', { loaded: false, connected: false }],
+    ['the connection is lost or refused', { loaded: true, connected: false }],
+  ])('%s: one attempt to connect, then each generation says once that the tools are unavailable', async (_, state) => {
+    const w = world();
+    Object.assign(w, state);
+    await w.st.round();
+    expect(w.wakes).toBe(1);
+    expect(w.st.registry.size).toBe(0);
+    expect(w.toasts).toEqual([unavailable]);
+    await w.st.saveBatch();
+    await w.st.round(); // the same generation's next round: not said again
+    await w.st.round(); // the next generation: said again
+    expect(w.toasts).toEqual([unavailable, unavailable]);
+    expect(w.commands).toEqual([]);
+  });
+
+  test('a generation that starts while the backend comes up: the attempt connects, the tools are offered', async () => {
+    const w = world();
+    Object.assign(w, { loaded: false, connected: false });
+    w.onWake = () => Object.assign(w, { loaded: true, connected: true });
+    await w.st.round();
+    expect(w.wakes).toBe(1);
+    expect(w.toasts).toEqual([]);
+    expect(await w.st.offered()).toEqual(['mcp__Demo__echo', 'mcp__Demo__add__2']);
+    await w.st.round(); // connected: no further attempt
+    expect(w.wakes).toBe(1);
   });
 
   test('a failed listing: the error toast, no tools', async () => {
@@ -203,6 +252,15 @@ describe('roots and rounds', () => {
 });
 
 describe('calls', () => {
+  test.each([
+    ['may have executed', 'may have executed.'],
+    ['Timed out.', 'Timed out.'],
+    ['Really?  ', 'Really?'],
+    ['', ''],
+  ])('sentence(%j) = %j', (text, want) => {
+    expect(sentence(text)).toBe(want);
+  });
+
   test('Allow: start and call with the arguments as SillyTavern parsed them; the pretty outcome is the result', async () => {
     const w = world();
     await w.st.round();
@@ -245,22 +303,35 @@ describe('calls', () => {
     expect(names(w).filter((c) => c === 'call_legacy_mcp_tool')).toHaveLength(1);
   });
 
-  test('Ask denied: the denial is sent (recorded, never called) and its answer is the result', async () => {
+  test('Ask denied: the denial is sent (recorded, never called) and its answer, naming the tool, is the result', async () => {
     const w = world();
     w.permission.value = 'ask';
-    w.answers.push('denied');
-    const denied: McpCallOutcome = { outcome: 'not_sent', code: 'mcp.call_denied_by_user', message: 'denied' };
+    w.answers.push('denied', 'denied', 'denied');
+    const denied: McpCallOutcome = { outcome: 'not_sent', code: 'mcp.call_denied_by_user', message: `The user denied the call to MCP tool \`${echo.toolId}\`; it was not sent` };
     w.callAnswer = (dto) => (dto.approval === 'denied' ? denied : known('ran'));
     await w.st.round();
-    expect(await w.st.call('mcp__Demo__echo', {})).toBe(JSON.stringify(denied, null, 2));
+    const named = { ...denied, message: 'The user denied the call to MCP tool Echo (Demo); it was not sent.' };
+    expect(await w.st.call('mcp__Demo__echo', {})).toBe(JSON.stringify(named, null, 2));
+    // another answer of the backend (the registration is gone) is passed on as it is
+    const gone: McpCallOutcome = { outcome: 'not_sent', code: 'mcp.registration_not_found', message: 'gone' };
+    w.callAnswer = () => gone;
+    expect(await w.st.call('mcp__Demo__echo', {})).toBe(JSON.stringify(gone, null, 2));
+    // a denial the backend could not record still names the tool
+    w.callAnswer = () => Promise.reject(new Error('mcp.host_unavailable: down'));
+    expect(JSON.parse(await w.st.call('mcp__Demo__echo', {}))).toEqual(named);
   });
 
   test('an unknown outcome: the persistent warning, the rest of the batch skipped, the next round stopped', async () => {
     const w = world();
-    w.callAnswer = () => ({ outcome: 'outcome_unknown', code: 'mcp.call_timeout', message: 'Timed out.' });
+    // the backend's messages end without a full stop
+    w.callAnswer = () => ({ outcome: 'outcome_unknown', code: 'mcp.call_timeout', message: 'Timed out waiting for the tool response; echo may have executed' });
     await w.st.round();
     const first = JSON.parse(await w.st.call('mcp__Demo__echo', {}));
-    expect(first).toMatchObject({ outcome: 'outcome_unknown', code: 'mcp.call_timeout' });
+    expect(first).toEqual({
+      outcome: 'outcome_unknown',
+      code: 'mcp.call_timeout',
+      message: 'Timed out waiting for the tool response; echo may have executed. The tool may have run; ttmcp did not retry it, and the tool loop ends here.',
+    });
     expect(w.toasts).toHaveLength(1);
     expect(w.toasts[0]![0]).toBe('warning');
     expect(w.toasts[0]![1]).toContain('MCP tool result unknown: Echo (Demo) may have run');

@@ -50,13 +50,19 @@ export interface ToolBridgeHost {
   /** invoke.safeInvoke, once loaded. */
   invokeCommand(): LegacyMcpInvokeCommand | undefined;
   /**
-   * Whether the API is ttmcp's (its bridge status is published). In
+   * Whether ttmcp offers the tools here: its bridge status is published,
+   * or no host API is (the Manager is still loading ttmcp's). In
    * TauriTavern the host's own Generate hooks offer the tools: the
    * extension must not offer them twice.
    */
   isTtmcp(): boolean;
   /** Whether the backend connection is open now. */
   connected(): boolean;
+  /**
+   * One attempt to connect now (load the API, or reconnect the bridge);
+   * resolves once it settled or a short wait is over. Absent: no attempt.
+   */
+  wake?(): Promise<void>;
   askApproval(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer>;
   toast(level: 'warning' | 'error', text: string, title: string, persistent?: boolean): void;
   /** Called after each root's listing (the Manager checks the reach again). */
@@ -74,6 +80,12 @@ interface Binding {
 
 function pretty(outcome: Record<string, unknown>): string {
   return JSON.stringify(outcome, null, 2);
+}
+
+/** text as a sentence: with a full stop unless it already ends one (the backend's messages have none). */
+export function sentence(text: string): string {
+  const t = text.trimEnd();
+  return t === '' || /[.!?…]$/.test(t) ? t : `${t}.`;
 }
 
 function registrationOf(toolId: string): string {
@@ -106,6 +118,8 @@ export class ToolBridge {
   /** Calls and prompts under way, aborted by Stop. */
   #inflight = new Set<AbortController>();
   #selfStop = false;
+  /** This root's generation already said that the MCP tools are unavailable. */
+  #toldUnavailable = false;
   #unsubscribe: Array<() => void> = [];
 
   constructor(host: ToolBridgeHost) {
@@ -158,6 +172,7 @@ export class ToolBridge {
     this.#halted = null;
     if (!this.#continuing) {
       this.#stopArmed = false;
+      this.#toldUnavailable = false;
       this.#root = await this.#listRoot();
       this.#host.listed?.();
     } else if (this.#root === null) {
@@ -208,10 +223,13 @@ export class ToolBridge {
   /** Lists the tools for a new root; null (after telling the user) when they cannot be listed. */
   async #listRoot(): Promise<LegacyMcpGenerationContext | null> {
     const { tr } = this.#host;
+    if (!this.#host.isTtmcp()) return null;
+    // The backend may have come up since the last attempt: try once now.
+    if (!this.#host.connected()) await this.#host.wake?.();
     const invokeCommand = this.#host.invokeCommand();
-    if (!this.#host.isTtmcp() || !invokeCommand) return null;
-    if (!this.#host.connected()) {
-      this.#host.toast('error', tr('tools_unavailable_body'), tr('tools_unavailable_title'));
+    if (!invokeCommand || !this.#host.connected()) {
+      // the API never loaded, the connection is lost, or the origin refused
+      this.#unavailable();
       return null;
     }
     try {
@@ -220,9 +238,17 @@ export class ToolBridge {
       return root;
     } catch (err) {
       console.error('[mcp-manager] MCP tools could not be listed for this generation:', err);
-      this.#host.toast('error', tr('tools_unavailable_body'), tr('tools_unavailable_title'));
+      this.#unavailable();
       return null;
     }
+  }
+
+  /** Tells the user, once per generation (its root and the rounds after it), that no MCP tool is offered. */
+  #unavailable(): void {
+    if (this.#toldUnavailable) return;
+    this.#toldUnavailable = true;
+    const { tr } = this.#host;
+    this.#host.toast('error', tr('tools_unavailable_body'), tr('tools_unavailable_title'));
   }
 
   /** Names of the other tools: the registry's when SillyTavern shows it, else those seen in requests. */
@@ -338,12 +364,16 @@ export class ToolBridge {
       this.#halted ??= 'stopped';
       this.#stopArmed = true;
     }
+    const denied = { outcome: 'not_sent', code: CODE_CALL_DENIED, message: `The user denied the call to MCP tool ${displayNameOf(tool)}; it was not sent.` };
     try {
       const { result } = await invokeLegacyMcpTool({ invokeCommand }, { toolId: tool.toolId, argumentsJson, approval: 'denied' });
-      return result;
+      // The backend names the tool by its id (mcp/<uuid>:<name>); the chat
+      // shows the result, so it names the tool as the Ask prompt did.
+      const outcome = JSON.parse(result) as { code?: unknown };
+      return outcome.code === CODE_CALL_DENIED ? pretty({ ...outcome, message: denied.message }) : result;
     } catch (err) {
       console.error('[mcp-manager] The denial could not be recorded:', err);
-      return pretty({ outcome: 'not_sent', code: CODE_CALL_DENIED, message: `The user denied the call to MCP tool \`${tool.toolId}\`; it was not sent` });
+      return pretty(denied);
     }
   }
 
@@ -366,7 +396,7 @@ export class ToolBridge {
     return pretty({
       outcome: 'outcome_unknown',
       code: err.code,
-      message: `${err.message.slice(err.code.length + 2)} The tool may have run; ttmcp did not retry it, and the tool loop ends here.`,
+      message: `${sentence(err.message.slice(err.code.length + 2))} The tool may have run; ttmcp did not retry it, and the tool loop ends here.`,
     });
   }
 }

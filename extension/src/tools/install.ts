@@ -5,7 +5,7 @@
 import type { LegacyMcpInvokeCommand } from '../../../jsapi/legacy-mcp-tools.js';
 import type { TtmcpMcpApi } from '../../../jsapi/tauritavern-mcp';
 import { notifyRegistrationsChanged } from '../host/changes';
-import { bridgeStatus, onBridgeChange } from '../host/tauritavern';
+import { bridgeStatus, mcpApiPublished, onBridgeChange } from '../host/tauritavern';
 import type { Tr } from '../texts';
 import { askApproval } from './approval';
 import { ToolBridge, type ToolBridgeHost } from './bridge';
@@ -46,14 +46,20 @@ function toast(level: 'warning' | 'error', text: string, title: string, persiste
   toastr?.[level]?.(text, title, persistent ? { timeOut: 0, extendedTimeOut: 0, closeButton: true } : undefined);
 }
 
-/** The bridge's view of this page. */
-export function pageToolHost(tr: Tr): ToolBridgeHost {
+/**
+ * The bridge's view of this page; wake, when given, makes one attempt to
+ * connect (the Manager's).
+ */
+export function pageToolHost(tr: Tr, wake?: () => Promise<void>): ToolBridgeHost {
   return {
     context: stToolContext,
     api,
     invokeCommand,
-    isTtmcp: () => bridgeStatus() !== undefined,
+    // ttmcp's bridge, or nothing yet: the Manager is loading ttmcp's API
+    // (TauriTavern publishes its own before extensions load).
+    isTtmcp: () => bridgeStatus() !== undefined || !mcpApiPublished(),
     connected: () => bridgeStatus()?.state === 'open',
+    ...(wake ? { wake } : {}),
     askApproval: (req, signal) => askApproval(req, signal, tr),
     toast,
     listed: () => void window.dispatchEvent(new Event(TOOLS_LISTED_EVENT)),
@@ -69,10 +75,11 @@ export interface ModelTools {
 
 /**
  * Starts offering MCP tools to the model (when this SillyTavern can take
- * function tools) and returns what the Manager shows about it.
+ * function tools) and returns what the Manager shows about it. wake is
+ * called when a generation starts while the backend is not connected.
  */
-export function startModelTools(tr: Tr): ModelTools {
-  const host = pageToolHost(tr);
+export function startModelTools(tr: Tr, wake?: () => Promise<void>): ModelTools {
+  const host = pageToolHost(tr, wake);
   const bridge = new ToolBridge(host);
   const installed = bridge.install();
   const panel: ToolsPanelDeps = {
