@@ -115,6 +115,9 @@ export function createTransport(hooks, layout) {
         });
       case 'optionalDto':
         return JSON.stringify({ dto: input ?? {} });
+      case 'id':
+        // {id: typeof input === 'string' ? input : input?.id} (toolSets.remove)
+        return JSON.stringify({ dto: { id: typeof input === 'string' ? input : isObject(input) ? input.id : undefined } });
       default:
         return JSON.stringify({ dto: input });
     }

@@ -135,6 +135,9 @@ test('argument shapes', () => {
     ['optionalDto', undefined, '{"dto":{}}'],
     ['optionalDto', null, '{"dto":{}}'],
     ['optionalDto', { limit: 5 }, '{"dto":{"limit":5}}'],
+    ['id', 'set-1', '{"dto":{"id":"set-1"}}'],
+    ['id', { id: 'set-2', name: 'x' }, '{"dto":{"id":"set-2"}}'],
+    ['id', undefined, '{"dto":{}}'],
     // big integers travel inside argumentsJson strings untouched
     ['dto', { argumentsJson: '{"n":9007199254740993}' }, '{"dto":{"argumentsJson":"{\\"n\\":9007199254740993}"}}'],
   ];

@@ -29,6 +29,12 @@ const (
 	CmdCancelSignIn     = "cancel_mcp_server_sign_in"
 	CmdSignOut          = "sign_out_mcp_server"
 	CmdGetStdioStatus   = "get_mcp_stdio_status"
+
+	// Tool sets (SPEC §10 "Tool sets"): list takes no args; save and
+	// remove take {dto}. list_legacy_mcp_tools also takes {dto: {toolSetId}}.
+	CmdListToolSets  = "list_mcp_tool_sets"
+	CmdSaveToolSet   = "save_mcp_tool_set"
+	CmdRemoveToolSet = "remove_mcp_tool_set"
 )
 
 // McpCommands lists the MCP command names in the order of SPEC §5.2, then
@@ -40,14 +46,16 @@ var McpCommands = []string{
 	CmdCancelTestCall, CmdListLegacyTools, CmdStartLegacyToolCall,
 	CmdCallLegacyTool, CmdCancelLegacyToolCall,
 	CmdListAuditEntries, CmdStartSignIn, CmdFinishSignIn, CmdCancelSignIn, CmdSignOut, CmdGetStdioStatus,
+	CmdListToolSets, CmdSaveToolSet, CmdRemoveToolSet,
 }
 
 // Commands lists every command the backend serves: the MCP commands, then
 // the extension store's (extension_store.go).
 var Commands = append(append([]string(nil), McpCommands...), StoreCommands...)
 
-// TakesNoArgs reports whether a command is called without a dto (the two
-// list commands).
+// TakesNoArgs reports whether a command may be called without a dto: the
+// two list commands of upstream (list_legacy_mcp_tools also takes an
+// optional {dto: {toolSetId}}, ttmcp's addition) and list_mcp_tool_sets.
 func TakesNoArgs(command string) bool {
-	return command == CmdListServers || command == CmdListLegacyTools
+	return command == CmdListServers || command == CmdListLegacyTools || command == CmdListToolSets
 }

@@ -432,6 +432,53 @@ type LegacyMcpDiagnostic struct {
 	Message string  `json:"message"`
 }
 
+// ---- Tool sets (ttmcp's addition, SPEC §10 "Tool sets")
+
+// McpToolSet is a named selection of tools for the model: ToolIds
+// ("mcp/<uuid>:<nativeName>") or whole servers ("mcp/<uuid>:*"), in the
+// user's order, with description overrides keyed by ToolId that win over
+// the registration's, the inline limit of a result (characters) and
+// whether the model gets the reader tool ttmcp_read_result.
+type McpToolSet struct {
+	ID                    string                             `json:"id"`
+	Name                  string                             `json:"name"`
+	Tools                 []string                           `json:"tools"`
+	DescriptionOverrides  map[string]ToolDescriptionOverride `json:"descriptionOverrides"`
+	ResultInlineCharLimit int                                `json:"resultInlineCharLimit"`
+	ReaderTool            bool                               `json:"readerTool"`
+}
+
+// McpToolSetList is the result of list_mcp_tool_sets: the sets by name,
+// and one storage issue per set file that could not be loaded.
+type McpToolSetList struct {
+	ToolSets      []McpToolSet   `json:"toolSets"`
+	StorageIssues []StorageIssue `json:"storageIssues"`
+}
+
+// SaveMcpToolSetDto creates a set (no id) or replaces the set id. The
+// overrides default to none, the limit to 50,000 characters, the reader
+// tool to on.
+type SaveMcpToolSetDto struct {
+	ID                    *string                             `json:"id,omitzero"`
+	Name                  string                              `json:"name"`
+	Tools                 []string                            `json:"tools"`
+	DescriptionOverrides  *map[string]ToolDescriptionOverride `json:"descriptionOverrides,omitzero"`
+	ResultInlineCharLimit *int                                `json:"resultInlineCharLimit,omitzero"`
+	ReaderTool            *bool                               `json:"readerTool,omitzero"`
+}
+
+// McpToolSetIdDto names a tool set.
+type McpToolSetIdDto struct {
+	ID string `json:"id"`
+}
+
+// ListLegacyMcpToolsDto is the optional dto of list_legacy_mcp_tools: the
+// set to apply (ttmcp's addition). Without it, or without toolSetId, the
+// answer is upstream's: every permitted tool.
+type ListLegacyMcpToolsDto struct {
+	ToolSetID *string `json:"toolSetId,omitzero"`
+}
+
 // RawJSON is JSON text carried verbatim, like encoding/json.RawMessage
 // (which this package cannot name without linking encoding/json into the
 // wasm shim).

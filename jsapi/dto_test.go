@@ -65,7 +65,8 @@ func TestCommands(t *testing.T) {
 		}
 		seen[c] = true
 	}
-	for _, c := range append([]string{jsapi.CmdListAuditEntries, jsapi.CmdStartSignIn, jsapi.CmdFinishSignIn, jsapi.CmdCancelSignIn, jsapi.CmdSignOut, jsapi.CmdGetStdioStatus}, jsapi.StoreCommands...) { // ttmcp's additions, the extension store
+	for _, c := range append([]string{jsapi.CmdListAuditEntries, jsapi.CmdStartSignIn, jsapi.CmdFinishSignIn, jsapi.CmdCancelSignIn, jsapi.CmdSignOut, jsapi.CmdGetStdioStatus,
+		jsapi.CmdListToolSets, jsapi.CmdSaveToolSet, jsapi.CmdRemoveToolSet}, jsapi.StoreCommands...) { // ttmcp's additions, the extension store
 		if !seen[c] {
 			t.Errorf("%s missing", c)
 		}
@@ -75,7 +76,7 @@ func TestCommands(t *testing.T) {
 		t.Fatalf("%d commands of SPEC §5.2, %d of the extension store", len(seen), len(jsapi.StoreCommands))
 	}
 	for _, c := range jsapi.Commands {
-		if jsapi.TakesNoArgs(c) != (c == jsapi.CmdListServers || c == jsapi.CmdListLegacyTools) {
+		if jsapi.TakesNoArgs(c) != (c == jsapi.CmdListServers || c == jsapi.CmdListLegacyTools || c == jsapi.CmdListToolSets) {
 			t.Errorf("TakesNoArgs(%s)", c)
 		}
 	}

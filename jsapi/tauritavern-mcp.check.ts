@@ -97,6 +97,25 @@ export async function consumer(): Promise<string[]> {
   }
   // @ts-expect-error: there is no way to create a stdio server from a page.
   mcp.stdio.create?.({ command: 'sh' });
+  // ttmcp's tool sets (SPEC §10).
+  const coding = await mcp.toolSets.save({
+    name: 'Coding',
+    tools: [`mcp/${server.id}:*`, `mcp/${server.id}:search`],
+    descriptionOverrides: { [`mcp/${server.id}:search`]: { description: 'Search the code' } },
+    resultInlineCharLimit: 20000,
+  });
+  const sets = await mcp.toolSets.list();
+  lines.push(coding.id, String(coding.readerTool), ...sets.toolSets.map((s) => `${s.name} ${s.tools.length}`), ...sets.storageIssues.map((i) => i.fileName));
+  await mcp.toolSets.save({ ...coding, readerTool: false });
+  // @ts-expect-error: a selection entry is a ToolId.
+  await mcp.toolSets.save({ name: 'x', tools: ['github:*'] });
+  const invokeSet = window.__TAURITAVERN__?.invoke?.safeInvoke;
+  if (invokeSet) {
+    const applied = await invokeSet('list_legacy_mcp_tools', { dto: { toolSetId: coding.id } });
+    lines.push(...applied.tools.map((t) => t.toolId), ...applied.diagnostics.map((d) => d.toolId ?? ''));
+  }
+  await mcp.toolSets.remove(coding.id);
+  await mcp.toolSets.remove({ id: coding.id });
   // @ts-expect-error: an entry's source is test or model.
   if (recent.entries[0]?.source === 'agent') lines.push('never');
   try {

@@ -415,11 +415,67 @@ export interface McpStdioApi {
   status(registrationId: string | { registrationId: string }): Promise<McpStdioStatus>;
 }
 
+// ---------------------------------------------------------------- tool sets (ttmcp, SPEC §10)
+
+/**
+ * A selection entry: a ToolId `mcp/<registration-uuid>:<nativeName>`, or a whole server
+ * `mcp/<registration-uuid>:*` (its tools set to Ask or Allow, new ones included once allowed).
+ */
+export type McpToolSelector = `mcp/${string}:${string}`;
+
+/**
+ * A named selection of tools for the model (the MCP part of the seeds' Agent Profile). Selecting
+ * never grants: a selected tool that is Off, or on a paused server, is not offered.
+ */
+export interface McpToolSet {
+  /** Canonical lowercase hyphenated UUID. */
+  id: string;
+  /** Trimmed, 1–100 characters, unique (case-insensitive). */
+  name: string;
+  /** In the user's order: it decides what is left out when a provider's tool limit is reached. */
+  tools: McpToolSelector[];
+  /** ToolId → override, applied after the registration's (the set's text wins, field by field). {} when none. */
+  descriptionOverrides: Record<string, ToolDescriptionOverride>;
+  /** Results longer than this (Unicode characters) reach the model as a note with a preview. */
+  resultInlineCharLimit: number;
+  /** Whether the model gets the built-in reader tool ttmcp_read_result beside the set's tools. */
+  readerTool: boolean;
+}
+
+export interface McpToolSetList {
+  /** By name (case-insensitive), then id. */
+  toolSets: McpToolSet[];
+  /** Set files that could not be loaded (fileName "tool-sets/<file>"). */
+  storageIssues: McpStorageIssue[];
+}
+
+export interface SaveMcpToolSetInput {
+  /** Absent: a new set. Present: replaces that set (NotFound mcp.tool_set_not_found if there is none). */
+  id?: string;
+  name: string;
+  tools: McpToolSelector[];
+  /** Default {}. Keys must be selected ToolIds (mcp.tool_set_override_unselected). */
+  descriptionOverrides?: Record<string, ToolDescriptionOverride>;
+  /** Default 50,000; > 0 (mcp.tool_set_result_inline_char_limit_invalid). */
+  resultInlineCharLimit?: number;
+  /** Default true. */
+  readerTool?: boolean;
+}
+
+export interface McpToolSetsApi {
+  list(): Promise<McpToolSetList>;
+  /** Resolves the stored set with its id. A name taken by another set is Conflict mcp.tool_set_name_taken. */
+  save(input: SaveMcpToolSetInput): Promise<McpToolSet>;
+  /** Chats and characters bound to a removed set fall back to the next binding. */
+  remove(input: string | { id: string }): Promise<void>;
+}
+
 /** api.mcp as ttmcp publishes it: upstream's surface plus ttmcp's additions. */
 export interface TtmcpMcpApi extends TauriTavernMcpApi {
   servers: TtmcpMcpServersApi;
   audit: McpAuditApi;
   stdio: McpStdioApi;
+  toolSets: McpToolSetsApi;
 }
 
 // ---------------------------------------------------------------- extension store
@@ -509,6 +565,7 @@ export interface LegacyMcpTool {
 }
 
 export interface LegacyMcpDiagnostic {
+  /** The tool concerned; with a tool set, the selection entry (which may be a whole server, `mcp/<uuid>:*`). */
   toolId?: string;
   code: string;
   message: string;
@@ -532,7 +589,8 @@ export interface McpCommandMap {
   start_mcp_test_call: { args: { dto: { callId: string } }; result: null };
   test_mcp_tool_call: { args: { dto: TestMcpToolCallInput & { callId: string } }; result: McpTestCallOutcome };
   cancel_mcp_test_call: { args: { dto: { callId: string } }; result: null };
-  list_legacy_mcp_tools: { args: undefined | Record<string, never>; result: LegacyMcpToolList };
+  /** ttmcp's addition: {dto: {toolSetId}} applies that set (NotFound mcp.tool_set_not_found when it does not exist). */
+  list_legacy_mcp_tools: { args: undefined | Record<string, never> | { dto: { toolSetId?: string } }; result: LegacyMcpToolList };
   start_legacy_mcp_tool_call: { args: { dto: { executionCallId: string } }; result: null };
   call_legacy_mcp_tool: {
     /** approval is ttmcp's: what the user answered an Ask prompt (denied: recorded, never called). */
@@ -550,6 +608,9 @@ export interface McpCommandMap {
   cancel_mcp_server_sign_in: { args: { dto: { signInId: string } }; result: null };
   sign_out_mcp_server: { args: { dto: { registrationId: string } }; result: TauriTavernMcpServer };
   get_mcp_stdio_status: { args: { dto: { registrationId: string } }; result: McpStdioStatus };
+  list_mcp_tool_sets: { args: undefined | Record<string, never>; result: McpToolSetList };
+  save_mcp_tool_set: { args: { dto: SaveMcpToolSetInput }; result: McpToolSet };
+  remove_mcp_tool_set: { args: { dto: { id: string } }; result: null };
 }
 
 export type McpCommandName = keyof McpCommandMap;

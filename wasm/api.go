@@ -17,6 +17,7 @@ const (
 	argsNone           argShape = "none"           // {} (the list commands)
 	argsRegistrationID argShape = "registrationId" // {dto: {registrationId}} from a string id or an object
 	argsOptionalDTO    argShape = "optionalDto"    // {dto: input}, {dto: {}} without one
+	argsID             argShape = "id"             // {dto: {id}} from a string id or an object
 )
 
 // method maps one api.mcp method onto its command (reference §1.2).
@@ -55,10 +56,17 @@ var stdioMethods = [...]method{
 	{"status", jsapi.CmdGetStdioStatus, argsRegistrationID},
 }
 
+// toolSetMethods are ttmcp's addition (SPEC §10): api.mcp.toolSets.
+var toolSetMethods = [...]method{
+	{"list", jsapi.CmdListToolSets, argsNone},
+	{"save", jsapi.CmdSaveToolSet, argsDTO},
+	{"remove", jsapi.CmdRemoveToolSet, argsID},
+}
+
 // publish installs the API on window.__TAURITAVERN__, keeping whatever the
 // page already put there: api.mcp (exactly servers and tools),
 // invoke.safeInvoke and the mcpBridge status object. api.mcp holds
-// upstream's servers and tools, and ttmcp's audit and stdio. The methods of the
+// upstream's servers and tools, and ttmcp's audit, stdio and toolSets. The methods of the
 // tables above and safeInvoke are the transport's stubs (the data plane,
 // transport.go); tools.testCall is Go's.
 func publish(b *bridge) {
@@ -87,11 +95,16 @@ func publish(b *bridge) {
 	for _, m := range stdioMethods {
 		stdio.Set(m.name, b.method(m))
 	}
+	toolSets := jsObject.New()
+	for _, m := range toolSetMethods {
+		toolSets.Set(m.name, b.method(m))
+	}
 	mcp := jsObject.New()
 	mcp.Set("servers", servers)
 	mcp.Set("tools", tools)
 	mcp.Set("audit", audit)
 	mcp.Set("stdio", stdio)
+	mcp.Set("toolSets", toolSets)
 	api.Set("mcp", mcp)
 
 	invoke := ensureObject(tt, "invoke")

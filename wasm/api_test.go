@@ -28,7 +28,7 @@ func TestPublishSurface(t *testing.T) {
 		return jsObject.Call("keys", v).Call("join", ",").String()
 	}
 	mcp := tt.Get("api").Get("mcp")
-	if k := keys(mcp); k != "servers,tools,audit,stdio" {
+	if k := keys(mcp); k != "servers,tools,audit,stdio,toolSets" {
 		t.Errorf("api.mcp keys = %s", k)
 	}
 	if k := keys(mcp.Get("servers")); k != "list,create,update,setState,remove,discover,refresh,signOut,signIn" {
@@ -42,6 +42,9 @@ func TestPublishSurface(t *testing.T) {
 	}
 	if k := keys(mcp.Get("stdio")); k != "status" {
 		t.Errorf("stdio keys = %s", k)
+	}
+	if k := keys(mcp.Get("toolSets")); k != "list,save,remove" {
+		t.Errorf("toolSets keys = %s", k)
 	}
 	if tt.Get("invoke").Get("safeInvoke").Type() != js.TypeFunction {
 		t.Error("no safeInvoke")
@@ -85,6 +88,9 @@ func TestPublishedMethodsSendCommands(t *testing.T) {
 		{audit.Call("list"), jsapi.CmdListAuditEntries, `{"dto":{}}`},
 		{audit.Call("list", obj("limit", 5)), jsapi.CmdListAuditEntries, `{"dto":{"limit":5}}`},
 		{mcp.Get("stdio").Call("status", "id-4"), jsapi.CmdGetStdioStatus, `{"dto":{"registrationId":"id-4"}}`},
+		{mcp.Get("toolSets").Call("list"), jsapi.CmdListToolSets, `{}`},
+		{mcp.Get("toolSets").Call("save", obj("name", "Coding")), jsapi.CmdSaveToolSet, `{"dto":{"name":"Coding"}}`},
+		{mcp.Get("toolSets").Call("remove", "set-1"), jsapi.CmdRemoveToolSet, `{"dto":{"id":"set-1"}}`},
 		{global.Get("__TAURITAVERN__").Get("invoke").Call("safeInvoke", jsapi.CmdListLegacyTools), jsapi.CmdListLegacyTools, `{}`},
 		{global.Get("__TAURITAVERN__").Get("invoke").Call("safeInvoke", jsapi.CmdCallLegacyTool, obj("dto", obj("toolId", "t"))), jsapi.CmdCallLegacyTool, `{"dto":{"toolId":"t"}}`},
 		{global.Get("__TAURITAVERN__").Get("invoke").Call("safeInvoke", "no\"such", obj("dto", 1)), `no"such`, `{"dto":1}`},

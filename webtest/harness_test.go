@@ -303,6 +303,7 @@ func (b *backend) start() {
 			Gateway:        gateway.New(gateway.Config{ClientVersion: "webtest", Auths: b.store}),
 			Audit:          b.audit,
 			ExtensionStore: storage.OpenExtensionStore(b.root),
+			ToolSets:       b.store,
 			RedirectURL:    b.url(jsapi.PathOAuthCallback), // as serve: the backend's own loopback address
 		}), nil),
 		Assets:           cmp.Or[fs.FS](b.assets, jsapi.Assets()),

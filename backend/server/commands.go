@@ -54,7 +54,7 @@ func NewCommands(svc *service.Service, log *slog.Logger) *Commands {
 		jsapi.CmdStartTestCall:              withDTO(svc.StartTestCall),
 		jsapi.CmdTestToolCall:               withDTO(svc.TestCall),
 		jsapi.CmdCancelTestCall:             withDTO(svc.CancelTestCall),
-		jsapi.CmdListLegacyTools:            noArgs(svc.ListLegacyTools),
+		jsapi.CmdListLegacyTools:            optionalDTO(svc.ListLegacyTools),
 		jsapi.CmdStartLegacyToolCall:        withDTO(svc.StartLegacyCall),
 		jsapi.CmdCallLegacyTool:             withDTO(svc.CallLegacyTool),
 		jsapi.CmdCancelLegacyToolCall:       withDTO(svc.CancelLegacyCall),
@@ -79,6 +79,12 @@ func NewCommands(svc *service.Service, log *slog.Logger) *Commands {
 		jsapi.CmdSignOut:                    withDTO(svc.SignOut),
 		// ttmcp's stdio servers: their process's status (read only).
 		jsapi.CmdGetStdioStatus: withDTO(svc.StdioStatus),
+		// ttmcp's tool sets (SPEC §10).
+		jsapi.CmdListToolSets: noArgs(svc.ListToolSets),
+		jsapi.CmdSaveToolSet:  withDTO(svc.SaveToolSet),
+		jsapi.CmdRemoveToolSet: withDTO(func(ctx context.Context, dto jsapi.McpToolSetIdDto) (any, error) {
+			return nil, svc.RemoveToolSet(ctx, dto)
+		}),
 	}, signIn: svc.CompleteSignIn}
 	for name, h := range c.table {
 		c.table[name] = refuseStdioMembers(h)
@@ -136,6 +142,28 @@ func noArgs[R any](fn func(context.Context) (R, error)) handler {
 			}
 		}
 		return fn(ctx)
+	}
+}
+
+// optionalDTO adapts a command whose dto may be left out: args absent,
+// null, {} (upstream's call) or {"dto": D}.
+func optionalDTO[D, R any](fn func(context.Context, D) (R, error)) handler {
+	return func(ctx context.Context, args jsontext.Value) (any, error) {
+		var dto D
+		if len(args) > 0 && string(args) != "null" {
+			var in struct {
+				DTO jsontext.Value `json:"dto" dto:"optional"`
+			}
+			if err := decodeArgs(args, &in, ""); err != nil {
+				return nil, err
+			}
+			if len(in.DTO) > 0 {
+				if err := decodeArgs(in.DTO, &dto, "/dto"); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return fn(ctx, dto)
 	}
 }
 

@@ -227,8 +227,17 @@ func (f *fuzzer) template(command string) obj {
 	}
 	dto := func(ms ...member) obj { return obj{m("dto", obj(ms))} }
 	switch command {
-	case jsapi.CmdListServers, jsapi.CmdListLegacyTools:
+	case jsapi.CmdListServers, jsapi.CmdListToolSets:
 		return obj{}
+	case jsapi.CmdListLegacyTools:
+		if f.chance(0.5) {
+			return obj{}
+		}
+		return dto(m("toolSetId", f.str()))
+	case jsapi.CmdSaveToolSet:
+		return dto(m("name", f.str()), m("tools", []any{str("mcp/550e8400-e29b-41d4-a716-446655440000:*"), f.str()}), m("resultInlineCharLimit", f.number()))
+	case jsapi.CmdRemoveToolSet:
+		return dto(m("id", f.str()))
 	case jsapi.CmdCreateServer:
 		return dto(m("displayName", f.str()), m("endpoint", str("http://127.0.0.1:9/mcp")),
 			m("headers", obj{m("X-Key", f.str())}), m("protocolVersion", str("auto")))

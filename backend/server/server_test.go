@@ -326,6 +326,16 @@ func TestCommandErrors(t *testing.T) {
 		{"paused discover", jsapi.CmdDiscoverTools, dto(map[string]any{"registrationId": s.ID}), "Conflict", service.CodeServerPaused, s.ID},
 		{"paused refresh", jsapi.CmdRefreshTools, dto(s.ID), "BadRequest", jsapi.CodeArgsInvalid, "object"},
 		{"legacy call without an id", jsapi.CmdStartLegacyToolCall, dto(map[string]any{"executionCallId": ""}), "BadRequest", jsapi.CodeArgsInvalid, "call id"},
+		{"legacy list, unknown member", jsapi.CmdListLegacyTools, dto(map[string]any{"toolSet": "x"}), "BadRequest", jsapi.CodeArgsInvalid, "toolSet"},
+		{"legacy list, unknown set", jsapi.CmdListLegacyTools, dto(map[string]any{"toolSetId": missing}), "NotFound", service.CodeToolSetNotFound, missing},
+		{"legacy list, bad set id", jsapi.CmdListLegacyTools, dto(map[string]any{"toolSetId": 5}), "BadRequest", jsapi.CodeArgsInvalid, "toolSetId"},
+		{"tool set list with args", jsapi.CmdListToolSets, map[string]any{"dto": map[string]any{}}, "BadRequest", jsapi.CodeArgsInvalid, "dto"},
+		{"tool set without tools", jsapi.CmdSaveToolSet, dto(map[string]any{"name": "x"}), "BadRequest", jsapi.CodeArgsInvalid, "tools"},
+		{"tool set, bad selector", jsapi.CmdSaveToolSet, dto(map[string]any{"name": "x", "tools": []string{"mcp/" + s.ID}}), "BadRequest", "tool.id_invalid", ""},
+		{"tool set, limit 0", jsapi.CmdSaveToolSet, dto(map[string]any{"name": "x", "tools": []string{}, "resultInlineCharLimit": 0}), "BadRequest", "mcp.tool_set_result_inline_char_limit_invalid", ""},
+		{"tool set, limit 1.5", jsapi.CmdSaveToolSet, dto(map[string]any{"name": "x", "tools": []string{}, "resultInlineCharLimit": 1.5}), "BadRequest", jsapi.CodeArgsInvalid, "resultInlineCharLimit"},
+		{"tool set, unknown member", jsapi.CmdSaveToolSet, dto(map[string]any{"name": "x", "tools": []string{}, "color": "red"}), "BadRequest", jsapi.CodeArgsInvalid, "color"},
+		{"remove unknown tool set", jsapi.CmdRemoveToolSet, dto(map[string]any{"id": missing}), "NotFound", service.CodeToolSetNotFound, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -382,7 +392,7 @@ func TestConcurrentCreates(t *testing.T) {
 // real servers (none are registered by these tests).
 func newService(root string) *service.Service {
 	store := storage.Open(root)
-	return service.New(service.Config{Registrations: store, Catalogs: store, Gateway: gateway.New(gateway.Config{})})
+	return service.New(service.Config{Registrations: store, Catalogs: store, Gateway: gateway.New(gateway.Config{}), ToolSets: store})
 }
 
 // Every command of the contract is served.
@@ -395,5 +405,39 @@ func TestEveryCommandIsWired(t *testing.T) {
 	}
 	if len(c.table) != len(jsapi.Commands) {
 		t.Errorf("%d handlers for %d commands", len(c.table), len(jsapi.Commands))
+	}
+}
+
+// The tool set commands over the socket, and list_legacy_mcp_tools both
+// ways: upstream's call without a dto, and ttmcp's {dto: {toolSetId}}.
+func TestToolSetCommands(t *testing.T) {
+	f := newFixture(t, nil)
+	c := f.connect(t)
+	var s jsapi.McpServer
+	c.must(jsapi.CmdCreateServer, dto(map[string]any{"displayName": "x", "endpoint": "http://127.0.0.1:1/mcp"}), &s)
+	var set jsapi.McpToolSet
+	c.must(jsapi.CmdSaveToolSet, dto(map[string]any{"name": "Coding", "tools": []string{"mcp/" + s.ID + ":*"}}), &set)
+	if set.ID == "" || set.ResultInlineCharLimit != 50_000 || !set.ReaderTool || set.DescriptionOverrides == nil {
+		t.Fatalf("saved %+v", set)
+	}
+	var sets jsapi.McpToolSetList
+	c.must(jsapi.CmdListToolSets, nil, &sets)
+	if len(sets.ToolSets) != 1 || sets.ToolSets[0].ID != set.ID || sets.StorageIssues == nil {
+		t.Fatalf("listed %+v", sets)
+	}
+	for _, args := range []any{nil, map[string]any{}, dto(map[string]any{})} {
+		var l jsapi.LegacyMcpToolList
+		c.must(jsapi.CmdListLegacyTools, args, &l)
+		if len(l.Tools) != 0 || len(l.Diagnostics) != 0 {
+			t.Fatalf("%v: %+v", args, l)
+		}
+	}
+	var l jsapi.LegacyMcpToolList
+	c.must(jsapi.CmdListLegacyTools, dto(map[string]any{"toolSetId": set.ID}), &l)
+	if len(l.Tools) != 0 || len(l.Diagnostics) != 1 || l.Diagnostics[0].Code != service.CodeServerPaused || *l.Diagnostics[0].ToolID != "mcp/"+s.ID+":*" {
+		t.Fatalf("with the set: %+v", l)
+	}
+	if r := c.call(jsapi.CmdRemoveToolSet, dto(map[string]any{"id": set.ID})); !r.OK || string(r.Value) != "null" {
+		t.Fatalf("remove = %s", r.raw)
 	}
 }

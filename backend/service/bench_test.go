@@ -116,11 +116,11 @@ func BenchmarkListLegacyTools50x100(b *testing.B) {
 		}
 		files = append(files, data)
 	}
-	if l, err := svc.ListLegacyTools(ctx); err != nil || len(l.Tools) != 5000 || len(l.Diagnostics) != 0 {
+	if l, err := svc.ListLegacyTools(ctx, jsapi.ListLegacyMcpToolsDto{}); err != nil || len(l.Tools) != 5000 || len(l.Diagnostics) != 0 {
 		b.Fatalf("%d tools, %d diagnostics, %v", len(l.Tools), len(l.Diagnostics), err)
 	}
 	benchpair.Run(b, "parse", func() error {
-		l, err := svc.ListLegacyTools(ctx)
+		l, err := svc.ListLegacyTools(ctx, jsapi.ListLegacyMcpToolsDto{})
 		if err == nil {
 			_, err = jsonv2.Marshal(l)
 		}

@@ -108,7 +108,7 @@ func newWorld(t *testing.T) *world {
 func (w *world) restart() {
 	w.store = &faultyCatalogs{Store: storage.Open(w.root)}
 	w.audit = storage.OpenAuditLog(w.root, storage.AuditOptions{})
-	w.svc = New(Config{Registrations: w.store.Store, Catalogs: w.store, Gateway: gateway.New(gateway.Config{}), Audit: w.audit})
+	w.svc = New(Config{Registrations: w.store.Store, Catalogs: w.store, Gateway: gateway.New(gateway.Config{}), Audit: w.audit, ToolSets: w.store.Store})
 }
 
 func (w *world) register(endpoint string, active bool) string {

@@ -32,76 +32,55 @@ const (
 // registration's description overrides applied. Every registration or tool
 // left out is a diagnostic; one server's problem never hides another's
 // tools. The order is by server name (case-insensitive), then ToolId.
-func (s *Service) ListLegacyTools(ctx context.Context) (jsapi.LegacyMcpToolList, error) {
+//
+// With a toolSetId (ttmcp's addition) the set is applied instead, through
+// the same resolver (applyToolSet): only what it selects, in its order.
+func (s *Service) ListLegacyTools(ctx context.Context, dto jsapi.ListLegacyMcpToolsDto) (jsapi.LegacyMcpToolList, error) {
+	var set *domain.ToolSet
+	if dto.ToolSetID != nil {
+		store, err := s.toolSetStore()
+		if err != nil {
+			return jsapi.LegacyMcpToolList{}, err
+		}
+		id, err := domain.ParseToolSetID(*dto.ToolSetID)
+		if err != nil {
+			return jsapi.LegacyMcpToolList{}, err
+		}
+		ts, err := s.existingToolSet(store, id)
+		if err != nil {
+			return jsapi.LegacyMcpToolList{}, err
+		}
+		set = &ts
+	}
 	regs, issues, err := s.scan()
 	if err != nil {
 		return jsapi.LegacyMcpToolList{}, internal("cannot list MCP registrations", err)
 	}
-	out := jsapi.LegacyMcpToolList{Tools: []jsapi.LegacyMcpTool{}, Diagnostics: []jsapi.LegacyMcpDiagnostic{}}
-	diag := func(id *domain.ToolID, code, format string, args ...any) {
-		d := jsapi.LegacyMcpDiagnostic{Code: code, Message: fmt.Sprintf(format, args...)}
-		if id != nil {
-			s := string(*id)
-			d.ToolID = &s
-		}
-		out.Diagnostics = append(out.Diagnostics, d)
+	if set != nil {
+		return s.applyToolSet(*set, regs, issues), nil
 	}
+	out := jsapi.LegacyMcpToolList{Tools: []jsapi.LegacyMcpTool{}, Diagnostics: []jsapi.LegacyMcpDiagnostic{}}
 	for _, issue := range issues {
-		diag(nil, CodeRegistrationStorageIssue, "MCP registration file `%s` could not be loaded: %s", issue.FileName, issue.Message)
+		out.Diagnostics = append(out.Diagnostics, diagnostic(nil, CodeRegistrationStorageIssue, "MCP registration file `%s` could not be loaded: %s", issue.FileName, issue.Message))
 	}
 	for _, r := range regs {
 		if r.State != domain.StateActive || len(r.Permissions) == 0 {
 			continue // never touches the catalog
 		}
-		cat, ok, err := s.cached(r)
-		switch {
-		case err != nil:
-			diag(nil, CodeCatalogSnapshotInvalid, "MCP server `%s` has an invalid cached tool catalog: %v", r.DisplayName, err)
-			continue
-		case !ok:
-			diag(nil, CodeCatalogNotCached, "MCP server `%s` has no cached tool catalog; refresh it in MCP Manager", r.DisplayName)
+		st := s.serverTools(r)
+		if st.problem != nil {
+			out.Diagnostics = append(out.Diagnostics, *st.problem)
 			continue
 		}
-		for _, d := range cat.Diagnostics {
-			var id *domain.ToolID
-			if d.NativeName != nil {
-				if tid, err := domain.NewToolID(r.ID, *d.NativeName); err == nil {
-					id = &tid
-				}
+		out.Diagnostics = append(append(out.Diagnostics, st.catalogDiags...), st.absent...)
+		for _, t := range st.tools {
+			switch {
+			case t.perm == domain.PermissionOff:
+			case t.problem != nil:
+				out.Diagnostics = append(out.Diagnostics, *t.problem)
+			default:
+				out.Tools = append(out.Tools, t.dto)
 			}
-			out.Diagnostics = append(out.Diagnostics, jsapi.LegacyMcpDiagnostic{ToolID: toolIDString(id), Code: d.Code, Message: d.Message})
-		}
-		listed := map[string]bool{}
-		for _, t := range cat.Tools {
-			listed[t.NativeName] = true
-		}
-		for _, name := range slices.Sorted(maps.Keys(r.Permissions)) {
-			if !listed[name] {
-				tid, _ := domain.NewToolID(r.ID, name)
-				diag(&tid, CodeToolNotInCachedCatalog, "Tool `%s` is absent from the cached catalog; refresh `%s` in MCP Manager", name, r.DisplayName)
-			}
-		}
-		for _, t := range cat.Tools {
-			if r.PermissionFor(t.NativeName) == domain.PermissionOff {
-				continue
-			}
-			tid, _ := domain.NewToolID(r.ID, t.NativeName)
-			if !rootIsObject(t.InputSchema) {
-				diag(&tid, CodeModelInputSchemaUnsupported, "MCP tool `%s` cannot be advertised to a model because its input schema root is not explicitly type object", tid)
-				continue
-			}
-			if o, ok := r.Overrides[t.NativeName]; ok {
-				applied, err := o.Apply(tid, t)
-				if err != nil {
-					diag(&tid, CodeOverrideInvalid, "%v", err)
-					continue
-				}
-				t = applied
-			}
-			out.Tools = append(out.Tools, jsapi.LegacyMcpTool{
-				ToolID: string(tid), NativeName: t.NativeName, ServerDisplayName: r.DisplayName,
-				Title: t.Title, Description: t.Description, InputSchema: jsapi.RawJSON(t.InputSchema),
-			})
 		}
 	}
 	slices.SortStableFunc(out.Tools, func(a, b jsapi.LegacyMcpTool) int {
@@ -111,6 +90,111 @@ func (s *Service) ListLegacyTools(ctx context.Context) (jsapi.LegacyMcpToolList,
 		return strings.Compare(a.ToolID, b.ToolID)
 	})
 	return out, nil
+}
+
+// serverTools is what one registration offers a model from its cached
+// catalog (the shared resolver of reference §5.1, before any tool set):
+// every catalog tool with its permission, and for the Ask and Allow ones
+// the descriptor with the registration's override applied, or why it
+// cannot be offered.
+type serverTools struct {
+	// problem: the catalog is not cached or invalid; nothing else is set.
+	problem *jsapi.LegacyMcpDiagnostic
+	// catalogDiags are the snapshot's discovery diagnostics.
+	catalogDiags []jsapi.LegacyMcpDiagnostic
+	// absent: the permitted names the catalog lacks, by name.
+	absent []jsapi.LegacyMcpDiagnostic
+	tools  []modelTool // catalog order
+	byName map[string]int
+}
+
+type modelTool struct {
+	id   domain.ToolID
+	perm domain.Permission
+	// tool has the registration's override applied (Ask and Allow only).
+	tool domain.Tool
+	// problem says why an Ask or Allow tool cannot be offered (its schema
+	// root, or an override that does not fit).
+	problem *jsapi.LegacyMcpDiagnostic
+	dto     jsapi.LegacyMcpTool
+}
+
+// serverTools resolves r's cached catalog. Only for an Active
+// registration: it reads the catalog.
+func (s *Service) serverTools(r domain.Registration) *serverTools {
+	cat, ok, err := s.cached(r)
+	switch {
+	case err != nil:
+		d := diagnostic(nil, CodeCatalogSnapshotInvalid, "MCP server `%s` has an invalid cached tool catalog: %v", r.DisplayName, err)
+		return &serverTools{problem: &d}
+	case !ok:
+		d := diagnostic(nil, CodeCatalogNotCached, "MCP server `%s` has no cached tool catalog; refresh it in MCP Manager", r.DisplayName)
+		return &serverTools{problem: &d}
+	}
+	return resolveServerTools(r, cat)
+}
+
+// resolveServerTools is serverTools over a loaded catalog.
+func resolveServerTools(r domain.Registration, cat domain.Catalog) *serverTools {
+	st := &serverTools{tools: make([]modelTool, 0, len(cat.Tools)), byName: make(map[string]int, len(cat.Tools))}
+	for _, d := range cat.Diagnostics {
+		var id *domain.ToolID
+		if d.NativeName != nil {
+			if tid, err := domain.NewToolID(r.ID, *d.NativeName); err == nil {
+				id = &tid
+			}
+		}
+		st.catalogDiags = append(st.catalogDiags, jsapi.LegacyMcpDiagnostic{ToolID: toolIDString(id), Code: d.Code, Message: d.Message})
+	}
+	for _, t := range cat.Tools {
+		st.byName[t.NativeName] = len(st.tools)
+		tid, _ := domain.NewToolID(r.ID, t.NativeName) // names were validated with the catalog
+		mt := modelTool{id: tid, perm: r.PermissionFor(t.NativeName)}
+		if mt.perm != domain.PermissionOff {
+			mt.tool, mt.problem = offerable(r, tid, t)
+			if mt.problem == nil {
+				mt.dto = legacyToolDTO(r, tid, mt.tool)
+			}
+		}
+		st.tools = append(st.tools, mt)
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.Permissions)) {
+		if _, listed := st.byName[name]; !listed {
+			tid, _ := domain.NewToolID(r.ID, name)
+			st.absent = append(st.absent, diagnostic(&tid, CodeToolNotInCachedCatalog, "Tool `%s` is absent from the cached catalog; refresh `%s` in MCP Manager", name, r.DisplayName))
+		}
+	}
+	return st
+}
+
+// offerable returns t as the model sees it under r's override, or why it
+// cannot be offered: a schema root that is not type object, or an override
+// that does not fit (the tool is dropped, never offered with raw text).
+func offerable(r domain.Registration, tid domain.ToolID, t domain.Tool) (domain.Tool, *jsapi.LegacyMcpDiagnostic) {
+	if !rootIsObject(t.InputSchema) {
+		d := diagnostic(&tid, CodeModelInputSchemaUnsupported, "MCP tool `%s` cannot be advertised to a model because its input schema root is not explicitly type object", tid)
+		return domain.Tool{}, &d
+	}
+	if o, ok := r.Overrides[t.NativeName]; ok {
+		applied, err := o.Apply(tid, t)
+		if err != nil {
+			d := diagnostic(&tid, CodeOverrideInvalid, "%v", err)
+			return domain.Tool{}, &d
+		}
+		t = applied
+	}
+	return t, nil
+}
+
+func legacyToolDTO(r domain.Registration, tid domain.ToolID, t domain.Tool) jsapi.LegacyMcpTool {
+	return jsapi.LegacyMcpTool{
+		ToolID: string(tid), NativeName: t.NativeName, ServerDisplayName: r.DisplayName,
+		Title: t.Title, Description: t.Description, InputSchema: jsapi.RawJSON(t.InputSchema),
+	}
+}
+
+func diagnostic(id *domain.ToolID, code, format string, args ...any) jsapi.LegacyMcpDiagnostic {
+	return jsapi.LegacyMcpDiagnostic{ToolID: toolIDString(id), Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
 // cached returns a registration's catalog from memory, else from its file,

@@ -14,7 +14,7 @@ import (
 
 func (w *world) legacyTools() jsapi.LegacyMcpToolList {
 	w.t.Helper()
-	l, err := w.svc.ListLegacyTools(context.Background())
+	l, err := w.svc.ListLegacyTools(context.Background(), jsapi.ListLegacyMcpToolsDto{})
 	if err != nil {
 		w.t.Fatal(err)
 	}

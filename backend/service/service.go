@@ -78,7 +78,10 @@ type Config struct {
 	ExtensionStore ExtensionStoreFiles
 	// Processes supervises the stdio servers' processes; nil: none (the CLI).
 	Processes Processes
-	Log       *slog.Logger // nil discards
+	// ToolSets keeps the tool sets (SPEC §10); nil answers their commands
+	// with mcp.tool_sets_unavailable.
+	ToolSets ToolSets
+	Log      *slog.Logger // nil discards
 	// RedirectURL is the backend's sign-in callback
 	// (http://127.0.0.1:<port>/oauth/callback); empty: no sign-in.
 	RedirectURL string
@@ -93,6 +96,7 @@ type Service struct {
 	gateway   Gateway
 	audit     AuditLog
 	processes Processes
+	toolSets  ToolSets
 	log       *slog.Logger
 	// mu serialises mutations. It is a channel so that a caller whose
 	// context ends while waiting gives up instead of queueing forever.
@@ -106,6 +110,8 @@ type Service struct {
 	legacyCalls calls
 	// store serves api.extension.store (extension_store.go).
 	store extensionStore
+	// toolSetsMu serialises the tool sets' saves and removals.
+	toolSetsMu chan struct{}
 	// signIns are the pending sign-ins (auth.go).
 	signIns       *signIns
 	redirectURL   string
@@ -126,6 +132,8 @@ func New(cfg Config) *Service {
 		gateway:       cfg.Gateway,
 		audit:         cfg.Audit,
 		processes:     cfg.Processes,
+		toolSets:      cfg.ToolSets,
+		toolSetsMu:    make(chan struct{}, 1),
 		log:           cfg.Log,
 		mu:            make(chan struct{}, 1),
 		cache:         snapshots{byID: map[domain.RegistrationID]*snapshot{}},

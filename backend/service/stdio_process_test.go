@@ -74,7 +74,7 @@ func TestStdioUsedLikeARemoteServer(t *testing.T) {
 	if _, err := s.SetPermission(ctx, jsapi.SetMcpToolPermissionDto{RegistrationID: id, NativeName: "echo", Permission: "allow"}); err != nil {
 		t.Fatal(err)
 	}
-	tools, err := s.ListLegacyTools(ctx)
+	tools, err := s.ListLegacyTools(ctx, jsapi.ListLegacyMcpToolsDto{})
 	if err != nil || len(tools.Tools) != 1 || tools.Tools[0].ToolID != "mcp/"+id+":echo" || tools.Tools[0].ServerDisplayName != "local tools" {
 		t.Fatalf("model tools: %+v %v", tools, err)
 	}

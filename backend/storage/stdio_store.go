@@ -60,8 +60,9 @@ func (s *Store) LoadStdioFile(name string) (domain.Registration, *jsapi.StorageI
 	return s.stdioKind().loadFile(name)
 }
 
-func (s *Store) stdioKind() fileKind {
-	return fileKind{dir: s.stdioDir(), what: "stdio server", decode: decodeStdio, issue: stdioIssue}
+func (s *Store) stdioKind() fileKind[domain.Registration, domain.RegistrationID] {
+	return fileKind[domain.Registration, domain.RegistrationID]{dir: s.stdioDir(), what: "stdio server",
+		utf8Code: "mcp.registration_filename_utf8", parseID: domain.ParseRegistrationID, decode: decodeStdio, issue: stdioIssue}
 }
 
 func stdioIssue(name, message string) jsapi.StorageIssue {
@@ -190,21 +191,7 @@ func (r Registry) LoadRegistrationFile(name string) (domain.Registration, *jsapi
 
 // Scan loads both kinds of files, as the service's view lists them.
 func (r Registry) Scan() ([]domain.Registration, []jsapi.StorageIssue, error) {
-	files, err := r.ListRegistrationFiles()
-	if err != nil {
-		return nil, nil, err
-	}
-	regs := []domain.Registration{}
-	issues := []jsapi.StorageIssue{}
-	for _, f := range files {
-		reg, issue, _ := r.LoadRegistrationFile(f.Name)
-		if issue != nil {
-			issues = append(issues, *issue)
-		} else {
-			regs = append(regs, reg)
-		}
-	}
-	return regs, issues, nil
+	return scanFiles(r.ListRegistrationFiles, r.LoadRegistrationFile)
 }
 
 func duplicate(id domain.RegistrationID) error {

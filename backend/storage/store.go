@@ -70,25 +70,25 @@ func (s *Store) Scan() ([]domain.Registration, []jsapi.StorageIssue, error) {
 	return scanFiles(s.ListRegistrationFiles, s.LoadRegistrationFile)
 }
 
-// scanFiles loads every file list returns with load: the registrations
-// that load, and a storage issue for each file that does not.
-func scanFiles(list func() ([]domain.StoredFile, error),
-	load func(name string) (domain.Registration, *jsapi.StorageIssue, domain.FileStamp)) ([]domain.Registration, []jsapi.StorageIssue, error) {
+// scanFiles loads every file list returns with load: the values that
+// load, and a storage issue for each file that does not.
+func scanFiles[T any](list func() ([]domain.StoredFile, error),
+	load func(name string) (T, *jsapi.StorageIssue, domain.FileStamp)) ([]T, []jsapi.StorageIssue, error) {
 	files, err := list()
 	if err != nil {
 		return nil, nil, err
 	}
-	regs := []domain.Registration{}
+	values := []T{}
 	issues := []jsapi.StorageIssue{}
 	for _, f := range files {
-		reg, issue, _ := load(f.Name)
+		v, issue, _ := load(f.Name)
 		if issue != nil {
 			issues = append(issues, *issue)
 		} else {
-			regs = append(regs, reg)
+			values = append(values, v)
 		}
 	}
-	return regs, issues, nil
+	return values, issues, nil
 }
 
 // RegistrationsFolderStamp returns the stamp of the registrations
@@ -144,74 +144,81 @@ func (s *Store) LoadRegistrationFile(name string) (domain.Registration, *jsapi.S
 	return s.remoteKind().loadFile(name)
 }
 
-// fileKind is what differs between the two kinds of file a
-// registration lives in: upstream's registration files and ttmcp's stdio
-// files. Listing, loading and their storage issues are otherwise the same.
-type fileKind struct {
-	dir    string
-	what   string // the kind of file, in read errors
-	decode func(data []byte, path string, id domain.RegistrationID) (domain.Registration, error)
-	issue  func(name, message string) jsapi.StorageIssue
+// fileKind is what differs between the kinds of file kept one per id
+// (<dir>/<uuid>.json): upstream's registration files, ttmcp's stdio files
+// and ttmcp's tool sets. Listing, loading and their storage issues are
+// otherwise the same.
+type fileKind[T any, ID ~string] struct {
+	dir  string
+	what string // the kind of file, in read errors
+	// utf8Code is the code of a file name that is not UTF-8.
+	utf8Code string
+	parseID  func(stem string) (ID, error)
+	decode   func(data []byte, path string, id ID) (T, error)
+	issue    func(name, message string) jsapi.StorageIssue
 }
 
-func (s *Store) remoteKind() fileKind {
-	return fileKind{dir: s.registrationsDir(), what: "registration", decode: decodeRegistration,
+func (s *Store) remoteKind() fileKind[domain.Registration, domain.RegistrationID] {
+	return fileKind[domain.Registration, domain.RegistrationID]{dir: s.registrationsDir(), what: "registration",
+		utf8Code: "mcp.registration_filename_utf8", parseID: domain.ParseRegistrationID, decode: decodeRegistration,
 		issue: func(name, message string) jsapi.StorageIssue {
 			return jsapi.StorageIssue{FileName: strings.ToValidUTF8(name, "\uFFFD"), Message: message}
 		}}
 }
 
-// loadFile loads the file called name (listed in k.dir): the registration,
-// or the storage issue that reports why it cannot be loaded (reference
-// §2.5), and the stamp of what was read (unknown if nothing could be).
-func (k fileKind) loadFile(name string) (domain.Registration, *jsapi.StorageIssue, domain.FileStamp) {
+// loadFile loads the file called name (listed in k.dir): the value, or the
+// storage issue that reports why it cannot be loaded (reference §2.5), and
+// the stamp of what was read (unknown if nothing could be).
+func (k fileKind[T, ID]) loadFile(name string) (T, *jsapi.StorageIssue, domain.FileStamp) {
+	var zero T
 	issue := func(message string) *jsapi.StorageIssue {
 		is := k.issue(name, message)
 		return &is
 	}
 	stem := strings.TrimSuffix(name, ".json")
 	if !utf8.ValidString(stem) {
-		return domain.Registration{}, issue("mcp.registration_filename_utf8: filename is not valid UTF-8"), domain.FileStamp{}
+		return zero, issue(k.utf8Code + ": filename is not valid UTF-8"), domain.FileStamp{}
 	}
-	id, err := domain.ParseRegistrationID(stem)
+	id, err := k.parseID(stem)
 	if err != nil {
-		return domain.Registration{}, issue(err.Error()), domain.FileStamp{}
+		return zero, issue(err.Error()), domain.FileStamp{}
 	}
 	path := filepath.Join(k.dir, name)
-	reg, fi, err := k.loadInfo(path, id)
+	v, fi, err := k.loadInfo(path, id)
 	var stamp domain.FileStamp
 	if fi != nil {
 		stamp = stampOf(fi)
 	}
 	switch {
 	case err != nil:
-		return domain.Registration{}, issue(err.Error()), stamp
+		return zero, issue(err.Error()), stamp
 	case fi == nil: // removed since the directory was listed
-		return domain.Registration{}, issue("File not found: " + path), stamp
+		return zero, issue("File not found: " + path), stamp
 	}
-	return reg, nil, stamp
+	return v, nil, stamp
 }
 
-// load returns the registration in the file at path, or false when there
-// is no file. A file that exists but cannot be loaded is an error, never
-// "absent": the caller must not create a registration over it.
-func (k fileKind) load(path string, id domain.RegistrationID) (domain.Registration, bool, error) {
-	reg, fi, err := k.loadInfo(path, id)
-	return reg, fi != nil && err == nil, err
+// load returns the value in the file at path, or false when there is no
+// file. A file that exists but cannot be loaded is an error, never
+// "absent": the caller must not create a value over it.
+func (k fileKind[T, ID]) load(path string, id ID) (T, bool, error) {
+	v, fi, err := k.loadInfo(path, id)
+	return v, fi != nil && err == nil, err
 }
 
 // loadInfo is load returning what Fstat said of the file it read (nil when
 // nothing was read), also when its content is refused.
-func (k fileKind) loadInfo(path string, id domain.RegistrationID) (domain.Registration, fs.FileInfo, error) {
+func (k fileKind[T, ID]) loadInfo(path string, id ID) (T, fs.FileInfo, error) {
+	var zero T
 	data, fi, err := readTextInfo(path, MaxRegistrationFileBytes, k.what)
 	if fi == nil || err != nil {
-		return domain.Registration{}, fi, err
+		return zero, fi, err
 	}
-	reg, err := k.decode(data, path, id)
+	v, err := k.decode(data, path, id)
 	if err != nil {
-		return domain.Registration{}, fi, err
+		return zero, fi, err
 	}
-	return reg, fi, nil
+	return v, fi, nil
 }
 
 // Load returns the registration id, or false when it has no file. A file
