@@ -54,11 +54,13 @@ func NewCommands(svc *service.Service, log *slog.Logger) *Commands {
 		jsapi.CmdStartTestCall:              withDTO(svc.StartTestCall),
 		jsapi.CmdTestToolCall:               withDTO(svc.TestCall),
 		jsapi.CmdCancelTestCall:             withDTO(svc.CancelTestCall),
-		jsapi.CmdListLegacyTools:            optionalDTO(svc.ListLegacyTools),
-		jsapi.CmdStartLegacyToolCall:        withDTO(svc.StartLegacyCall),
-		jsapi.CmdCallLegacyTool:             withDTO(svc.CallLegacyTool),
-		jsapi.CmdCancelLegacyToolCall:       withDTO(svc.CancelLegacyCall),
-		jsapi.CmdListAuditEntries:           withDTO(svc.ListAudit),
+		jsapi.CmdListLegacyTools: optionalDTO(func(ctx context.Context, dto jsapi.ListLegacyMcpToolsDto) (encoded, error) {
+			return svc.ListLegacyToolsEncoded(ctx, dto, encodeResult) // shared while nothing changed
+		}),
+		jsapi.CmdStartLegacyToolCall:  withDTO(svc.StartLegacyCall),
+		jsapi.CmdCallLegacyTool:       withDTO(svc.CallLegacyTool),
+		jsapi.CmdCancelLegacyToolCall: withDTO(svc.CancelLegacyCall),
+		jsapi.CmdListAuditEntries:     withDTO(svc.ListAudit),
 		// api.extension.store (args flat, as upstream's; store_commands.go)
 		jsapi.CmdGetExtensionStoreJSON:      withArgs(svc.GetExtensionStoreJSON),
 		jsapi.CmdTryGetExtensionStoreJSON:   withArgs(svc.TryGetExtensionStoreJSON),

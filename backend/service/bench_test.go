@@ -93,21 +93,86 @@ func BenchmarkDiscoverDiskHit8MiB(b *testing.B) {
 
 // BenchmarkListLegacyTools50x100 is the backend's part of preparing a root
 // generation for a user with 50 active servers of 100 allowed tools each,
-// their catalogs cached in memory (discovered once): list_legacy_mcp_tools
-// as the command server answers it (the registrations scanned from disk,
-// the tools projected, the result encoded to JSON). The baseline is
-// parsing those 50 catalog files' JSON (encoding/json into any).
+// their catalogs cached (discovered once): list_legacy_mcp_tools as the
+// command server answers it (the registrations revalidated against their
+// folder, the listing served from what the service keeps, its encoding
+// shared). The baseline is parsing those 50 catalog files' JSON
+// (encoding/json into any), what a host without a snapshot in memory would
+// do at the least.
 func BenchmarkListLegacyTools50x100(b *testing.B) {
-	store := storage.Open(b.TempDir())
-	ids, err := storagetest.Servers(store, 50, 100)
+	svc, files := legacyWorld(b, 50, 100)
+	ctx := context.Background()
+	benchpair.Run(b, "parse", func() error {
+		_, err := svc.ListLegacyToolsEncoded(ctx, jsapi.ListLegacyMcpToolsDto{}, encodeBench)
+		return err
+	}, parseAll(files))
+}
+
+// BenchmarkListLegacyTools3x20 is the same for 3 servers of 20 tools.
+func BenchmarkListLegacyTools3x20(b *testing.B) {
+	svc, files := legacyWorld(b, 3, 20)
+	ctx := context.Background()
+	benchpair.Run(b, "parse", func() error {
+		_, err := svc.ListLegacyToolsEncoded(ctx, jsapi.ListLegacyMcpToolsDto{}, encodeBench)
+		return err
+	}, parseAll(files))
+}
+
+// BenchmarkListLegacyTools50x100Set3x20 is a root whose chat has a tool
+// set of 3 of those 50 servers (60 tools): what it costs is what the set
+// offers. The baseline parses the 3 servers' catalog files.
+func BenchmarkListLegacyTools50x100Set3x20(b *testing.B) {
+	svc, files := legacyWorld(b, 50, 100)
+	ctx := context.Background()
+	var tools []string
+	var ids []string
+	for _, r := range svc.view.built.regs[:3] {
+		ids = append(ids, string(r.ID))
+		for i := range 20 {
+			tools = append(tools, fmt.Sprintf("mcp/%s:tool.%03d", r.ID, i))
+		}
+	}
+	set, err := svc.SaveToolSet(ctx, jsapi.SaveMcpToolSetDto{Name: "three", Tools: tools})
 	if err != nil {
 		b.Fatal(err)
 	}
-	svc := New(Config{Registrations: store, Catalogs: store, Gateway: gateway.New(gateway.Config{StartupTimeout: time.Millisecond})})
+	dto := jsapi.ListLegacyMcpToolsDto{ToolSetID: &set.ID}
+	if l, err := svc.ListLegacyTools(ctx, dto); err != nil || len(l.Tools) != 60 || len(l.Diagnostics) != 0 {
+		b.Fatalf("%d tools, %+v, %v (servers %v)", len(l.Tools), l.Diagnostics, err, ids)
+	}
+	var three [][]byte
+	for _, f := range files {
+		for _, id := range ids {
+			if strings.Contains(string(f[:200]), id) {
+				three = append(three, f)
+			}
+		}
+	}
+	benchpair.Run(b, "parse", func() error {
+		_, err := svc.ListLegacyToolsEncoded(ctx, dto, encodeBench)
+		return err
+	}, parseAll(three))
+}
+
+func encodeBench(v any) ([]byte, error) { return jsonv2.Marshal(v) }
+
+// legacyWorld registers n active servers of tools allowed tools each
+// (storagetest.Servers), discovers each once (a disk hit: now in memory)
+// and returns the service with the catalog files' bytes. The view's clock
+// is past the "racy" window of the files just written, as it is for files
+// written more than 3 s before.
+func legacyWorld(b *testing.B, n, tools int) (*Service, [][]byte) {
+	store := storage.Open(b.TempDir())
+	ids, err := storagetest.Servers(store, n, tools)
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc := New(Config{Registrations: store, Catalogs: store, ToolSets: store, Gateway: gateway.New(gateway.Config{StartupTimeout: time.Millisecond})})
+	svc.view.now = func() time.Time { return time.Now().Add(time.Minute) }
 	ctx := context.Background()
 	var files [][]byte
 	for _, id := range ids {
-		if _, err := svc.Discover(ctx, jsapi.McpRegistrationIdDto{RegistrationID: string(id)}); err != nil { // disk hit → memory
+		if _, err := svc.Discover(ctx, jsapi.McpRegistrationIdDto{RegistrationID: string(id)}); err != nil {
 			b.Fatal(err)
 		}
 		data, err := os.ReadFile(store.CatalogPath(id))
@@ -116,16 +181,14 @@ func BenchmarkListLegacyTools50x100(b *testing.B) {
 		}
 		files = append(files, data)
 	}
-	if l, err := svc.ListLegacyTools(ctx, jsapi.ListLegacyMcpToolsDto{}); err != nil || len(l.Tools) != 5000 || len(l.Diagnostics) != 0 {
+	if l, err := svc.ListLegacyTools(ctx, jsapi.ListLegacyMcpToolsDto{}); err != nil || len(l.Tools) != n*tools || len(l.Diagnostics) != 0 {
 		b.Fatalf("%d tools, %d diagnostics, %v", len(l.Tools), len(l.Diagnostics), err)
 	}
-	benchpair.Run(b, "parse", func() error {
-		l, err := svc.ListLegacyTools(ctx, jsapi.ListLegacyMcpToolsDto{})
-		if err == nil {
-			_, err = jsonv2.Marshal(l)
-		}
-		return err
-	}, func() error {
+	return svc, files
+}
+
+func parseAll(files [][]byte) func() error {
+	return func() error {
 		for _, f := range files {
 			var v any
 			if err := json.Unmarshal(f, &v); err != nil {
@@ -133,5 +196,5 @@ func BenchmarkListLegacyTools50x100(b *testing.B) {
 			}
 		}
 		return nil
-	})
+	}
 }

@@ -51,13 +51,23 @@ func (c *snapshots) entry(id domain.RegistrationID) *snapshot {
 // get returns the published catalog of r, if it was discovered over r's
 // current connection.
 func (c *snapshots) get(r domain.Registration) (domain.Catalog, bool) {
+	if cat := c.published(r); cat != nil {
+		return *cat, true
+	}
+	return domain.Catalog{}, false
+}
+
+// published is get's catalog itself, nil when there is none: the same
+// pointer until the next publish (what the model-tool cache keys on).
+// Callers must not modify it.
+func (c *snapshots) published(r domain.Registration) *domain.Catalog {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.byID[r.ID]
 	if !ok || e.catalog == nil || !e.conn.SameConnection(r) {
-		return domain.Catalog{}, false
+		return nil
 	}
-	return *e.catalog, true
+	return e.catalog
 }
 
 func (c *snapshots) put(r domain.Registration, cat domain.Catalog) {

@@ -35,39 +35,76 @@ const (
 //
 // With a toolSetId (ttmcp's addition) the set is applied instead, through
 // the same resolver (applyToolSet): only what it selects, in its order.
+//
+// It is served from what the backend holds (modeltools.go): the result
+// may be shared with other callers, who must not modify it.
 func (s *Service) ListLegacyTools(ctx context.Context, dto jsapi.ListLegacyMcpToolsDto) (jsapi.LegacyMcpToolList, error) {
+	l, all, err := s.legacyListing(dto)
+	if all != nil {
+		return all.list, nil
+	}
+	return l, err
+}
+
+// ListLegacyToolsEncoded is ListLegacyTools encoded with encode; without a
+// set, once per version of the listing: every root of an unchanged setup
+// gets the same bytes, which callers must not modify.
+func (s *Service) ListLegacyToolsEncoded(ctx context.Context, dto jsapi.ListLegacyMcpToolsDto, encode func(any) ([]byte, error)) ([]byte, error) {
+	l, all, err := s.legacyListing(dto)
+	switch {
+	case err != nil:
+		return nil, err
+	case all != nil:
+		return all.encoded(encode)
+	}
+	return encode(l)
+}
+
+// legacyListing is a set's listing, or the kept upstream listing (all).
+func (s *Service) legacyListing(dto jsapi.ListLegacyMcpToolsDto) (jsapi.LegacyMcpToolList, *allListing, error) {
 	var set *domain.ToolSet
 	if dto.ToolSetID != nil {
 		store, err := s.toolSetStore()
 		if err != nil {
-			return jsapi.LegacyMcpToolList{}, err
+			return jsapi.LegacyMcpToolList{}, nil, err
 		}
 		id, err := domain.ParseToolSetID(*dto.ToolSetID)
 		if err != nil {
-			return jsapi.LegacyMcpToolList{}, err
+			return jsapi.LegacyMcpToolList{}, nil, err
 		}
 		ts, err := s.existingToolSet(store, id)
 		if err != nil {
-			return jsapi.LegacyMcpToolList{}, err
+			return jsapi.LegacyMcpToolList{}, nil, err
 		}
 		set = &ts
 	}
-	regs, issues, err := s.scan()
+	res, err := s.view.current()
 	if err != nil {
-		return jsapi.LegacyMcpToolList{}, internal("cannot list MCP registrations", err)
+		return jsapi.LegacyMcpToolList{}, nil, internal("cannot list MCP registrations", err)
 	}
+	s.models.mu.Lock()
+	defer s.models.mu.Unlock()
+	resolve := s.resolver(res)
 	if set != nil {
-		return s.applyToolSet(*set, regs, issues), nil
+		return s.applyToolSet(*set, res, resolve), nil, nil
 	}
+	return jsapi.LegacyMcpToolList{}, s.listAll(res, resolve), nil
+}
+
+// allTools is the upstream listing of res, from the resolution of each
+// registration that is Active and has permissions (servers[i], nil for the
+// others): storage issues, then per registration in file order its
+// catalog's problem, or its diagnostics and its Ask and Allow tools; the
+// tools sorted by server name (case-insensitive), then ToolId.
+func allTools(res *viewResult, servers []*serverTools) jsapi.LegacyMcpToolList {
 	out := jsapi.LegacyMcpToolList{Tools: []jsapi.LegacyMcpTool{}, Diagnostics: []jsapi.LegacyMcpDiagnostic{}}
-	for _, issue := range issues {
+	for _, issue := range res.issues {
 		out.Diagnostics = append(out.Diagnostics, diagnostic(nil, CodeRegistrationStorageIssue, "MCP registration file `%s` could not be loaded: %s", issue.FileName, issue.Message))
 	}
-	for _, r := range regs {
-		if r.State != domain.StateActive || len(r.Permissions) == 0 {
+	for _, st := range servers {
+		if st == nil {
 			continue // never touches the catalog
 		}
-		st := s.serverTools(r)
 		if st.problem != nil {
 			out.Diagnostics = append(out.Diagnostics, *st.problem)
 			continue
@@ -89,7 +126,7 @@ func (s *Service) ListLegacyTools(ctx context.Context, dto jsapi.ListLegacyMcpTo
 		}
 		return strings.Compare(a.ToolID, b.ToolID)
 	})
-	return out, nil
+	return out
 }
 
 // serverTools is what one registration offers a model from its cached
@@ -119,22 +156,17 @@ type modelTool struct {
 	dto     jsapi.LegacyMcpTool
 }
 
-// serverTools resolves r's cached catalog. Only for an Active
-// registration: it reads the catalog.
-func (s *Service) serverTools(r domain.Registration) *serverTools {
-	cat, ok, err := s.cached(r)
-	switch {
-	case err != nil:
-		d := diagnostic(nil, CodeCatalogSnapshotInvalid, "MCP server `%s` has an invalid cached tool catalog: %v", r.DisplayName, err)
-		return &serverTools{problem: &d}
-	case !ok:
-		d := diagnostic(nil, CodeCatalogNotCached, "MCP server `%s` has no cached tool catalog; refresh it in MCP Manager", r.DisplayName)
-		return &serverTools{problem: &d}
+// catalogProblem is the resolution of a registration without a usable
+// snapshot: none cached (err nil), or one that cannot be loaded.
+func catalogProblem(r domain.Registration, err error) *serverTools {
+	d := diagnostic(nil, CodeCatalogNotCached, "MCP server `%s` has no cached tool catalog; refresh it in MCP Manager", r.DisplayName)
+	if err != nil {
+		d = diagnostic(nil, CodeCatalogSnapshotInvalid, "MCP server `%s` has an invalid cached tool catalog: %v", r.DisplayName, err)
 	}
-	return resolveServerTools(r, cat)
+	return &serverTools{problem: &d}
 }
 
-// resolveServerTools is serverTools over a loaded catalog.
+// resolveServerTools resolves r's catalog (r Active: it was read).
 func resolveServerTools(r domain.Registration, cat domain.Catalog) *serverTools {
 	st := &serverTools{tools: make([]modelTool, 0, len(cat.Tools)), byName: make(map[string]int, len(cat.Tools))}
 	for _, d := range cat.Diagnostics {
@@ -195,17 +227,6 @@ func legacyToolDTO(r domain.Registration, tid domain.ToolID, t domain.Tool) jsap
 
 func diagnostic(id *domain.ToolID, code, format string, args ...any) jsapi.LegacyMcpDiagnostic {
 	return jsapi.LegacyMcpDiagnostic{ToolID: toolIDString(id), Code: code, Message: fmt.Sprintf(format, args...)}
-}
-
-// cached returns a registration's catalog from memory, else from its file,
-// without touching the network. A file read here is not published to
-// memory: only discovery publishes, in order (a concurrent refresh may be
-// saving a newer one).
-func (s *Service) cached(r domain.Registration) (domain.Catalog, bool, error) {
-	if cat, ok := s.cache.get(r); ok {
-		return cat, true, nil
-	}
-	return s.catalogs.LoadCatalog(r.ID, r.Endpoint)
 }
 
 // rootIsObject reports whether a schema's root says "type": "object"

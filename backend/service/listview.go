@@ -67,6 +67,9 @@ type viewEntry struct {
 type viewResult struct {
 	regs   []domain.Registration
 	issues []jsapi.StorageIssue
+	// versions[i] is the entry regs[i] was loaded as: the same pointer
+	// while its file is unchanged (what the model-tool cache keys on).
+	versions []*viewEntry
 
 	once    sync.Once
 	dto     jsapi.McpServerList // built on the first list that needs it
@@ -196,6 +199,7 @@ func (v *listView) revalidate() (*viewResult, error) {
 				res.issues = append(res.issues, *e.issue)
 			} else {
 				res.regs = append(res.regs, e.reg)
+				res.versions = append(res.versions, e)
 			}
 		}
 		if !complete {

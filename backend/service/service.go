@@ -105,6 +105,8 @@ type Service struct {
 	cache snapshots
 	// view holds the registrations as listed, revalidated by every list.
 	view *listView
+	// models keeps the model-tool listing's work (modeltools.go).
+	models modelTools
 	// calls are the prepared test calls; legacyCalls the model tool calls.
 	calls       calls
 	legacyCalls calls

@@ -211,25 +211,25 @@ const (
 // nothing. Every selected tool that cannot be offered is a diagnostic
 // whose toolId is the selection's entry; a tool selected twice is offered
 // at its first place.
-func (s *Service) applyToolSet(ts domain.ToolSet, regs []domain.Registration, issues []jsapi.StorageIssue) jsapi.LegacyMcpToolList {
+func (s *Service) applyToolSet(ts domain.ToolSet, res *viewResult, resolve func(i int) *serverTools) jsapi.LegacyMcpToolList {
 	out := jsapi.LegacyMcpToolList{Tools: []jsapi.LegacyMcpTool{}, Diagnostics: []jsapi.LegacyMcpDiagnostic{}}
-	byID := make(map[domain.RegistrationID]domain.Registration, len(regs))
-	for _, r := range regs {
-		byID[r.ID] = r
+	index := make(map[domain.RegistrationID]int, len(res.regs))
+	for i, r := range res.regs {
+		index[r.ID] = i
 	}
-	issueOf := make(map[domain.RegistrationID]jsapi.StorageIssue, len(issues))
-	for _, is := range issues {
+	issueOf := make(map[domain.RegistrationID]jsapi.StorageIssue, len(res.issues))
+	for _, is := range res.issues {
 		stem := strings.TrimSuffix(is.FileName[strings.LastIndexByte(is.FileName, '/')+1:], ".json")
 		if id, err := domain.ParseRegistrationID(stem); err == nil {
 			issueOf[id] = is
 		}
 	}
-	resolved := map[domain.RegistrationID]*serverTools{}
-	server := func(r domain.Registration) *serverTools {
-		st, ok := resolved[r.ID]
+	resolved := map[int]*serverTools{}
+	server := func(i int) *serverTools {
+		st, ok := resolved[i]
 		if !ok {
-			st = s.serverTools(r)
-			resolved[r.ID] = st
+			st = resolve(i)
+			resolved[i] = st
 		}
 		return st
 	}
@@ -267,7 +267,11 @@ func (s *Service) applyToolSet(ts domain.ToolSet, regs []domain.Registration, is
 			d.ToolID = toolIDString(&at)
 			return d
 		}
-		r, ok := byID[sel.Registration]
+		i, ok := index[sel.Registration]
+		var r domain.Registration
+		if ok {
+			r = res.regs[i]
+		}
 		switch {
 		case !ok:
 			if is, bad := issueOf[sel.Registration]; bad {
@@ -284,7 +288,7 @@ func (s *Service) applyToolSet(ts domain.ToolSet, regs []domain.Registration, is
 			if len(r.Permissions) == 0 {
 				continue // nothing allowed: the catalog is not read
 			}
-			st := server(r)
+			st := server(i)
 			if st.problem != nil {
 				diag(withTool(*st.problem))
 				continue
@@ -309,7 +313,7 @@ func (s *Service) applyToolSet(ts domain.ToolSet, regs []domain.Registration, is
 			diag(diagnostic(&at, CodeToolPermissionOff, "The tool is Off in MCP Manager"))
 			continue
 		}
-		st := server(r)
+		st := server(i)
 		if st.problem != nil {
 			diag(withTool(*st.problem))
 			continue
@@ -319,12 +323,12 @@ func (s *Service) applyToolSet(ts domain.ToolSet, regs []domain.Registration, is
 				diag(d)
 			}
 		}
-		i, listed := st.byName[sel.NativeName]
+		pos, listed := st.byName[sel.NativeName]
 		if !listed {
 			diag(diagnostic(&at, CodeToolNotInCachedCatalog, "Tool `%s` is absent from the cached catalog; refresh `%s` in MCP Manager", sel.NativeName, r.DisplayName))
 			continue
 		}
-		if t := st.tools[i]; t.problem != nil {
+		if t := st.tools[pos]; t.problem != nil {
 			diag(*t.problem)
 		} else {
 			offer(r, t)
