@@ -508,7 +508,7 @@ func TestForeignOriginIsRefused(t *testing.T) {
 	// The page can read why it was refused (C3), but not the token.
 	f := evalJS[fetched](p, `return await foreign.fetchSession(%s);`, b.origin())
 	want := `{"code":"mcp.origin_not_allowed","origin":"` + foreign.URL + `","message":"mcp.origin_not_allowed: the ttmcp backend does not allow requests from ` +
-		foreign.URL + `; restart it with --allow-origin ` + foreign.URL + `"}`
+		foreign.URL + `; restart it with --allow-origin ` + foreign.URL + `","command":"ttmcp serve --allow-origin ` + foreign.URL + `"}`
 	if !f.OK || f.Status != http.StatusForbidden || f.Body != want || strings.Contains(f.Body, b.srv.Token()) {
 		t.Errorf("foreign fetch of the session: %+v; want it to read the 403 %s", f, want)
 	}
