@@ -657,7 +657,7 @@ export type SafeInvoke = <C extends TauriTavernCommandName>(
  * - open: calls are sent at once.
  * - closed: the last attempt failed (error.code mcp.host_unavailable, the message names the
  *   backend) or the shim could not start; calls reject at once; attempts continue with a
- *   capped backoff.
+ *   jittered backoff, quick at first (0.1, 0.2, 0.4, 0.8 s), then thinning out to every 5 s.
  * - refused: the backend refused this page's origin (error.code mcp.origin_not_allowed, the
  *   message names the origin and --allow-origin); calls reject at once (a test call resolves
  *   not_sent) and the bridge makes no attempt of its own: only reconnect(), or a call made 30 s

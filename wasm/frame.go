@@ -14,11 +14,15 @@ const maxIDDigits = 15
 
 // Reconnect backoff: the first retry after a failed attempt waits about
 // backoffBase, each further one twice as long up to backoffCap, every delay
-// varied by ±backoffJitter (wasm-bridge-notes pitfall 8: on loopback a low
-// cap matters more than politeness).
+// varied by ±backoffJitter. The first retries are quick (wasm-bridge-notes
+// pitfall 8: a backend restarted on loopback is back within a second);
+// the later ones thin out, because Chromium writes a console error for
+// every failed request and a page cannot hide it: about 0.1, 0.2, 0.4,
+// 0.8, 1.6, 3.2 s, then every 5 s (12 lines a minute while the backend
+// stays down, where a 1 s cap made 60). A success starts over.
 const (
 	backoffBase   = 100  // ms
-	backoffCap    = 1000 // ms
+	backoffCap    = 5000 // ms
 	backoffJitter = 0.2
 )
 
@@ -27,7 +31,7 @@ const (
 // [0, 1).
 func backoffDelay(retry int, rnd float64) int {
 	d := backoffCap
-	if retry < 4 { // 100, 200, 400, 800, then the cap
+	if retry < 6 { // 100, 200, 400, 800, 1600, 3200, then the cap
 		d = backoffBase << retry
 		if d > backoffCap {
 			d = backoffCap

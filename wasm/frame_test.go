@@ -4,6 +4,7 @@ package main
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"syscall/js"
 	"testing"
@@ -34,10 +35,18 @@ func TestBackoffDelay(t *testing.T) {
 		if mid < prevMid {
 			t.Errorf("retry %d: delay %d shrank from %d", retry, mid, prevMid)
 		}
-		if hi > 1200 {
-			t.Errorf("retry %d: %d ms above the ≈1 s cap", retry, hi)
+		if hi > 6000 {
+			t.Errorf("retry %d: %d ms above the ≈5 s cap", retry, hi)
 		}
 		prevMid = mid
+	}
+	// the nominal steps: quick at first, then thinning out to the cap
+	var steps []int
+	for retry := 0; retry < 8; retry++ {
+		steps = append(steps, backoffDelay(retry, 0.5))
+	}
+	if want := []int{100, 200, 400, 800, 1600, 3200, 5000, 5000}; !slices.Equal(steps, want) {
+		t.Errorf("steps %v; want %v", steps, want)
 	}
 	// out-of-range random numbers are clamped
 	if d := backoffDelay(2, -3); d != backoffDelay(2, 0) {

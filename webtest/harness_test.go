@@ -132,7 +132,7 @@ type page struct {
 	ctx context.Context
 
 	mu      sync.Mutex
-	console []string
+	console []chromedp.ConsoleMessage
 }
 
 // evalTimeout bounds one evaluation, so a hung promise fails the test with
@@ -157,7 +157,7 @@ func openPage(tb testing.TB, url string) *page {
 				return
 			}
 			p.mu.Lock()
-			p.console = append(p.console, m.String())
+			p.console = append(p.console, m)
 			p.mu.Unlock()
 		}
 	}()
@@ -168,13 +168,20 @@ func openPage(tb testing.TB, url string) *page {
 			p.mu.Lock()
 			defer p.mu.Unlock()
 			tb.Logf("console of %s (%d messages):", url, len(p.console))
-			for _, line := range p.console {
-				tb.Log("  " + line)
+			for _, m := range p.console {
+				tb.Log("  " + m.String())
 			}
 		}
 	})
 	p.navigate(url)
 	return p
+}
+
+// consoleMessages returns the console messages of the tab so far.
+func (p *page) consoleMessages() []chromedp.ConsoleMessage {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]chromedp.ConsoleMessage(nil), p.console...)
 }
 
 // navigate loads url in the tab and waits for its load event.

@@ -68,8 +68,8 @@ func TestRefusedOriginBridge(t *testing.T) {
 		t.Errorf("state events %v; want the last to be refused", r.Events)
 	}
 
-	// No hammering: an unreachable backend would be retried about once a
-	// second; a refusing one is asked once (the loader's session fetch,
+	// No hammering: an unreachable backend would be retried five times in
+	// these 2.5 s (0.1, 0.2, 0.4, 0.8 s apart); a refusing one is asked once (the loader's session fetch,
 	// which the shim's first attempt uses) and never again by itself.
 	time.Sleep(2500 * time.Millisecond)
 	sessions := func() int {

@@ -68,7 +68,14 @@ func loadSTChat(p *page, llm *chatServer) {
 		await (window.__TAURITAVERN__?.ready ?? new Promise((r) => {
 			const c = () => window.__TAURITAVERN__?.ready ? window.__TAURITAVERN__.ready.then(r) : setTimeout(c, 20);
 			c();
-		}));
+		}));`)
+	loadSTChatNow(p, llm)
+}
+
+// loadSTChatNow is loadSTChat without waiting for the API (a page whose
+// backend is not running).
+func loadSTChatNow(p *page, llm *chatServer) {
+	p.run(`
 		await import('/webtest/st-chat.js');
 		stChat.endpoint = %s;
 		window.toasts = [];

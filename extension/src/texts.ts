@@ -10,7 +10,7 @@ export const TEXTS = {
   connecting: 'Connecting to the MCP backend…',
   backend_down_title: 'The ttmcp backend is not running',
   backend_down_body: 'Could not reach the ttmcp backend at {url}.',
-  backend_down_hint: 'Start it on this computer, then press Retry:',
+  backend_down_hint: 'Start it on this computer; this panel connects by itself once it runs:',
   error_details: 'Details: {message}',
   backend_url: 'Backend URL',
   backend_url_hint: 'Where ttmcp serve listens. Saved in the SillyTavern settings.',

@@ -22,6 +22,7 @@ import type {
   TestMcpToolCallInput,
   UpdateMcpServerInput,
 } from '../../jsapi/tauritavern-mcp';
+import type { RetryClock } from '../src/boot/retry';
 import type { BridgeStatus, ExtensionStore } from '../src/host/tauritavern';
 import type { McpManagerActions } from '../src/manager/McpManagerApp';
 import type { Translate } from '../src/texts';
@@ -86,6 +87,8 @@ export interface StOptions {
   extensionSettings?: Record<string, unknown>;
   /** false: a SillyTavern without Popup. */
   popup?: boolean;
+  /** More members of getContext() (e.g. tool calling). */
+  context?: Record<string, unknown>;
 }
 
 /** Installs globalThis.SillyTavern with a getContext() that builds a fresh object per call, as SillyTavern does. */
@@ -99,6 +102,7 @@ export function installSillyTavern(opts: StOptions = {}): StDouble {
       saveSettingsDebounced: () => {
         st.saves++;
       },
+      ...opts.context,
     }),
   };
   return st;
@@ -336,4 +340,48 @@ export function strictActions(overrides: Partial<McpManagerActions> = {}): McpMa
     openTestCall: () => unexpected('openTestCall'),
     ...overrides,
   };
+}
+
+// ---------------------------------------------------------------- timers
+
+/**
+ * ManualClock is the retry loop's clock under the test's hand: timers run
+ * only when the test fires them, now() moves only when they fire or the
+ * test advances it, random() is 0.5 (no jitter).
+ */
+export class ManualClock implements RetryClock {
+  t = 0;
+  #next = 1;
+  #timers = new Map<number, { fn: () => void; at: number; ms: number }>();
+  setTimeout(fn: () => void, ms: number): unknown {
+    const id = this.#next++;
+    this.#timers.set(id, { fn, at: this.t + ms, ms });
+    return id;
+  }
+  clearTimeout(handle: unknown): void {
+    this.#timers.delete(handle as number);
+  }
+  now(): number {
+    return this.t;
+  }
+  random(): number {
+    return 0.5;
+  }
+  /** The delays (ms) of the timers waiting, in the order set. */
+  get pending(): number[] {
+    return [...this.#timers.values()].map((t) => t.ms);
+  }
+  advance(ms: number): void {
+    this.t += ms;
+  }
+  /** Moves to the earliest timer and runs it; returns its delay. */
+  fire(): number {
+    const first = [...this.#timers.entries()].sort((a, b) => a[1].at - b[1].at)[0];
+    if (!first) throw new Error('no timer is waiting');
+    const [id, timer] = first;
+    this.#timers.delete(id);
+    this.t = Math.max(this.t, timer.at);
+    timer.fn();
+    return timer.ms;
+  }
 }

@@ -1,13 +1,18 @@
 // The drawer's content: connects, then shows the Manager or the state that
-// stops it; Retry connects again without a page reload.
+// stops it; Retry connects again without a page reload. While the backend
+// is not running the drawer tries again by itself (retry.ts): on a timer
+// while nothing else does (the API was never loaded), at once when the
+// user may have just started it, and as soon as the page's bridge, once
+// loaded, reconnects by itself.
 
-import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type { TauriTavernMcpApi } from '../../../jsapi/tauritavern-mcp';
 import type { BridgeStatus } from '../host/tauritavern';
 import { McpManagerApp, type McpManagerActions } from '../manager/McpManagerApp';
 import { ToolsContext, type ToolsPanelDeps } from '../tools/ToolsPanel';
 import { ApiMissing, BackendDown, Connecting, ConnectionLost, LoadFailed, OriginRefused } from '../status/StatusPanels';
 import type { Connection } from './connect';
+import { RetryLoop, type AttemptOutcome, type RetryClock } from './retry';
 
 export interface RootDeps {
   /** The backend URL to start with (settings → ttmcp.json → default). */
@@ -23,8 +28,19 @@ export interface RootDeps {
   origin: string;
   /** What the Manager shows about the model's tools (absent: nothing). */
   tools?: ToolsPanelDeps;
-  /** When registrations may have changed outside the Manager (absent: never re-listed). */
+  /**
+   * When registrations may have changed outside the Manager (absent: never
+   * re-listed). The same moments (focus, visibility, the drawer in view)
+   * are when the user may have just started the backend.
+   */
   watchChanges?(fn: () => void): () => void;
+  /**
+   * Subscribes fn to requests for an attempt to connect now (a generation
+   * starts while not connected); fn resolves once the attempt settled.
+   */
+  onWake?(fn: () => Promise<void>): () => void;
+  /** The retry loop's timers (tests). */
+  clock?: RetryClock;
 }
 
 type Phase = { kind: 'connecting' } | Connection;
@@ -42,57 +58,99 @@ export function Root({ deps }: { deps: RootDeps }) {
   const [bridgeState, setBridgeState] = useState(() => deps.bridge()?.state);
   const [reconnecting, setReconnecting] = useState(false);
   const attempt = useRef(0);
-  const running = useRef(false);
+  // What the loop's attempts read (they outlive the render that started them).
+  // tried: the URL of the last attempt's connect.
+  const current = useRef<{ phase: Phase; url: string | undefined; tried?: string }>({ phase, url: undefined });
 
-  const run = useCallback(
-    async (url: string) => {
-      if (running.current) return;
-      running.current = true;
-      setBusy(true);
-      try {
-        const next = await deps.connect(url, attempt.current++);
-        setPhase(next);
-        setBridgeState(deps.bridge()?.state);
-      } finally {
-        running.current = false;
-        setBusy(false);
-      }
-    },
-    [deps],
+  const [loop] = useState(
+    () =>
+      new RetryLoop(async (asked): Promise<AttemptOutcome> => {
+        const { phase: now, url } = current.current;
+        if (url === undefined) return 'settled';
+        if (now.kind === 'ready') {
+          // A lost connection: the bridge retries by itself; this is one attempt now.
+          const b = deps.bridge();
+          if (!asked && b?.reconnect && (b.state === 'closed' || b.state === 'connecting')) {
+            try {
+              await b.reconnect();
+            } catch {
+              // the bridge state tells
+            }
+          }
+          return 'settled';
+        }
+        // Only Retry (or the bridge opening) leaves a state that time does not fix.
+        if (!asked && now.kind !== 'connecting' && now.kind !== 'backend_down') return 'settled';
+        if (asked) setBusy(true);
+        current.current.tried = url;
+        try {
+          const next = await deps.connect(url, attempt.current++);
+          if (next.kind === 'backend_down' && now.kind !== 'backend_down') {
+            console.info(`[mcp-manager] The ttmcp backend at ${url} is not running; the MCP drawer connects once it runs.`);
+          } else if (next.kind === 'ready' && now.kind === 'backend_down') {
+            console.info(`[mcp-manager] Connected to the ttmcp backend at ${url}.`);
+          }
+          current.current = { ...current.current, phase: next };
+          setPhase(next);
+          setBridgeState(deps.bridge()?.state);
+          // Until the page's bridge is loaded, nothing else tries again.
+          return next.kind === 'backend_down' && deps.bridge() === undefined ? 'retry' : 'settled';
+        } finally {
+          if (asked) setBusy(false);
+        }
+      }, deps.clock),
   );
+  useEffect(() => () => loop.stop(), [loop]);
+
+  /** Connects to url now; an attempt running for another URL is let finish first. */
+  const connectTo = async (url: string) => {
+    current.current = { ...current.current, url };
+    setBackendUrl(url);
+    await loop.now();
+    if (current.current.url === url && current.current.tried !== url) await loop.now();
+  };
 
   useEffect(() => {
     let live = true;
     void deps.backendUrl().then((url) => {
-      if (!live) return;
-      setBackendUrl(url);
-      void run(url);
+      if (live) void connectTo(url);
     });
     return () => {
       live = false;
     };
-  }, [deps, run]);
+  }, [deps]);
 
-  // A refusal while working replaces the Manager with the explanation;
-  // a lost connection shows above it.
+  // The moments when the user may have just started the backend.
+  useEffect(() => deps.watchChanges?.(() => void loop.poke()), [deps, loop]);
+  useEffect(() => deps.onWake?.(() => loop.poke()), [deps, loop]);
+
+  // A refusal while working replaces the Manager with the explanation; a
+  // lost connection shows above it; the bridge opening by itself while the
+  // backend was down brings the Manager.
   useEffect(
     () =>
       deps.onBridgeChange(() => {
         const b = deps.bridge();
         setBridgeState(b?.state);
-        if (b?.state === 'refused') {
-          setPhase((p) =>
-            p.kind === 'ready'
-              ? { kind: 'origin_refused', backend: b.backend ?? backendUrl ?? '', origin: deps.origin, message: b.error?.message ?? '' }
-              : p,
-          );
+        const p = current.current.phase;
+        if (b?.state === 'refused' && p.kind === 'ready') {
+          const refused: Phase = {
+            kind: 'origin_refused',
+            backend: b.backend ?? current.current.url ?? '',
+            origin: deps.origin,
+            message: b.error?.message ?? '',
+          };
+          current.current = { ...current.current, phase: refused };
+          setPhase(refused);
+        } else if (b?.state === 'open' && p.kind === 'backend_down') {
+          void loop.now();
         }
       }),
-    [deps, backendUrl],
+    [deps, loop],
   );
 
   const retry = () => {
-    if (backendUrl !== undefined) void run(backendUrl);
+    void loop.now();
   };
 
   const reconnect = async () => {
@@ -125,8 +183,7 @@ export function Root({ deps }: { deps: RootDeps }) {
           onRetry={retry}
           onSaveUrl={(next) => {
             deps.saveBackendUrl(next);
-            setBackendUrl(next);
-            void run(next);
+            void connectTo(next);
           }}
         />
       );

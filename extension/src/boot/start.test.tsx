@@ -5,6 +5,7 @@ import {
   apiError,
   type BridgeDouble,
   FakeMcp,
+  ManualClock,
   FakeStore,
   installSillyTavern,
   publishHost,
@@ -13,14 +14,17 @@ import {
 } from '../../test/fakes';
 import { resolveBackendUrl } from '../host/backend';
 import { notifyRegistrationsChanged } from '../host/changes';
-import { type Started, startManager } from './start';
+import { type Started, startManager, wakeAll } from './start';
 
 const ORIGIN = window.location.origin;
 let started: Started | null = null;
+/** The drawer's retry timers: they run when a test fires them. */
+let clock = new ManualClock();
 
 afterEach(() => {
   act(() => started?.unmount());
   started = null;
+  clock = new ManualClock();
 });
 
 function settingsColumn(anchors: string[] = []) {
@@ -48,7 +52,7 @@ function loaderPublishing(mcp: FakeMcp, store: FakeStore | undefined, bridge: Br
 
 function start(importModule: (url: string) => Promise<unknown>, configUrl?: string) {
   act(() => {
-    started = startManager({ importModule, ...(configUrl !== undefined ? { configUrl } : {}) });
+    started = startManager({ importModule, clock, ...(configUrl !== undefined ? { configUrl } : {}) });
   });
 }
 
@@ -225,6 +229,132 @@ describe('backend not running', () => {
     await userEvent.setup().click(screen.getByRole('button', { name: 'Retry' }));
     expect(await screen.findByText('Local tools')).toBeTruthy();
     expect(bridge.reconnect).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('the backend starts after the page', () => {
+  const down = () => Promise.reject(new TypeError('Failed to fetch dynamically imported module'));
+
+  /** Runs the next retry timer and lets its attempt settle; returns its delay. */
+  async function nextRetry(): Promise<number> {
+    let ms = 0;
+    await act(async () => {
+      ms = clock.fire();
+      await new Promise((r) => setTimeout(r, 0));
+    });
+    return ms;
+  }
+
+  test('tries again by itself, about 1, 2, 4 s apart, and shows the Manager once it runs, without a click', async () => {
+    const info = vi.spyOn(console, 'info').mockImplementation(() => {});
+    installSillyTavern();
+    settingsColumn();
+    const mcp = new FakeMcp([server()]);
+    let up = false;
+    const importModule = vi.fn(async (_url: string) => (up ? publishHost({ mcp, store: new FakeStore(), bridge: openBridge() }) : down()));
+    start(importModule);
+    expect(await screen.findByText('The ttmcp backend is not running', { exact: false })).toBeTruthy();
+    expect(clock.pending).toEqual([1000]);
+    expect(await nextRetry()).toBe(1000);
+    expect(await nextRetry()).toBe(2000);
+    expect(clock.pending).toEqual([4000]);
+    expect(importModule).toHaveBeenCalledTimes(3);
+    // the automatic attempts leave the panel as it is (no busy Retry flashing)
+    expect(screen.getByRole('button', { name: 'Retry' })).toHaveProperty('disabled', false);
+    up = true;
+    await nextRetry();
+    expect(await screen.findByText('Local tools')).toBeTruthy();
+    expect(clock.pending).toEqual([]);
+    expect(importModule.mock.calls.map((c) => String(c[0]))).toEqual([
+      'http://127.0.0.1:7878/jsapi/tauritavern-mcp.js',
+      'http://127.0.0.1:7878/jsapi/tauritavern-mcp.js?attempt=1',
+      'http://127.0.0.1:7878/jsapi/tauritavern-mcp.js?attempt=2',
+      'http://127.0.0.1:7878/jsapi/tauritavern-mcp.js?attempt=3',
+    ]);
+    // the console gets one line per change, not one per attempt
+    expect(info.mock.calls.map((c) => String(c[0]))).toEqual([
+      '[mcp-manager] The ttmcp backend at http://127.0.0.1:7878 is not running; the MCP drawer connects once it runs.',
+      '[mcp-manager] Connected to the ttmcp backend at http://127.0.0.1:7878.',
+    ]);
+  });
+
+  test('focus, a visible tab and a generation each make an attempt at once (at most one a second)', async () => {
+    vi.spyOn(console, 'info').mockImplementation(() => {});
+    const listeners = new Map<string, Array<(...args: unknown[]) => unknown>>();
+    const eventSource = {
+      on: (e: string, fn: (...args: unknown[]) => unknown) => void (listeners.get(e) ?? listeners.set(e, []).get(e))!.push(fn),
+      removeListener: () => {},
+    };
+    installSillyTavern({ context: { eventSource, registerFunctionTool: () => {}, unregisterFunctionTool: () => {} } });
+    settingsColumn();
+    const importModule = vi.fn(down);
+    start(importModule);
+    expect(await screen.findByText('The ttmcp backend is not running', { exact: false })).toBeTruthy();
+    const calls = () => importModule.mock.calls.length;
+    expect(calls()).toBe(1);
+
+    clock.advance(1500);
+    await act(async () => void window.dispatchEvent(new Event('focus')));
+    await waitFor(() => expect(calls()).toBe(2));
+    await act(async () => void window.dispatchEvent(new Event('focus'))); // the same moment: nothing more
+    expect(calls()).toBe(2);
+
+    clock.advance(1500);
+    await new Promise((r) => setTimeout(r, 1000)); // the panel's quiet second for focus and visibility
+    await act(async () => void document.dispatchEvent(new Event('visibilitychange')));
+    await waitFor(() => expect(calls()).toBe(3));
+
+    // SillyTavern awaits GENERATION_STARTED: the generation waits for the attempt
+    clock.advance(1500);
+    await act(async () => {
+      for (const fn of listeners.get('generation_started') ?? []) await fn('normal', {}, false);
+    });
+    expect(calls()).toBe(4);
+    expect(clock.pending).toHaveLength(1); // still one timer
+  });
+
+  test('once the bridge is loaded it reconnects by itself: the drawer keeps no timer and follows it', async () => {
+    vi.spyOn(console, 'info').mockImplementation(() => {});
+    installSillyTavern();
+    settingsColumn();
+    const mcp = new FakeMcp([server()]);
+    mcp.failNext('list', apiError('mcp.host_unavailable', 'cannot reach the ttmcp backend at http://127.0.0.1:7878', 'Unavailable'));
+    const bridge: BridgeDouble = { state: 'closed', backend: 'http://127.0.0.1:7878', reconnect: vi.fn(async () => {}) };
+    start(loaderPublishing(mcp, new FakeStore(), bridge));
+    expect(await screen.findByText('The ttmcp backend is not running', { exact: false })).toBeTruthy();
+    expect(clock.pending).toEqual([]);
+    act(() => setBridgeState(bridge, 'open'));
+    expect(await screen.findByText('Local tools')).toBeTruthy();
+    expect(bridge.reconnect).not.toHaveBeenCalled();
+  });
+
+  test('a refused origin is not retried by itself (only Retry)', async () => {
+    installSillyTavern();
+    settingsColumn();
+    const bridge: BridgeDouble = { state: 'refused', backend: 'http://127.0.0.1:7878', reconnect: vi.fn(async () => {}) };
+    const importModule = loaderPublishing(new FakeMcp(), new FakeStore(), bridge);
+    start(importModule);
+    expect(await screen.findByText('This page’s origin is not allowed', { exact: false })).toBeTruthy();
+    clock.advance(5000);
+    await act(async () => void window.dispatchEvent(new Event('focus')));
+    expect(clock.pending).toEqual([]);
+    expect(importModule).toHaveBeenCalledTimes(1);
+    expect(bridge.reconnect).not.toHaveBeenCalled();
+  });
+});
+
+describe('wakeAll', () => {
+  test('waits for every waker, but not longer than its limit; a failing one does not matter', async () => {
+    let release!: () => void;
+    const slow = () => new Promise<void>((r) => (release = r));
+    const failing = () => Promise.reject(new Error('x'));
+    const t0 = Date.now();
+    await wakeAll([slow, failing], 30);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(25);
+    release();
+    let done = false;
+    await wakeAll([async () => void (done = true)], 10_000);
+    expect(done).toBe(true);
   });
 });
 

@@ -13,7 +13,30 @@ import { createTr } from '../texts';
 import { TrContext } from '../ui/tr';
 import { connect } from './connect';
 import { mountDrawer } from './mount';
+import type { RetryClock } from './retry';
 import { Root, type RootDeps } from './Root';
+
+/**
+ * How long a generation waits for the attempt it asked for (ms): a backend
+ * that just started connects within a fraction of a second on loopback; a
+ * dead one fails at once. Past it the generation goes on without MCP tools
+ * and says so.
+ */
+export const WAKE_WAIT_MS = 3000;
+
+/** Calls every waker and resolves once all settled, or after waitMs. */
+export async function wakeAll(wakers: Iterable<() => Promise<void>>, waitMs: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const all = Promise.all([...wakers].map((fn) => fn().catch(() => {})));
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, waitMs);
+  });
+  try {
+    await Promise.race([all, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export interface StartOptions {
   doc?: Document;
@@ -21,6 +44,8 @@ export interface StartOptions {
   importModule(url: string): Promise<unknown>;
   /** ttmcp.json beside manifest.json. */
   configUrl?: string;
+  /** The retry loop's timers (tests). */
+  clock?: RetryClock;
 }
 
 export interface Started {
@@ -39,8 +64,12 @@ export function startManager(opts: StartOptions): Started | null {
     return null;
   }
   // Offering the MCP tools to the model does not wait for the drawer: it
-  // listens to SillyTavern's generations from now on.
-  const tools = startModelTools(tr);
+  // listens to SillyTavern's generations from now on. A generation that
+  // starts while the backend is not connected asks the drawer for one
+  // attempt now, and waits for it a little.
+  const wakers = new Set<() => Promise<void>>();
+  const wake = () => wakeAll(wakers, WAKE_WAIT_MS);
+  const tools = startModelTools(tr, wake);
   const deps: RootDeps = {
     backendUrl: () => resolveBackendUrl(opts.configUrl !== undefined ? { configUrl: opts.configUrl } : {}),
     connect: (backendUrl, attempt) =>
@@ -54,6 +83,11 @@ export function startManager(opts: StartOptions): Started | null {
     origin: window.location.origin,
     tools: tools.panel,
     watchChanges: (fn) => watchRegistrations(fn, { panel: content, bridgeState: () => bridgeStatus()?.state }),
+    onWake: (fn) => {
+      wakers.add(fn);
+      return () => void wakers.delete(fn);
+    },
+    ...(opts.clock ? { clock: opts.clock } : {}),
   };
   const root = createRoot(content);
   root.render(
