@@ -74,7 +74,7 @@ export async function consumer(): Promise<string[]> {
   addEventListener('tauritavern-mcp:state', (e) => lines.push(e.detail.state));
   const bridge = window.__TAURITAVERN__?.mcpBridge;
   if (bridge && bridge.state === 'refused') {
-    lines.push(bridge.error?.code ?? '', bridge.error?.message ?? '', bridge.backend);
+    lines.push(bridge.error?.code ?? '', bridge.error?.message ?? '', bridge.error?.command ?? '', bridge.backend);
     await bridge.reconnect();
   }
   // @ts-expect-error: not a bridge state.
@@ -122,7 +122,7 @@ export async function consumer(): Promise<string[]> {
     await mcp.servers.remove(server.id);
   } catch (err) {
     const e = err as TauriTavernMcpError;
-    lines.push(`${e.kind} ${e.code ?? ''} ${e.message}`);
+    lines.push(`${e.kind} ${e.code ?? ''} ${e.message} ${e.command ?? ''}`);
   }
   return lines;
 }

@@ -254,6 +254,12 @@ export type McpErrorKind = 'BadRequest' | 'NotFound' | 'Conflict' | 'Unavailable
 export type TauriTavernMcpError = Error & {
   code?: string;
   kind: McpErrorKind;
+  /**
+   * ttmcp's: with mcp.origin_not_allowed, the backend's own command line with `--allow-origin
+   * <this page's origin>` added (its other flags kept; none is a secret), when the backend
+   * sends it.
+   */
+  command?: string;
 };
 
 // ---------------------------------------------------------------- the API
@@ -673,8 +679,12 @@ export interface McpBridgeStatus {
   state: McpBridgeState;
   /** The backend origin, e.g. "http://127.0.0.1:7878". */
   backend: string;
-  /** Why the bridge is not open (the last attempt's failure, or a dropped connection); absent when open. */
-  error?: { code: string; message: string };
+  /**
+   * Why the bridge is not open (the last attempt's failure, or a dropped connection); absent when
+   * open. command: while refused, the backend's restart command with `--allow-origin` added, when
+   * it sends one (as TauriTavernMcpError.command).
+   */
+  error?: { code: string; message: string; command?: string };
   /** One attempt now (none while open; the one in progress while connecting); resolves when it has settled. */
   reconnect(): Promise<void>;
 }

@@ -62,6 +62,7 @@ type bridge struct {
 	status     js.Value // the mcpBridge object, once published
 	errCode    string   // mcpBridge.error, "" when there is none
 	errMessage string
+	errCommand string // mcpBridge.error.command, "" when there is none
 
 	// connection (conn.go)
 	conn       *conn // the open connection, or nil
@@ -71,8 +72,10 @@ type bridge struct {
 	reason     string // why the last attempt failed
 	retryFunc  js.Func
 	retryTimer js.Value
-	refusedAt  float64    // env.now() when the backend refused this origin
-	waiters    []js.Value // resolve functions of reconnect() promises, until the attempt settles
+	refusedAt  float64 // env.now() when the backend refused this origin
+	// refusedCommand is the refusal's restart command ("" when none).
+	refusedCommand string
+	waiters        []js.Value // resolve functions of reconnect() promises, until the attempt settles
 	// prefetched is the loader's GET /jsapi/session, started while the
 	// wasm downloaded: the first attempt uses it instead of fetching, which
 	// saves a round trip before ready. Later attempts fetch afresh.

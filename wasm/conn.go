@@ -98,7 +98,7 @@ func (c *conn) refused(r js.Value) {
 		return
 	}
 	then(body, func(v js.Value) {
-		code, message := option(v, "code"), option(v, "message")
+		code, message, command := option(v, "code"), option(v, "message"), option(v, "command")
 		if code.Type() != js.TypeString || code.String() != jsapi.CodeOriginNotAllowed {
 			c.fail(failed)
 			return
@@ -110,7 +110,13 @@ func (c *conn) refused(r js.Value) {
 		if !strings.HasPrefix(m, jsapi.CodeOriginNotAllowed+": ") {
 			m = jsapi.CodeOriginNotAllowed + ": the ttmcp backend at " + c.b.origin + " refused this page's origin; restart it with --allow-origin <this page's origin>"
 		}
-		c.refuse(m)
+		// The backend's own command line with --allow-origin added (an
+		// older backend sends none).
+		cmd := ""
+		if command.Type() == js.TypeString {
+			cmd = command.String()
+		}
+		c.refuse(m, cmd)
 	}, func(js.Value) { c.fail(failed) })
 }
 
@@ -191,7 +197,7 @@ func (c *conn) handshake(data js.Value) {
 	b.epoch++
 	c.epoch = b.epoch
 	b.failures, b.reason = 0, ""
-	b.setError("", "")
+	b.setError("", "", "")
 	b.sendQueued()
 	b.setState(stateOpen)
 	b.settleWaiters()
@@ -208,7 +214,7 @@ func (c *conn) fail(reason string) {
 	b.failures++
 	b.reason = reason
 	err := b.unavailableError()
-	b.setError(jsapi.CodeHostUnavailable, err.Get("message").String())
+	b.setError(jsapi.CodeHostUnavailable, err.Get("message").String(), "")
 	c.end(stateClosed, err)
 	b.scheduleRetry()
 }
@@ -216,16 +222,18 @@ func (c *conn) fail(reason string) {
 // refuse ends a connection attempt that the backend refused (this page's
 // origin is not allowed): the calls queued behind it reject with the
 // refusal, and no retry is scheduled; only reconnect() or a call made at
-// least refusedQuiet later tries again.
-func (c *conn) refuse(message string) {
+// least refusedQuiet later tries again. command is the backend's restart
+// command ("" when it sent none).
+func (c *conn) refuse(message, command string) {
 	if c.done || c.open {
 		return
 	}
 	b := c.b
 	b.failures = 0
 	b.reason = message
+	b.refusedCommand = command
 	b.refusedAt = b.env.now()
-	b.setError(jsapi.CodeOriginNotAllowed, message)
+	b.setError(jsapi.CodeOriginNotAllowed, message, command)
 	c.end(stateRefused, b.refusedError())
 }
 
@@ -255,7 +263,7 @@ func (b *bridge) dropped(c *conn) {
 	}
 	fast := b.transport.Call("drop") // [command, reject, …] of the transport's own calls
 	lost := b.takeInflight()
-	b.setError(jsapi.CodeHostConnectionLost, jsapi.CodeHostConnectionLost+": the connection to the ttmcp backend at "+b.origin+" dropped; reconnecting")
+	b.setError(jsapi.CodeHostConnectionLost, jsapi.CodeHostConnectionLost+": the connection to the ttmcp backend at "+b.origin+" dropped; reconnecting", "")
 	b.connect()
 	for i, n := 0, fast.Length(); i+1 < n; i += 2 {
 		fast.Index(i + 1).Invoke(b.lostError(fast.Index(i).String()))
@@ -338,9 +346,14 @@ func (b *bridge) refusedNow() bool {
 }
 
 // refusedError is the rejection of a call while the origin is refused: the
-// server's message, which names the origin and --allow-origin.
+// server's message, which names the origin and --allow-origin, and its
+// restart command as the Error's command when it sent one.
 func (b *bridge) refusedError() js.Value {
-	return newError(jsapi.CodeOriginNotAllowed, jsapi.KindUnavailable, b.reason)
+	e := newError(jsapi.CodeOriginNotAllowed, jsapi.KindUnavailable, b.reason)
+	if b.refusedCommand != "" {
+		e.Set("command", b.refusedCommand)
+	}
+	return e
 }
 
 // reconnect is mcpBridge.reconnect(): one attempt now, unless one is in

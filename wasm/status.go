@@ -34,9 +34,10 @@ func (b *bridge) newStatus() js.Value {
 }
 
 // setError records why the bridge is not open, in mcpBridge.error; code ""
-// removes it.
-func (b *bridge) setError(code, message string) {
-	b.errCode, b.errMessage = code, message
+// removes it. command, when set, is the refusal's restart command
+// (error.command).
+func (b *bridge) setError(code, message, command string) {
+	b.errCode, b.errMessage, b.errCommand = code, message, command
 	if b.status.Type() != js.TypeObject {
 		return
 	}
@@ -51,6 +52,9 @@ func (b *bridge) statusError() js.Value {
 	e := jsObject.New()
 	e.Set("code", b.errCode)
 	e.Set("message", b.errMessage)
+	if b.errCommand != "" {
+		e.Set("command", b.errCommand)
+	}
 	return e
 }
 

@@ -15,12 +15,21 @@ const refusalMessage = "mcp.origin_not_allowed: the ttmcp backend does not allow
 
 const refusalBody = `{"code":"mcp.origin_not_allowed","origin":"http://localhost:9000","message":"` + refusalMessage + `"}`
 
+// refusalCommand is what a backend that tells its restart command adds.
+const refusalCommand = `ttmcp serve --data-root '/home/u/my data' --listen 127.0.0.1:7880 --allow-origin http://localhost:9000`
+
 // refusedBridge returns a bridge whose first attempt the backend refused
 // (contract C3: 403 with a JSON body).
 func refusedBridge(t *testing.T) (*bridge, *fakeNet, *int) {
 	t.Helper()
+	return refusedBridgeWith(t, refusalBody)
+}
+
+// refusedBridgeWith is refusedBridge with body as the 403's body.
+func refusedBridgeWith(t *testing.T, body string) (*bridge, *fakeNet, *int) {
+	t.Helper()
 	n, e := newFakeNet(t)
-	n.status, n.body = 403, refusalBody
+	n.status, n.body = 403, body
 	b := newBridge(testOrigin, e)
 	b.newStatus()
 	settled := 0
@@ -90,6 +99,36 @@ func TestOriginRefused(t *testing.T) {
 	}
 	if *settled != 1 {
 		t.Errorf("settled %d times", *settled)
+	}
+}
+
+// The refusal's command (the backend's own command line with
+// --allow-origin added) is mcpBridge.error.command and the command of every
+// rejection while refused; a backend that sends none leaves both out, and
+// so does a later failure of another kind.
+func TestOriginRefusedCommand(t *testing.T) {
+	withCommand := strings.TrimSuffix(refusalBody, "}") + `,"command":` + quoteJSON(refusalCommand) + `}`
+	b, n, _ := refusedBridgeWith(t, withCommand)
+	if got := b.status.Get("error").Get("command"); got.Type() != js.TypeString || got.String() != refusalCommand {
+		t.Errorf("mcpBridge.error = %s; want command %q", stringify(b.status.Get("error")), refusalCommand)
+	}
+	e := mustReject(t, b.call(jsapi.CmdListServers, js.ValueOf("{}")), jsapi.CodeOriginNotAllowed, jsapi.KindUnavailable)
+	if got := e.Get("command"); got.Type() != js.TypeString || got.String() != refusalCommand {
+		t.Errorf("the rejection's command = %v", got)
+	}
+	// the backend is gone now: the next attempt's failure has no command
+	n.fail = "TypeError: Failed to fetch"
+	mustResolve(t, b.reconnect())
+	if b.state != stateClosed || !b.status.Get("error").Get("command").IsUndefined() {
+		t.Errorf("after a failed attempt: state %s, error %s", b.state, stringify(b.status.Get("error")))
+	}
+
+	old, _, _ := refusedBridge(t)
+	if !old.status.Get("error").Get("command").IsUndefined() {
+		t.Errorf("a refusal without command: error %s", stringify(old.status.Get("error")))
+	}
+	if e := mustReject(t, old.call(jsapi.CmdListServers, js.ValueOf("{}")), jsapi.CodeOriginNotAllowed, jsapi.KindUnavailable); !e.Get("command").IsUndefined() {
+		t.Errorf("a refusal without command: the rejection has command %v", e.Get("command"))
 	}
 }
 

@@ -161,3 +161,42 @@ func TestPageLoadedBeforeTheBackend(t *testing.T) {
 		c();
 	});`)
 }
+
+// The drawer's two states a newcomer meets first, in SillyTavern's shape
+// (the page on another server than the backend), with screenshots at both
+// widths: the backend not running, and this origin refused — whose command
+// is the backend's own (its --data-root and --listen kept) with
+// --allow-origin added, and the page loads with no console error but the
+// refusal's.
+func TestStatePanels(t *testing.T) {
+	b := newBackend(t)
+	b.stop()
+	st := newBackend(t, withExtension)
+	p := openPlayground(t, st, savedBackendURL(b.origin()))
+	loadUI(p)
+	p.run(`await ui.withText('The ttmcp backend is not running', document);
+		// the playground opens the drawer with SillyTavern's slide
+		await new Promise((r) => { const c = () => jQuery('#mcp_manager_container .inline-drawer-content').is(':animated') ? setTimeout(c, 20) : r(); c(); });`)
+	if got := evalJS[string](p, `return document.querySelector('.tt-mcp-state-panel code.tt-mcp-command').textContent;`); got != "ttmcp serve --listen "+b.addr {
+		t.Errorf("the not-running panel's command %q", got)
+	}
+	shots(p, "state-backend-down")
+
+	serve := "ttmcp serve --data-root '/home/user/my data/ttmcp' --listen " + b.addr
+	b.configure = append(b.configure, func(c *server.Config) { c.ServeCommand = serve })
+	b.start()
+	since := len(p.consoleMessages())
+	p.run(`await ui.withText('This page’s origin is not allowed', document);`)
+	got := evalJS[[]string](p, `return [...document.querySelectorAll('.tt-mcp-state-panel code.tt-mcp-command .tt-mcp-command-part')].map((e) => e.textContent);`)
+	want := []string{"ttmcp serve", " --data-root '/home/user/my data/ttmcp'", " --listen " + b.addr, " --allow-origin " + st.origin()}
+	if !slices.Equal(got, want) {
+		t.Errorf("the refused panel's command %q; want %q", got, want)
+	}
+	shots(p, "state-origin-refused")
+	// Chromium's lines for the 403 itself are all there is (no exception, no error of ours).
+	for _, m := range consoleErrors(p, since) {
+		if !strings.Contains(m, "403") && !strings.Contains(m, "ERR_CONNECTION_REFUSED") {
+			t.Errorf("console: %s", m)
+		}
+	}
+}

@@ -20,7 +20,7 @@ export const TEXTS = {
   retrying: 'Retrying…',
   origin_refused_title: 'This page’s origin is not allowed',
   origin_refused_body: 'The ttmcp backend at {url} refused this page’s origin, {origin}.',
-  origin_refused_hint: 'Restart the backend with this flag, then press Retry:',
+  origin_refused_hint: 'Restart the backend with this command, then press Retry:',
   api_missing_title: 'TauriTavern MCP Host API is unavailable',
   api_missing_body: 'The host API loaded in this page does not provide api.mcp. Update ttmcp and reload the page.',
   load_failed: 'The MCP servers could not be loaded.',

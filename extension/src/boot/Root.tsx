@@ -11,7 +11,7 @@ import type { BridgeStatus } from '../host/tauritavern';
 import { McpManagerApp, type McpManagerActions } from '../manager/McpManagerApp';
 import { ToolsContext, type ToolsPanelDeps } from '../tools/ToolsPanel';
 import { ApiMissing, BackendDown, Connecting, ConnectionLost, LoadFailed, OriginRefused } from '../status/StatusPanels';
-import type { Connection } from './connect';
+import { refusal, type Connection } from './connect';
 import { RetryLoop, type AttemptOutcome, type RetryClock } from './retry';
 
 export interface RootDeps {
@@ -134,12 +134,7 @@ export function Root({ deps }: { deps: RootDeps }) {
         setBridgeState(b?.state);
         const p = current.current.phase;
         if (b?.state === 'refused' && p.kind === 'ready') {
-          const refused: Phase = {
-            kind: 'origin_refused',
-            backend: b.backend ?? current.current.url ?? '',
-            origin: deps.origin,
-            message: b.error?.message ?? '',
-          };
+          const refused = refusal(b.backend ?? current.current.url ?? '', deps.origin, b.error?.message ?? '', b.error?.command);
           current.current = { ...current.current, phase: refused };
           setPhase(refused);
         } else if (b?.state === 'open' && p.kind === 'backend_down') {
@@ -194,6 +189,7 @@ export function Root({ deps }: { deps: RootDeps }) {
           backend={phase.backend}
           origin={phase.origin}
           message={phase.message}
+          {...(phase.command !== undefined ? { command: phase.command } : {})}
           busy={busy}
           onRetry={retry}
         />

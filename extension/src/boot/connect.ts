@@ -17,8 +17,11 @@ export type Connection =
   | { kind: 'ready'; api: TauriTavernMcpApi; initial: McpManagerInitial }
   /** The loader could not be imported, or the backend cannot be reached. */
   | { kind: 'backend_down'; backend: string; message: string }
-  /** The backend refused this page's origin. */
-  | { kind: 'origin_refused'; backend: string; origin: string; message: string }
+  /**
+   * The backend refused this page's origin; command is its own restart
+   * command with --allow-origin added, when it says it.
+   */
+  | { kind: 'origin_refused'; backend: string; origin: string; message: string; command?: string }
   /** The host has no (usable) api.mcp. */
   | { kind: 'api_missing' }
   /** The backend answered, but listing failed for another reason. */
@@ -35,10 +38,21 @@ export interface ConnectOptions {
   tr: Tr;
 }
 
+/** The refusal as the drawer shows it; command only when the backend gave one. */
+export function refusal(backend: string, origin: string, message: string, command: unknown): Connection {
+  return {
+    kind: 'origin_refused',
+    backend,
+    origin,
+    message,
+    ...(typeof command === 'string' && command !== '' ? { command } : {}),
+  };
+}
+
 function classify(err: unknown, backend: string, origin: string): Connection {
   const code = errorCode(err);
   const message = errorMessage(err);
-  if (code === CODE_ORIGIN_NOT_ALLOWED) return { kind: 'origin_refused', backend, origin, message };
+  if (code === CODE_ORIGIN_NOT_ALLOWED) return refusal(backend, origin, message, (err as { command?: unknown }).command);
   if (code === CODE_HOST_UNAVAILABLE) return { kind: 'backend_down', backend, message };
   return { kind: 'load_failed', message };
 }
@@ -69,9 +83,7 @@ export async function connect(opts: ConnectOptions): Promise<Connection> {
 
   const bridge = bridgeStatus();
   const backend = bridge?.backend ?? backendUrl;
-  if (bridge?.state === 'refused') {
-    return { kind: 'origin_refused', backend, origin, message: bridge.error?.message ?? '' };
-  }
+  if (bridge?.state === 'refused') return refusal(backend, origin, bridge.error?.message ?? '', bridge.error?.command);
 
   let list;
   try {

@@ -393,6 +393,34 @@ describe('origin not allowed', () => {
     expect(await screen.findByText('Local tools')).toBeTruthy();
   });
 
+  test('the backend’s own restart command is shown as it sent it (its other flags kept)', async () => {
+    installSillyTavern();
+    settingsColumn();
+    const own = `ttmcp serve --data-root '/home/u/my data' --listen 127.0.0.1:7880 --allow-origin ${ORIGIN}`;
+    const bridge: BridgeDouble = {
+      state: 'refused',
+      backend: 'http://127.0.0.1:7880',
+      error: { code: 'mcp.origin_not_allowed', message: 'refused', command: own },
+      reconnect: vi.fn(async () => undefined),
+    };
+    start(loaderPublishing(new FakeMcp(), new FakeStore(), bridge));
+    await waitFor(() => expect(command()).toBe(own));
+    expect([...document.querySelectorAll('.tt-mcp-command-part')].map((e) => e.textContent)).toEqual([
+      'ttmcp serve',
+      " --data-root '/home/u/my data'",
+      ' --listen 127.0.0.1:7880',
+      ` --allow-origin ${ORIGIN}`,
+    ]);
+    act(() => started?.unmount());
+
+    // without the bridge status: the rejection's command
+    settingsColumn();
+    const mcp = new FakeMcp();
+    mcp.failNext('list', Object.assign(apiError('mcp.origin_not_allowed', 'refused', 'Unavailable'), { command: own }));
+    start(loaderPublishing(mcp, new FakeStore(), undefined));
+    await waitFor(() => expect(command()).toBe(own));
+  });
+
   test('a backend without the bridge status still refuses through the error code', async () => {
     installSillyTavern();
     settingsColumn();
@@ -408,8 +436,9 @@ describe('origin not allowed', () => {
     const bridge = openBridge();
     start(loaderPublishing(new FakeMcp([server()]), new FakeStore(), bridge));
     expect(await screen.findByText('Local tools')).toBeTruthy();
-    act(() => setBridgeState(bridge, 'refused', { code: 'mcp.origin_not_allowed', message: 'refused' }));
-    await waitFor(() => expect(command()).toBe(`ttmcp serve --allow-origin ${ORIGIN}`));
+    const own = `ttmcp serve --data-root /d --allow-origin ${ORIGIN}`;
+    act(() => setBridgeState(bridge, 'refused', { code: 'mcp.origin_not_allowed', message: 'refused', command: own }));
+    await waitFor(() => expect(command()).toBe(own));
     expect(screen.queryByText('Local tools')).toBeNull();
   });
 });

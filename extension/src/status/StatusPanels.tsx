@@ -143,6 +143,8 @@ export interface OriginRefusedProps {
   backend: string;
   origin: string;
   message: string;
+  /** The backend's own restart command with --allow-origin (absent: an older backend; the panel builds one). */
+  command?: string;
   busy: boolean;
   onRetry(): void;
 }
@@ -153,7 +155,7 @@ export function OriginRefused(props: OriginRefusedProps) {
     <Panel icon="fa-ban" title={tr('origin_refused_title')}>
       <p>{tr('origin_refused_body', { url: props.backend, origin: props.origin })}</p>
       <p>{tr('origin_refused_hint')}</p>
-      <Command text={serveCommand(props.backend, `--allow-origin ${props.origin}`)} />
+      <Command text={props.command ?? serveCommand(props.backend, `--allow-origin ${props.origin}`)} />
       <Details message={props.message} />
       <div className="tt-mcp-actions">
         <RetryButton busy={props.busy} onRetry={props.onRetry} />
