@@ -104,9 +104,12 @@ func TestManagerEndToEnd(t *testing.T) {
 		t.Fatalf("after Add: registration %v", reg)
 	}
 
-	// Activate (confirmation with the plain-HTTP warning).
+	// Activate (confirmation; the demo is on loopback: no unencrypted-HTTP warning).
 	p.run(`await ui.click('button', 'Paused', await ui.row('Demo'));
-		await ui.withText('Activate this MCP server?'); await ui.withText('unencrypted HTTP');`)
+		await ui.withText('Activate this MCP server?'); await ui.withText('Activation allows manual discovery and test calls to this exact endpoint');`)
+	if evalJS[bool](p, `return document.querySelector('dialog.popup').innerText.includes('unencrypted');`) {
+		t.Error("the loopback demo's activation warns of unencrypted HTTP on the network")
+	}
 	shots(p, "manager-activate")
 	p.run(`await ui.click('button', 'Activate');
 		await ui.get('button', 'Active', await ui.row('Demo'));`)

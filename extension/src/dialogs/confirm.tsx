@@ -24,17 +24,40 @@ function ConfirmBody(props: { title: TextKey; server: TauriTavernMcpServer; note
   );
 }
 
-/** Whether the endpoint is plain http: (its traffic can be observed on the network). */
-export function isPlainHttp(endpoint: string): boolean {
-  return /^http:/i.test(endpoint);
+/**
+ * Whether hostname (as URL writes it) is this machine: 127.0.0.0/8, ::1
+ * (also IPv4-mapped 127/8), localhost and *.localhost (RFC 6761: always
+ * loopback; browsers resolve them so).
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/\.$/, '');
+  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  if (h === '[::1]' || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(h)) return true;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }
 
 /**
- * Asks before activating server; plain-HTTP endpoints get the network
- * warning, a stdio server shows the command it lets the backend run.
+ * Whether the endpoint's traffic can be observed on the network: plain
+ * http: to a host that is not this machine (loopback traffic never leaves
+ * it).
+ */
+export function isExposedHttp(endpoint: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    return /^http:/i.test(endpoint);
+  }
+  return url.protocol === 'http:' && !isLoopbackHost(url.hostname);
+}
+
+/**
+ * Asks before activating server; plain-HTTP endpoints on another machine
+ * get the network warning, a stdio server shows the command it lets the
+ * backend run.
  */
 export async function confirmActivate(server: TauriTavernMcpServer, tr: Tr): Promise<boolean> {
-  const http = isPlainHttp(server.endpoint);
+  const http = isExposedHttp(server.endpoint);
   const stdio = stdioOf(server) !== undefined;
   const result = await showDialog(
     <ConfirmBody

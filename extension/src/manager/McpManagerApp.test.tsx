@@ -318,13 +318,13 @@ describe('McpManagerApp', () => {
   });
 
   test('activating asks first (plain-HTTP warning); cancelling changes nothing; pausing is immediate', async () => {
-    const mcp = new FakeMcp([server('paused')]);
+    const mcp = new FakeMcp([server('paused', { endpoint: 'http://192.168.1.20:3000/mcp' })]);
     renderWithApi(mcp);
     const user = userEvent.setup();
     await user.click(screen.getByRole('button', { name: 'Paused' }));
     let popup = currentPopup();
     expect(within(popup.dlg).getByRole('heading').textContent).toBe('Activate this MCP server?');
-    expect(within(popup.dlg).getByText('http://127.0.0.1:3000/mcp').tagName).toBe('CODE');
+    expect(within(popup.dlg).getByText('http://192.168.1.20:3000/mcp').tagName).toBe('CODE');
     expect(within(popup.dlg).getByText(/This endpoint uses unencrypted HTTP\./)).toBeTruthy();
     expect(popup.buttonNamed('Activate')).toBeTruthy();
     await user.click(popup.buttonNamed('Cancel'));
@@ -347,14 +347,17 @@ describe('McpManagerApp', () => {
     ]);
   });
 
-  test('an https endpoint gets the plain activation note', async () => {
-    const mcp = new FakeMcp([server('paused', { endpoint: 'https://mcp.example.com/mcp' })]);
-    renderWithApi(mcp);
-    await userEvent.setup().click(screen.getByRole('button', { name: 'Paused' }));
-    const popup = currentPopup();
-    expect(within(popup.dlg).queryByText(/unencrypted/)).toBeNull();
-    expect(within(popup.dlg).getByText(/Activation allows manual discovery and test calls to this exact endpoint/)).toBeTruthy();
-  });
+  test.each(['https://mcp.example.com/mcp', 'http://127.0.0.1:3000/mcp', 'http://localhost:7879/mcp'])(
+    '%s gets the plain activation note (its traffic is encrypted or never leaves the machine)',
+    async (endpoint) => {
+      const mcp = new FakeMcp([server('paused', { endpoint })]);
+      renderWithApi(mcp);
+      await userEvent.setup().click(screen.getByRole('button', { name: 'Paused' }));
+      const popup = currentPopup();
+      expect(within(popup.dlg).queryByText(/unencrypted/)).toBeNull();
+      expect(within(popup.dlg).getByText(/Activation allows manual discovery and test calls to this exact endpoint/)).toBeTruthy();
+    },
+  );
 
   test('Remove asks, then deletes the registration and forgets its discovery', async () => {
     const mcp = new FakeMcp([server('active'), server('paused', { id: SERVER_B, displayName: 'Other' })]);
