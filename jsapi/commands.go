@@ -35,6 +35,9 @@ const (
 	CmdListToolSets  = "list_mcp_tool_sets"
 	CmdSaveToolSet   = "save_mcp_tool_set"
 	CmdRemoveToolSet = "remove_mcp_tool_set"
+	// CmdReadToolResult reads a result kept because it was too long for
+	// the model's prompt: {dto: {resultId, startLine?, lineCount?, maxChars?}}.
+	CmdReadToolResult = "read_mcp_tool_result"
 )
 
 // McpCommands lists the MCP command names in the order of SPEC §5.2, then
@@ -46,7 +49,7 @@ var McpCommands = []string{
 	CmdCancelTestCall, CmdListLegacyTools, CmdStartLegacyToolCall,
 	CmdCallLegacyTool, CmdCancelLegacyToolCall,
 	CmdListAuditEntries, CmdStartSignIn, CmdFinishSignIn, CmdCancelSignIn, CmdSignOut, CmdGetStdioStatus,
-	CmdListToolSets, CmdSaveToolSet, CmdRemoveToolSet,
+	CmdListToolSets, CmdSaveToolSet, CmdRemoveToolSet, CmdReadToolResult,
 }
 
 // Commands lists every command the backend serves: the MCP commands, then

@@ -289,6 +289,63 @@ type McpCallOutcome struct {
 	Response any    `json:"response,omitempty"` // *McpToolResult, *McpServerError or *McpUnsupportedResponse
 	Code     string `json:"code,omitempty"`
 	Message  string `json:"message,omitempty"`
+	// Readable is ttmcp's addition, present only when the call asked for
+	// it (CallLegacyMcpToolDto.Readable): what the model reads of the
+	// outcome. Upstream's callers never ask, so their outcome is upstream's.
+	Readable *McpReadableResult `json:"readable,omitzero"`
+}
+
+// McpReadableOptions asks call_legacy_mcp_tool for the model-readable
+// text of its outcome (ttmcp's addition, SPEC §10 "Tool sets"): a result
+// longer than InlineCharLimit characters (default 50,000) is kept by the
+// backend and the text is a note with a preview; ReaderTool (default true)
+// says whether the model has ttmcp_read_result to read it.
+type McpReadableOptions struct {
+	InlineCharLimit *int  `json:"inlineCharLimit,omitzero"`
+	ReaderTool      *bool `json:"readerTool,omitzero"`
+}
+
+// McpReadableResult is what the model reads of a call.
+type McpReadableResult struct {
+	Text    string `json:"text"`
+	IsError bool   `json:"isError"`
+	// Stored is set when the result was too long to include: Text is then
+	// the note and its preview.
+	Stored *McpStoredResultRef `json:"stored,omitzero"`
+}
+
+// McpStoredResultRef describes a result too long to include. ResultID is
+// absent when it could not be kept (the note says why).
+type McpStoredResultRef struct {
+	ResultID  *string `json:"resultId,omitzero"`
+	CharCount int     `json:"charCount"`
+	CharLimit int     `json:"charLimit"`
+}
+
+// ReadMcpToolResultDto reads a stored result by lines (read_mcp_tool_result,
+// ttmcp's addition): from StartLine (1-based, default 1), at most LineCount
+// lines (default 200, at most 5,000) and MaxChars characters (default
+// 20,000, 3,000 to 1,000,000; at least one line is always read). Lines are
+// wrapped every 3,000 characters.
+type ReadMcpToolResultDto struct {
+	ResultID  string `json:"resultId"`
+	StartLine *int   `json:"startLine,omitzero"`
+	LineCount *int   `json:"lineCount,omitzero"`
+	MaxChars  *int   `json:"maxChars,omitzero"`
+}
+
+// McpToolResultPage is one read of a stored result.
+type McpToolResultPage struct {
+	ResultID       string `json:"resultId"`
+	RegistrationID string `json:"registrationId"`
+	StoredAt       string `json:"storedAt"` // RFC 3339 UTC
+	CharCount      int    `json:"charCount"`
+	TotalLines     int    `json:"totalLines"`
+	StartLine      int    `json:"startLine"`
+	EndLine        int    `json:"endLine"` // the last line read (inclusive)
+	Text           string `json:"text"`    // those lines, joined by newlines
+	// NextStartLine is where to continue; absent at the end.
+	NextStartLine *int `json:"nextStartLine,omitzero"`
 }
 
 // Kinds of a known response.
@@ -350,6 +407,8 @@ type CallLegacyMcpToolDto struct {
 	ToolID          string  `json:"toolId"`
 	ArgumentsJSON   string  `json:"argumentsJson"`
 	Approval        *string `json:"approval,omitzero"`
+	// Readable (ttmcp's addition) asks for McpCallOutcome.Readable.
+	Readable *McpReadableOptions `json:"readable,omitzero"`
 }
 
 // Approvals (what let a call through besides its permission; the audit
@@ -407,6 +466,9 @@ type McpAuditEntry struct {
 	DurationMs        float64 `json:"durationMs"`
 	ArgumentsBytes    int     `json:"argumentsBytes"`
 	ArgumentsSHA256   string  `json:"argumentsSha256"`
+	// ResultID names the readable result kept by the backend when it was
+	// too long for the model's prompt (read it with read_mcp_tool_result).
+	ResultID *string `json:"resultId,omitzero"`
 }
 
 // LegacyMcpToolList is the result of list_legacy_mcp_tools.

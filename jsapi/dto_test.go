@@ -66,7 +66,7 @@ func TestCommands(t *testing.T) {
 		seen[c] = true
 	}
 	for _, c := range append([]string{jsapi.CmdListAuditEntries, jsapi.CmdStartSignIn, jsapi.CmdFinishSignIn, jsapi.CmdCancelSignIn, jsapi.CmdSignOut, jsapi.CmdGetStdioStatus,
-		jsapi.CmdListToolSets, jsapi.CmdSaveToolSet, jsapi.CmdRemoveToolSet}, jsapi.StoreCommands...) { // ttmcp's additions, the extension store
+		jsapi.CmdListToolSets, jsapi.CmdSaveToolSet, jsapi.CmdRemoveToolSet, jsapi.CmdReadToolResult}, jsapi.StoreCommands...) { // ttmcp's additions, the extension store
 		if !seen[c] {
 			t.Errorf("%s missing", c)
 		}

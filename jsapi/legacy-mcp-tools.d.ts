@@ -1,7 +1,7 @@
 // Declarations of jsapi/legacy-mcp-tools.js, the legacy generation adapter.
 // The first three exports are TauriTavern's (tauritavern-reference §6.2);
 // the rest are ttmcp's helpers beside them.
-import type { LegacyMcpDiagnostic, LegacyMcpTool } from './tauritavern-mcp.js';
+import type { LegacyMcpDiagnostic, LegacyMcpTool, McpReadableOptions, McpReadableResult } from './tauritavern-mcp.js';
 
 /** Thrown when a call may have run but its result is unknown: end the generation, save nothing, retry nothing. */
 export declare class LegacyMcpOutcomeUnknownError extends Error {
@@ -33,10 +33,12 @@ export interface LegacyToolData {
 }
 
 export interface LegacyToolResult {
-  /** The pretty-printed call outcome, the Tool message's content. */
+  /** The pretty-printed call outcome (upstream's), the Tool message's content in TauriTavern. */
   result: string;
   /** True for not_sent, server_error, unsupported_response and isError results. */
   error: boolean;
+  /** ttmcp's addition, only when the call asked for it: what the model reads of the outcome. */
+  readable?: McpReadableResult;
 }
 
 export interface LegacyToolInvokeOptions {
@@ -112,6 +114,8 @@ export interface LegacyMcpToolCall extends LegacyToolInvokeOptions {
   toolId: string;
   /** Sent only when given; 'denied' is recorded and answered not_sent mcp.call_denied_by_user without a call. */
   approval?: McpCallApproval;
+  /** Sent only when given: the result then carries `readable`. */
+  readable?: McpReadableOptions;
 }
 
 /** Executes one call (start, call, cancel on abort) as resolveTool(...).invoke does. */

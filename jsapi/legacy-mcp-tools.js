@@ -302,10 +302,13 @@ function withoutCode(code, message) {
  * `approval` (a ttmcp addition: 'once', 'always' or 'denied', what the user
  * answered an Ask prompt) is sent only when given; with 'denied' the
  * backend records the refusal and answers not_sent mcp.call_denied_by_user
- * without calling the tool.
+ * without calling the tool. `readable` (a ttmcp addition:
+ * { inlineCharLimit?, readerTool? }) asks the backend for what the model
+ * reads of the outcome, returned as `readable` ({ text, isError, stored? })
+ * beside `result`, which stays upstream's outcome JSON.
  */
 export async function invokeLegacyMcpTool({ invokeCommand = hostSafeInvoke, createExecutionCallId = randomExecutionCallId } = {},
-  { toolId, argumentsJson, signal, approval } = {}) {
+  { toolId, argumentsJson, signal, approval, readable } = {}) {
   if (signal?.aborted) throw abortError(signal.reason);
   const executionCallId = createExecutionCallId();
   const cancel = () => {
@@ -324,6 +327,7 @@ export async function invokeLegacyMcpTool({ invokeCommand = hostSafeInvoke, crea
   signal?.addEventListener('abort', cancel, { once: true });
   const dto = { executionCallId, toolId, argumentsJson };
   if (approval !== undefined) dto.approval = approval;
+  if (readable !== undefined) dto.readable = readable;
   let outcome;
   try {
     outcome = await invokeCommand('call_legacy_mcp_tool', { dto });
@@ -335,15 +339,17 @@ export async function invokeLegacyMcpTool({ invokeCommand = hostSafeInvoke, crea
   } finally {
     signal?.removeEventListener('abort', cancel);
   }
+  const { readable: text, ...upstream } = outcome ?? {};
+  const withText = (r) => (text !== undefined ? { ...r, readable: text } : r);
   switch (outcome?.outcome) {
     case 'outcome_unknown':
       throw new LegacyMcpOutcomeUnknownError(outcome.code, outcome.message);
     case 'not_sent':
       if (signal?.aborted) throw abortError(signal.reason);
-      return { result: serializeOutcome(outcome), error: true };
+      return withText({ result: serializeOutcome(upstream), error: true });
     case 'known_response': {
       const r = outcome.response;
-      return { result: serializeOutcome(outcome), error: !(r?.kind === 'tool_result' && r.isError !== true) };
+      return withText({ result: serializeOutcome(upstream), error: !(r?.kind === 'tool_result' && r.isError !== true) });
     }
     default:
       throw new Error(`Unexpected Legacy MCP call outcome: ${outcome?.outcome}`);

@@ -381,6 +381,20 @@ test('approval (a ttmcp addition) is sent only when given', async () => {
   assert.deepEqual(out, { result: JSON.stringify(denied, null, 2), error: true });
 });
 
+test('readable (a ttmcp addition) is asked for only when given, and returned beside upstream\'s outcome JSON', async () => {
+  const outcome = { outcome: 'known_response', response: { kind: 'tool_result', isError: false, textBlocks: [{ index: 0, text: 'hi' }], diagnostics: [] } };
+  const readable = { text: 'hi', isError: false };
+  const host = fakeHost({ call_legacy_mcp_tool: { ...outcome, readable } });
+  const out = await invokeLegacyMcpTool({ invokeCommand: host.invokeCommand, createExecutionCallId: () => 'e' },
+    { toolId: 'T', argumentsJson: '{}', readable: { inlineCharLimit: 10 } });
+  assert.deepEqual(host.calls[1], ['call_legacy_mcp_tool', { dto: { executionCallId: 'e', toolId: 'T', argumentsJson: '{}', readable: { inlineCharLimit: 10 } } }]);
+  assert.deepEqual(out, { result: JSON.stringify(outcome, null, 2), error: false, readable });
+  const plain = fakeHost({ call_legacy_mcp_tool: outcome });
+  const upstream = await invokeLegacyMcpTool({ invokeCommand: plain.invokeCommand, createExecutionCallId: () => 'e' }, { toolId: 'T', argumentsJson: '{}' });
+  assert.deepEqual(plain.calls[1][1].dto, { executionCallId: 'e', toolId: 'T', argumentsJson: '{}' });
+  assert.deepEqual(upstream, { result: JSON.stringify(outcome, null, 2), error: false });
+});
+
 test('structural: the host safeInvoke as upstream names it; no request-body options, no local tool registry', async () => {
   const source = await readFile(new URL('./legacy-mcp-tools.js', import.meta.url), 'utf8');
   assert.match(source, /globalThis\.window\?\.__TAURITAVERN__\?\.invoke\?\.safeInvoke/);

@@ -114,6 +114,19 @@ export async function consumer(): Promise<string[]> {
     const applied = await invokeSet('list_legacy_mcp_tools', { dto: { toolSetId: coding.id } });
     lines.push(...applied.tools.map((t) => t.toolId), ...applied.diagnostics.map((d) => d.toolId ?? ''));
   }
+  // readable results and what was kept of a long one
+  for (const e of recent.entries) {
+    if (e.resultId) {
+      const page = await mcp.results.read({ resultId: e.resultId, startLine: 1, lineCount: 50 });
+      lines.push(page.text, String(page.nextStartLine ?? page.totalLines));
+    }
+  }
+  if (invokeSet) {
+    const o = await invokeSet('call_legacy_mcp_tool', {
+      dto: { executionCallId: 'x', toolId: `mcp/${server.id}:search`, readable: { inlineCharLimit: 20000, readerTool: true } },
+    });
+    lines.push(o.readable?.text ?? '', o.readable?.stored?.resultId ?? '');
+  }
   await mcp.toolSets.remove(coding.id);
   await mcp.toolSets.remove({ id: coding.id });
   // @ts-expect-error: an entry's source is test or model.

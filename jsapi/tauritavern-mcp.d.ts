@@ -237,8 +237,8 @@ export type McpTestCallOutcome =
   /** The request was sent; whether the tool ran is unknown (e.g. mcp.call_timeout, mcp.host_connection_lost). */
   | { outcome: 'outcome_unknown'; code: string; message: string };
 
-/** Same shape, as returned by call_legacy_mcp_tool. */
-export type McpCallOutcome = McpTestCallOutcome;
+/** Same shape, as returned by call_legacy_mcp_tool; readable only when the call asked for it (ttmcp). */
+export type McpCallOutcome = McpTestCallOutcome & { readable?: McpReadableResult };
 
 // ---------------------------------------------------------------- errors
 
@@ -326,6 +326,8 @@ export interface McpAuditEntry {
   durationMs: number;
   argumentsBytes: number;
   argumentsSha256: string;
+  /** A model call whose result was too long for the prompt: the kept result (api.mcp.results.read). */
+  resultId?: string;
 }
 
 export interface McpAuditListInput {
@@ -468,6 +470,69 @@ export interface SaveMcpToolSetInput {
   readerTool?: boolean;
 }
 
+// ---------------------------------------------------------------- readable results (ttmcp, SPEC §10)
+
+/** call_legacy_mcp_tool's ttmcp option: ask for what the model reads of the outcome. */
+export interface McpReadableOptions {
+  /** Results longer than this (Unicode characters) are kept by the backend; the text is then a note and a preview. Default 50,000. */
+  inlineCharLimit?: number;
+  /** Whether the model has ttmcp_read_result (the note says how to use it, else where the user finds the result). Default true. */
+  readerTool?: boolean;
+}
+
+/**
+ * What the model reads of a call (reference §7's projection): text blocks as text, structured content as a
+ * "## Details" section (left out of the text when the text only serialises it), diagnostics as "## Notes", a
+ * server error's data as "## Error details"; errors and not_sent as a sentence naming the tool by its title
+ * and the code to act on.
+ */
+export interface McpReadableResult {
+  text: string;
+  isError: boolean;
+  /** Present when the result was too long to include: text is the note with a 3,000-character preview. */
+  stored?: {
+    /** Absent when the backend could not keep it (the note says why). */
+    resultId?: string;
+    charCount: number;
+    charLimit: number;
+  };
+}
+
+export interface ReadMcpToolResultInput {
+  resultId: string;
+  /** 1-based, default 1. */
+  startLine?: number;
+  /** Default 200, at most 5,000. */
+  lineCount?: number;
+  /** Default 20,000; 3,000–1,000,000. A read always holds at least one line. */
+  maxChars?: number;
+}
+
+/** One read of a kept result. Lines are the result's, wrapped every 3,000 characters. */
+export interface McpToolResultPage {
+  resultId: string;
+  registrationId: string;
+  /** RFC 3339 UTC. */
+  storedAt: string;
+  charCount: number;
+  totalLines: number;
+  startLine: number;
+  /** The last line read (inclusive). */
+  endLine: number;
+  /** The lines read, joined by newlines. */
+  text: string;
+  /** Where to continue; absent at the end. */
+  nextStartLine?: number;
+}
+
+export interface McpResultsApi {
+  /**
+   * Reads a result kept because it was too long for the model's prompt (an audit entry's resultId). NotFound
+   * mcp.result_not_found once it expired (7 days) or its server was removed.
+   */
+  read(input: ReadMcpToolResultInput): Promise<McpToolResultPage>;
+}
+
 export interface McpToolSetsApi {
   list(): Promise<McpToolSetList>;
   /** Resolves the stored set with its id. A name taken by another set is Conflict mcp.tool_set_name_taken. */
@@ -482,6 +547,7 @@ export interface TtmcpMcpApi extends TauriTavernMcpApi {
   audit: McpAuditApi;
   stdio: McpStdioApi;
   toolSets: McpToolSetsApi;
+  results: McpResultsApi;
 }
 
 // ---------------------------------------------------------------- extension store
@@ -600,7 +666,16 @@ export interface McpCommandMap {
   start_legacy_mcp_tool_call: { args: { dto: { executionCallId: string } }; result: null };
   call_legacy_mcp_tool: {
     /** approval is ttmcp's: what the user answered an Ask prompt (denied: recorded, never called). */
-    args: { dto: { executionCallId: string; toolId: string; argumentsJson?: string; approval?: 'once' | 'always' | 'denied' } };
+    args: {
+      dto: {
+        executionCallId: string;
+        toolId: string;
+        argumentsJson?: string;
+        approval?: 'once' | 'always' | 'denied';
+        /** ttmcp's: ask for the outcome's readable text. */
+        readable?: McpReadableOptions;
+      };
+    };
     result: McpCallOutcome;
   };
   cancel_legacy_mcp_tool_call: { args: { dto: { executionCallId: string } }; result: null };
@@ -617,6 +692,7 @@ export interface McpCommandMap {
   list_mcp_tool_sets: { args: undefined | Record<string, never>; result: McpToolSetList };
   save_mcp_tool_set: { args: { dto: SaveMcpToolSetInput }; result: McpToolSet };
   remove_mcp_tool_set: { args: { dto: { id: string } }; result: null };
+  read_mcp_tool_result: { args: { dto: ReadMcpToolResultInput }; result: McpToolResultPage };
 }
 
 export type McpCommandName = keyof McpCommandMap;

@@ -63,10 +63,16 @@ var toolSetMethods = [...]method{
 	{"remove", jsapi.CmdRemoveToolSet, argsID},
 }
 
+// resultMethods are ttmcp's addition (SPEC §10): api.mcp.results.
+var resultMethods = [...]method{
+	{"read", jsapi.CmdReadToolResult, argsDTO},
+}
+
 // publish installs the API on window.__TAURITAVERN__, keeping whatever the
 // page already put there: api.mcp (exactly servers and tools),
 // invoke.safeInvoke and the mcpBridge status object. api.mcp holds
-// upstream's servers and tools, and ttmcp's audit, stdio and toolSets. The methods of the
+// upstream's servers and tools, and ttmcp's audit, stdio, toolSets and
+// results. The methods of the
 // tables above and safeInvoke are the transport's stubs (the data plane,
 // transport.go); tools.testCall is Go's.
 func publish(b *bridge) {
@@ -99,12 +105,17 @@ func publish(b *bridge) {
 	for _, m := range toolSetMethods {
 		toolSets.Set(m.name, b.method(m))
 	}
+	results := jsObject.New()
+	for _, m := range resultMethods {
+		results.Set(m.name, b.method(m))
+	}
 	mcp := jsObject.New()
 	mcp.Set("servers", servers)
 	mcp.Set("tools", tools)
 	mcp.Set("audit", audit)
 	mcp.Set("stdio", stdio)
 	mcp.Set("toolSets", toolSets)
+	mcp.Set("results", results)
 	api.Set("mcp", mcp)
 
 	invoke := ensureObject(tt, "invoke")

@@ -28,7 +28,7 @@ func TestPublishSurface(t *testing.T) {
 		return jsObject.Call("keys", v).Call("join", ",").String()
 	}
 	mcp := tt.Get("api").Get("mcp")
-	if k := keys(mcp); k != "servers,tools,audit,stdio,toolSets" {
+	if k := keys(mcp); k != "servers,tools,audit,stdio,toolSets,results" {
 		t.Errorf("api.mcp keys = %s", k)
 	}
 	if k := keys(mcp.Get("servers")); k != "list,create,update,setState,remove,discover,refresh,signOut,signIn" {
@@ -91,6 +91,7 @@ func TestPublishedMethodsSendCommands(t *testing.T) {
 		{mcp.Get("toolSets").Call("list"), jsapi.CmdListToolSets, `{}`},
 		{mcp.Get("toolSets").Call("save", obj("name", "Coding")), jsapi.CmdSaveToolSet, `{"dto":{"name":"Coding"}}`},
 		{mcp.Get("toolSets").Call("remove", "set-1"), jsapi.CmdRemoveToolSet, `{"dto":{"id":"set-1"}}`},
+		{mcp.Get("results").Call("read", obj("resultId", "r")), jsapi.CmdReadToolResult, `{"dto":{"resultId":"r"}}`},
 		{global.Get("__TAURITAVERN__").Get("invoke").Call("safeInvoke", jsapi.CmdListLegacyTools), jsapi.CmdListLegacyTools, `{}`},
 		{global.Get("__TAURITAVERN__").Get("invoke").Call("safeInvoke", jsapi.CmdCallLegacyTool, obj("dto", obj("toolId", "t"))), jsapi.CmdCallLegacyTool, `{"dto":{"toolId":"t"}}`},
 		{global.Get("__TAURITAVERN__").Get("invoke").Call("safeInvoke", "no\"such", obj("dto", 1)), `no"such`, `{"dto":1}`},

@@ -311,6 +311,7 @@ func (b *backend) start() {
 			Audit:          b.audit,
 			ExtensionStore: storage.OpenExtensionStore(b.root),
 			ToolSets:       b.store,
+			Results:        storage.OpenResultStore(b.root, storage.ResultOptions{}),
 			RedirectURL:    b.url(jsapi.PathOAuthCallback), // as serve: the backend's own loopback address
 		}), nil),
 		Assets:           cmp.Or[fs.FS](b.assets, jsapi.Assets()),

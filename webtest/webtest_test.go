@@ -93,7 +93,7 @@ func TestReadyPublishesTheHostAPI(t *testing.T) {
 			backend: tt_.mcpBridge.backend,
 		};`)
 	want := surface{
-		MCP:          []string{"audit", "servers", "stdio", "toolSets", "tools"},
+		MCP:          []string{"audit", "results", "servers", "stdio", "toolSets", "tools"},
 		Servers:      []string{"create", "discover", "list", "refresh", "remove", "setState", "signIn", "signOut", "update"}, // signIn, signOut: ttmcp's
 		Tools:        []string{"setDescriptionOverride", "setPermission", "testCall"},
 		NotFunctions: []string{},

@@ -80,6 +80,9 @@ type CallRecord struct {
 	// the page sent it (UTF-8 bytes; hex SHA-256).
 	ArgumentsBytes  int
 	ArgumentsSHA256 string
+	// ResultID names the readable result kept for a reader when it was too
+	// long for the model's prompt (a ttmcp result store id); "" otherwise.
+	ResultID ResultID
 }
 
 // DigestArguments returns the size and hex SHA-256 of argumentsJson.

@@ -87,6 +87,7 @@ func NewCommands(svc *service.Service, log *slog.Logger) *Commands {
 		jsapi.CmdRemoveToolSet: withDTO(func(ctx context.Context, dto jsapi.McpToolSetIdDto) (any, error) {
 			return nil, svc.RemoveToolSet(ctx, dto)
 		}),
+		jsapi.CmdReadToolResult: withDTO(svc.ReadToolResult),
 	}, signIn: svc.CompleteSignIn}
 	for name, h := range c.table {
 		c.table[name] = refuseStdioMembers(h)

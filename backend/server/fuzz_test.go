@@ -238,6 +238,8 @@ func (f *fuzzer) template(command string) obj {
 		return dto(m("name", f.str()), m("tools", []any{str("mcp/550e8400-e29b-41d4-a716-446655440000:*"), f.str()}), m("resultInlineCharLimit", f.number()))
 	case jsapi.CmdRemoveToolSet:
 		return dto(m("id", f.str()))
+	case jsapi.CmdReadToolResult:
+		return dto(m("resultId", f.str()), m("startLine", f.number()), m("maxChars", f.number()))
 	case jsapi.CmdCreateServer:
 		return dto(m("displayName", f.str()), m("endpoint", str("http://127.0.0.1:9/mcp")),
 			m("headers", obj{m("X-Key", f.str())}), m("protocolVersion", str("auto")))
@@ -260,6 +262,10 @@ func (f *fuzzer) template(command string) obj {
 	case jsapi.CmdStartLegacyToolCall, jsapi.CmdCancelLegacyToolCall:
 		return dto(m("executionCallId", f.str()))
 	case jsapi.CmdCallLegacyTool:
+		if f.chance(0.3) {
+			return dto(m("executionCallId", f.str()), m("toolId", f.str()), m("argumentsJson", str("{}")),
+				m("readable", obj{m("inlineCharLimit", f.number()), m("readerTool", f.chance(0.5))}))
+		}
 		return dto(m("executionCallId", f.str()), m("toolId", f.str()), m("argumentsJson", str("{}")))
 	case jsapi.CmdListAuditEntries:
 		return dto(m("limit", f.number()))

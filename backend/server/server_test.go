@@ -336,6 +336,9 @@ func TestCommandErrors(t *testing.T) {
 		{"tool set, limit 1.5", jsapi.CmdSaveToolSet, dto(map[string]any{"name": "x", "tools": []string{}, "resultInlineCharLimit": 1.5}), "BadRequest", jsapi.CodeArgsInvalid, "resultInlineCharLimit"},
 		{"tool set, unknown member", jsapi.CmdSaveToolSet, dto(map[string]any{"name": "x", "tools": []string{}, "color": "red"}), "BadRequest", jsapi.CodeArgsInvalid, "color"},
 		{"remove unknown tool set", jsapi.CmdRemoveToolSet, dto(map[string]any{"id": missing}), "NotFound", service.CodeToolSetNotFound, ""},
+		{"read without a result store", jsapi.CmdReadToolResult, dto(map[string]any{"resultId": missing}), "Unavailable", service.CodeResultsUnavailable, ""},
+		{"read, unknown member", jsapi.CmdReadToolResult, dto(map[string]any{"resultId": missing, "from": 1}), "BadRequest", jsapi.CodeArgsInvalid, "from"},
+		{"readable, unknown member", jsapi.CmdCallLegacyTool, dto(map[string]any{"executionCallId": "x", "toolId": "t", "argumentsJson": "{}", "readable": map[string]any{"limit": 1}}), "BadRequest", jsapi.CodeArgsInvalid, "limit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

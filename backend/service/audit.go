@@ -135,7 +135,7 @@ func (s *Service) ListAudit(_ context.Context, dto jsapi.McpAuditListDto) (jsapi
 
 // AuditEntryDTO projects an audit record for the page.
 func AuditEntryDTO(r domain.CallRecord) jsapi.McpAuditEntry {
-	return jsapi.McpAuditEntry{
+	e := jsapi.McpAuditEntry{
 		Time:              r.Time.UTC().Format(domain.AuditTimeLayout),
 		CallID:            r.CallID,
 		Source:            string(r.Source),
@@ -152,4 +152,9 @@ func AuditEntryDTO(r domain.CallRecord) jsapi.McpAuditEntry {
 		ArgumentsBytes:    r.ArgumentsBytes,
 		ArgumentsSHA256:   r.ArgumentsSHA256,
 	}
+	if r.ResultID != "" {
+		id := string(r.ResultID)
+		e.ResultID = &id
+	}
+	return e
 }

@@ -96,6 +96,7 @@ type world struct {
 	store *faultyCatalogs
 	audit *storage.AuditLog
 	svc   *Service
+	calls atomic.Int32 // call ids made by readableCall
 }
 
 func newWorld(t *testing.T) *world {
@@ -108,7 +109,8 @@ func newWorld(t *testing.T) *world {
 func (w *world) restart() {
 	w.store = &faultyCatalogs{Store: storage.Open(w.root)}
 	w.audit = storage.OpenAuditLog(w.root, storage.AuditOptions{})
-	w.svc = New(Config{Registrations: w.store.Store, Catalogs: w.store, Gateway: gateway.New(gateway.Config{}), Audit: w.audit, ToolSets: w.store.Store})
+	w.svc = New(Config{Registrations: w.store.Store, Catalogs: w.store, Gateway: gateway.New(gateway.Config{}), Audit: w.audit, ToolSets: w.store.Store,
+		Results: storage.OpenResultStore(w.root, storage.ResultOptions{})})
 }
 
 func (w *world) register(endpoint string, active bool) string {

@@ -304,24 +304,43 @@ func (s *Service) CallLegacyTool(ctx context.Context, dto jsapi.CallLegacyMcpToo
 		audit.tool(id, name)
 	}
 	defer func() { audit.finish(out, err) }()
+	var readable readableOptions
+	if dto.Readable != nil {
+		if readable, err = parseReadable(*dto.Readable); err != nil {
+			return jsapi.McpCallOutcome{}, err
+		}
+	}
+	o, r, err := s.callLegacy(ctx, dto, audit)
+	if err != nil {
+		return jsapi.McpCallOutcome{}, err
+	}
+	out = CallOutcomeDTO(o)
+	if dto.Readable != nil {
+		out.Readable = s.readable(o, r, dto.ToolID, readable, audit)
+	}
+	return out, nil
+}
 
+// callLegacy runs CallLegacyTool's gates and call; r is the registration
+// the call was decided against (nil when none was loaded).
+func (s *Service) callLegacy(ctx context.Context, dto jsapi.CallLegacyMcpToolDto, audit *callAudit) (_ domain.CallOutcome, r *domain.Registration, err error) {
 	p, ok := s.legacyCalls.get(dto.ExecutionCallID)
 	if !ok {
-		return notSent(CodeCallNotStarted, "The Legacy tool call was not prepared or was cancelled before it started"), nil
+		return domain.NotSent(CodeCallNotStarted, "The Legacy tool call was not prepared or was cancelled before it started"), nil, nil
 	}
 	defer s.legacyCalls.forget(dto.ExecutionCallID, p)
 	approval := domain.ApprovalNone
 	if dto.Approval != nil {
 		if approval, err = domain.ParseApproval(*dto.Approval); err != nil {
-			return jsapi.McpCallOutcome{}, err
+			return domain.CallOutcome{}, nil, err
 		}
 		audit.rec.Approval = approval
 	}
 	if approval == domain.ApprovalDenied {
 		if _, _, err := domain.ParseToolID(dto.ToolID); err != nil {
-			return jsapi.McpCallOutcome{}, err
+			return domain.CallOutcome{}, nil, err
 		}
-		return notSent(CodeCallDeniedByUser, fmt.Sprintf("The user denied the call to MCP tool `%s`; it was not sent", dto.ToolID)), nil
+		return domain.NotSent(CodeCallDeniedByUser, fmt.Sprintf("The user denied the call to MCP tool `%s`; it was not sent", dto.ToolID)), nil, nil
 	}
 	// The upstream order: the call's own arguments (§6.1), then the shared
 	// gate (§5.4): cancelled, tool id, object, registration, permission.
@@ -331,34 +350,48 @@ func (s *Service) CallLegacyTool(ctx context.Context, dto jsapi.CallLegacyMcpToo
 	}
 	args, argsOutcome := parseArguments(text)
 	if argsOutcome != nil && argsOutcome.Code != CodeCallArgumentsNotObject {
-		return *argsOutcome, nil // too large, or not JSON
+		return domain.NotSent(argsOutcome.Code, argsOutcome.Message), nil, nil // too large, or not JSON
 	}
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(p.ctx, cancel)()
 	if callCtx.Err() != nil {
-		return notSent(CodeCallCancelledBeforeSend, "The tool request was cancelled before it started"), nil
+		return domain.NotSent(CodeCallCancelledBeforeSend, "The tool request was cancelled before it started"), nil, nil
 	}
 	id, name, err := domain.ParseToolID(dto.ToolID)
 	if err != nil {
-		return jsapi.McpCallOutcome{}, err
+		return domain.CallOutcome{}, nil, err
 	}
 	if argsOutcome != nil {
-		return *argsOutcome, nil // not an object
+		return domain.NotSent(argsOutcome.Code, argsOutcome.Message), nil, nil // not an object
 	}
-	r, ok, err := s.regs.Load(id)
+	reg, ok, err := s.regs.Load(id)
 	switch {
 	case err != nil:
-		return notSent(CodeCallRegistrationUnavailable, fmt.Sprintf("MCP registration `%s` cannot be loaded: %v", id, err)), nil
+		return domain.NotSent(CodeCallRegistrationUnavailable, fmt.Sprintf("MCP registration `%s` cannot be loaded: %v", id, err)), nil, nil
 	case !ok:
-		return notSent(CodeCallRegistrationNotFound, fmt.Sprintf("MCP registration not found: %s", id)), nil
+		return domain.NotSent(CodeCallRegistrationNotFound, fmt.Sprintf("MCP registration not found: %s", id)), nil, nil
 	}
-	audit.registration(r)
+	audit.registration(reg)
 	switch {
-	case r.State != domain.StateActive:
-		return notSent(CodeCallServerPaused, fmt.Sprintf("MCP server `%s` is paused", r.DisplayName)), nil
-	case r.PermissionFor(name) == domain.PermissionOff:
-		return notSent(CodeCallPermissionOff, fmt.Sprintf("MCP tool `%s` is Off", dto.ToolID)), nil
+	case reg.State != domain.StateActive:
+		return domain.NotSent(CodeCallServerPaused, fmt.Sprintf("MCP server `%s` is paused", reg.DisplayName)), &reg, nil
+	case reg.PermissionFor(name) == domain.PermissionOff:
+		return domain.NotSent(CodeCallPermissionOff, fmt.Sprintf("MCP tool `%s` is Off", dto.ToolID)), &reg, nil
 	}
-	return CallOutcomeDTO(s.gateway.Call(callCtx, r, name, args)), nil
+	return s.gateway.Call(callCtx, reg, name, args), &reg, nil
+}
+
+// loaded returns the registration of toolID, if it can be loaded (to name
+// its tool for the model); nil otherwise.
+func (s *Service) loaded(toolID string) *domain.Registration {
+	id, _, err := domain.ParseToolID(toolID)
+	if err != nil {
+		return nil
+	}
+	r, ok, err := s.regs.Load(id)
+	if !ok || err != nil {
+		return nil
+	}
+	return &r
 }

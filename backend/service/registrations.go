@@ -197,6 +197,11 @@ func (s *Service) Remove(ctx context.Context, dto jsapi.McpRegistrationIdDto) er
 		s.log.Warn("Failed to clean up removed MCP catalog snapshot", "registration", id, "err", err)
 	}
 	s.forgetAuth(id, "the server was removed")
+	if s.results != nil {
+		if err := s.results.DeleteRegistration(id); err != nil {
+			s.log.Warn("Failed to remove a removed MCP server's kept results", "registration", id, "err", err)
+		}
+	}
 	return nil
 }
 

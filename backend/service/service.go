@@ -81,7 +81,10 @@ type Config struct {
 	// ToolSets keeps the tool sets (SPEC §10); nil answers their commands
 	// with mcp.tool_sets_unavailable.
 	ToolSets ToolSets
-	Log      *slog.Logger // nil discards
+	// Results keeps the readable results too long for a model's prompt;
+	// nil keeps none (the note says so).
+	Results Results
+	Log     *slog.Logger // nil discards
 	// RedirectURL is the backend's sign-in callback
 	// (http://127.0.0.1:<port>/oauth/callback); empty: no sign-in.
 	RedirectURL string
@@ -97,6 +100,7 @@ type Service struct {
 	audit     AuditLog
 	processes Processes
 	toolSets  ToolSets
+	results   Results
 	log       *slog.Logger
 	// mu serialises mutations. It is a channel so that a caller whose
 	// context ends while waiting gives up instead of queueing forever.
@@ -135,6 +139,7 @@ func New(cfg Config) *Service {
 		audit:         cfg.Audit,
 		processes:     cfg.Processes,
 		toolSets:      cfg.ToolSets,
+		results:       cfg.Results,
 		toolSetsMu:    make(chan struct{}, 1),
 		log:           cfg.Log,
 		mu:            make(chan struct{}, 1),

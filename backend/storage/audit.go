@@ -108,6 +108,7 @@ type auditLine struct {
 	DurationMs        float64 `json:"durationMs"`
 	ArgumentsBytes    int     `json:"argumentsBytes"`
 	ArgumentsSHA256   string  `json:"argumentsSha256"`
+	ResultID          string  `json:"resultId,omitempty"`
 }
 
 var lineOptions = json.JoinOptions(jsontext.EscapeForHTML(false), jsontext.EscapeForJS(false), json.Deterministic(true))
@@ -130,6 +131,7 @@ func encodeAuditLine(r domain.CallRecord) ([]byte, error) {
 		DurationMs:        float64(r.Duration.Microseconds()) / 1000,
 		ArgumentsBytes:    r.ArgumentsBytes,
 		ArgumentsSHA256:   r.ArgumentsSHA256,
+		ResultID:          string(r.ResultID),
 	}, lineOptions)
 	if err != nil {
 		return nil, err
@@ -164,6 +166,7 @@ func decodeAuditLine(b []byte) (domain.CallRecord, bool) {
 		Duration:          time.Duration(a.DurationMs * float64(time.Millisecond)),
 		ArgumentsBytes:    a.ArgumentsBytes,
 		ArgumentsSHA256:   a.ArgumentsSHA256,
+		ResultID:          domain.ResultID(a.ResultID),
 	}, true
 }
 

@@ -209,6 +209,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		Audit:          storage.OpenAuditLog(root.path, storage.AuditOptions{}),
 		ExtensionStore: storage.OpenExtensionStore(root.path),
 		ToolSets:       store,
+		Results:        storage.OpenResultStore(root.path, storage.ResultOptions{}),
 		Log:            log,
 		// Authorization servers send the user back to this backend, by
 		// its loopback IP (RFC 8252 §7.3).

@@ -53,7 +53,9 @@ func stdioCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	root.announce(stderr)
 	opts.dataRoot = root.path
 	store := storage.Open(opts.dataRoot)
-	svc := service.New(service.Config{Registrations: store.Registry(), Catalogs: store})
+	// Results: a removed server's kept results go with it.
+	svc := service.New(service.Config{Registrations: store.Registry(), Catalogs: store,
+		Results: storage.OpenResultStore(opts.dataRoot, storage.ResultOptions{})})
 	switch sub {
 	case "add":
 		return stdioAdd(ctx, svc, opts)
