@@ -209,7 +209,7 @@ func TestSTToolCallReachesTheModel(t *testing.T) {
 			if info := e.toasts("info"); len(info) != 1 || info[0].Text != "Invoking MCP tool: Echo (Demo)" {
 				t.Errorf("progress toasts %+v", info)
 			}
-			if reach := e.reach(); !strings.HasPrefix(reach, "ready: MCP tools reach the model: 2 tools from 1 servers") {
+			if reach := e.reach(); !strings.HasPrefix(reach, "ready: MCP tools reach the model: the next generation offers 2 tools from 1 server.") {
 				t.Errorf("the Manager says %q", reach)
 			}
 		})

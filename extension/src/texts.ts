@@ -52,8 +52,8 @@ export const TEXTS = {
   discover_tools: 'Discover tools',
   implementation_protocol: '{implementation} · MCP {protocol}',
   protocol_only: 'MCP {protocol}',
-  tool_count: '{count} tools',
-  tool_count_one: '1 tool',
+  tool_count_one: '{count} tool',
+  tool_count_other: '{count} tools',
   no_tools: 'This server offers no tools.',
   refresh_tools: 'Refresh tools',
   discovery_notes: 'Discovery notes · {count}',
@@ -186,7 +186,9 @@ export const TEXTS = {
 
   // the model's tools (src/tools/)
   tools_title: 'Tools for the model',
-  reach_ready: 'MCP tools reach the model: {tools} tools from {servers} servers are offered in the next generation.',
+  reach_ready: 'MCP tools reach the model: the next generation offers {tools} from {servers}.',
+  server_count_one: '{count} server',
+  server_count_other: '{count} servers',
   reach_diagnostics: '{count} left out (the next generation says why in the console).',
   reach_host_offers_tools: 'This host offers the MCP tools to the model itself.',
   reach_too_old: 'This SillyTavern is too old to offer tools to the model: it has no registerFunctionTool. Update SillyTavern to a version newer than 1.12.6 to use MCP tools in chats.',
@@ -216,7 +218,8 @@ export const TEXTS = {
   duration_ms: '{ms} ms',
   ask_title: 'Allow this MCP tool call?',
   ask_arguments: 'Arguments',
-  ask_folded: '({count} more characters)',
+  ask_folded_one: '({count} more character)',
+  ask_folded_other: '({count} more characters)',
   ask_show_all: 'Show all arguments',
   ask_note: 'The model asked to run this tool. Deny answers the model with an error; nothing is sent to the server.',
   ask_allow_once: 'Allow once',
@@ -252,7 +255,24 @@ export const TEXTS = {
   client_id_required: 'Enter the client ID.',
 } as const;
 
-export type TextKey = keyof typeof TEXTS;
+// Plural forms: a text that depends on a number is written once per plural
+// category of English, as `<base>_one` and `<base>_other` (CLDR's names),
+// and used as tr('<base>', { count }). The category comes from
+// Intl.PluralRules for the page's language; a locale file has the forms
+// its language uses (Chinese has no plural forms: only `<base>_other`).
+
+/** CLDR's plural categories (Intl.PluralRules.select's answers). */
+export const PLURAL_CATEGORIES = ['zero', 'one', 'two', 'few', 'many', 'other'] as const;
+export type PluralCategory = (typeof PLURAL_CATEGORIES)[number];
+
+type Key = keyof typeof TEXTS;
+/** The bases of the plural texts: every `<base>_other`. */
+export type PluralKey = Key extends infer K ? (K extends `${infer B}_other` ? B : never) : never;
+/** A form of a plural text (not used by itself). */
+type FormKey = Extract<Key, `${PluralKey}_${PluralCategory}`>;
+
+/** A text's key: a plain text, or the base of a plural one (with params.count). */
+export type TextKey = Exclude<Key, FormKey> | PluralKey;
 
 /** The prefix of every key in SillyTavern's locale data. */
 export const KEY_PREFIX = 'mcp_manager.';
@@ -273,25 +293,55 @@ export function format(text: string, params?: TextParams): string {
   );
 }
 
+/** Whether key is the base of a plural text. */
+export function isPluralKey(key: string): key is PluralKey {
+  return !Object.prototype.hasOwnProperty.call(TEXTS, key) && Object.prototype.hasOwnProperty.call(TEXTS, `${key}_other`);
+}
+
+/** The plural category of count in language (a SillyTavern locale id such as zh-cn); English's for an unknown language. */
+export function pluralCategory(language: string | undefined, count: number): PluralCategory {
+  try {
+    return new Intl.PluralRules(language || 'en').select(count);
+  } catch {
+    return new Intl.PluralRules('en').select(count);
+  }
+}
+
+function text(key: string): string | undefined {
+  return Object.prototype.hasOwnProperty.call(TEXTS, key) ? (TEXTS as Record<string, string>)[key] : undefined;
+}
+
 /**
  * createTr returns the Manager's translator. translate is looked up on
  * every call (SillyTavern's context is rebuilt per getContext()), so a
  * locale merged late still applies; without it the English text is used.
+ * language is the page's (SillyTavern's getCurrentLocale()), for plural
+ * texts.
  */
-export function createTr(translate: () => Translate | undefined): Tr {
-  return (key, params) => {
-    const fallback = TEXTS[key];
-    let text: string = fallback;
+export function createTr(translate: () => Translate | undefined, language: () => string | undefined = () => undefined): Tr {
+  /** The locale's text for key, or undefined when it has none (translate gave the fallback back). */
+  const lookup = (key: string, fallback: string): string | undefined => {
     const fn = translate();
-    if (fn) {
-      try {
-        const translated = fn(fallback, KEY_PREFIX + key);
-        if (typeof translated === 'string' && translated !== '') text = translated;
-      } catch {
-        // a broken host translator must not take the Manager down
-      }
+    if (!fn) return undefined;
+    try {
+      const translated = fn(fallback, KEY_PREFIX + key);
+      return typeof translated === 'string' && translated !== '' && translated !== fallback ? translated : undefined;
+    } catch {
+      // a broken host translator must not take the Manager down
+      return undefined;
     }
-    return format(text, params);
+  };
+  return (key, params) => {
+    if (isPluralKey(key)) {
+      const count = Number(params?.count);
+      const other = text(`${key}_other`) ?? key;
+      const form = `${key}_${pluralCategory(language(), count)}`;
+      // the locale's form; else English's, by English's rules
+      const translated = lookup(form, text(form) ?? other);
+      return format(translated ?? text(`${key}_${pluralCategory('en', count)}`) ?? other, params);
+    }
+    const fallback = TEXTS[key];
+    return format(lookup(key, fallback) ?? fallback, params);
   };
 }
 

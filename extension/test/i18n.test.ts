@@ -1,16 +1,42 @@
 // The locale files cover exactly the texts the code uses: every key of
 // TEXTS is used by the code, each locale has each key (and no other), with
-// the same {placeholders} as the English text.
+// the same {placeholders} as the English text. A plural text (`<base>_one`,
+// `<base>_other`, …) is used through its base, and a locale has the forms
+// its language's plural rules select (Chinese: `<base>_other` only).
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import manifest from '../manifest.json';
-import { KEY_PREFIX, TEXTS } from '../src/texts';
+import { KEY_PREFIX, PLURAL_CATEGORIES, TEXTS } from '../src/texts';
 
 const root = join(fileURLToPath(import.meta.url), '..', '..');
 const keys = Object.keys(TEXTS);
+const forms = new RegExp(`^(.+)_(${PLURAL_CATEGORIES.join('|')})$`);
+
+/** The base of a plural form (`tool_count` of `tool_count_one`), or undefined. */
+function pluralBase(key: string): string | undefined {
+  const m = forms.exec(key);
+  return m?.[1] !== undefined && `${m[1]}_other` in TEXTS ? m[1] : undefined;
+}
+
+/** The keys a locale must have: the plain texts, and each plural text's forms in its language. */
+function localeKeys(locale: string): string[] {
+  const categories = new Intl.PluralRules(locale).resolvedOptions().pluralCategories;
+  const bases = new Set(keys.map(pluralBase).filter((b) => b !== undefined));
+  return [
+    ...keys.filter((k) => pluralBase(k) === undefined),
+    ...[...bases].flatMap((b) => categories.map((c) => `${b}_${c}`)),
+  ].sort();
+}
+
+/** The English text a locale's key translates (a form English lacks: its other form). */
+function english(key: string): string {
+  const base = pluralBase(key);
+  const t = (TEXTS as Record<string, string>)[key];
+  return t ?? (TEXTS as Record<string, string>)[`${base}_other`] ?? '';
+}
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -24,8 +50,10 @@ const code = sources(join(root, 'src'))
   .map((p) => readFileSync(p, 'utf8'))
   .join('\n');
 
-/** Keys written literally ('key' / "key") or reached through a template prefix (`permission_${p}`). */
+/** Keys written literally ('key' / "key"; a plural form: its base) or reached through a template prefix (`permission_${p}`). */
 function usedInCode(key: string): boolean {
+  const base = pluralBase(key);
+  if (base !== undefined) return code.includes(`'${base}'`) || code.includes(`"${base}"`);
   if (code.includes(`'${key}'`) || code.includes(`"${key}"`)) return true;
   for (const m of code.matchAll(/`([a-z_]+)\$\{/g)) {
     if (m[1] && key.startsWith(m[1])) return true;
@@ -42,6 +70,18 @@ describe('texts', () => {
     expect(keys.filter((k) => !usedInCode(k))).toEqual([]);
   });
 
+  test('every plural text has the forms English selects, with the same placeholders', () => {
+    const problems: string[] = [];
+    for (const base of new Set(keys.map(pluralBase).filter((b) => b !== undefined))) {
+      for (const c of new Intl.PluralRules('en').resolvedOptions().pluralCategories) {
+        const t = (TEXTS as Record<string, string>)[`${base}_${c}`];
+        if (t === undefined) problems.push(`${base}_${c}: missing`);
+        else if (placeholders(t).join() !== placeholders(english(`${base}_other`)).join()) problems.push(`${base}_${c}: placeholders differ`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
   test('the manifest names both locale files', () => {
     expect(manifest.i18n).toEqual({ 'zh-cn': 'i18n/zh-cn.json', 'zh-tw': 'i18n/zh-tw.json' });
   });
@@ -51,7 +91,7 @@ describe('texts', () => {
       const data = JSON.parse(readFileSync(join(root, 'i18n', `${locale}.json`), 'utf8')) as Record<string, unknown>;
 
       test('has every key the code uses and no other', () => {
-        const expected = keys.map((k) => KEY_PREFIX + k).sort();
+        const expected = localeKeys(locale).map((k) => KEY_PREFIX + k);
         const present = Object.keys(data).sort();
         expect({ missing: expected.filter((k) => !(k in data)), unused: present.filter((k) => !expected.includes(k)) }).toEqual({
           missing: [],
@@ -61,12 +101,12 @@ describe('texts', () => {
 
       test('translates each text with the same placeholders', () => {
         const problems: string[] = [];
-        for (const key of keys) {
+        for (const key of localeKeys(locale)) {
           const text = data[KEY_PREFIX + key];
-          const english = TEXTS[key as keyof typeof TEXTS];
+          const en = english(key);
           if (typeof text !== 'string' || text.trim() === '') problems.push(`${key}: empty`);
-          else if (placeholders(text).join() !== placeholders(english).join()) problems.push(`${key}: placeholders differ`);
-          else if (text === english && /[a-z]{3}/.test(english.replace(/\{\w+\}|MCP|JSON|ttmcp|stdio/g, ''))) {
+          else if (placeholders(text).join() !== placeholders(en).join()) problems.push(`${key}: placeholders differ`);
+          else if (text === en && /[a-z]{3}/.test(en.replace(/\{\w+\}|MCP|JSON|ttmcp|stdio/g, ''))) {
             problems.push(`${key}: not translated`);
           }
         }

@@ -6,7 +6,7 @@ import { resolveBackendUrl } from '../host/backend';
 import { watchRegistrations } from '../host/changes';
 import { createManagerActions } from '../host/actions';
 import { saveBackendUrl } from '../host/settings';
-import { stTranslate } from '../host/sillytavern';
+import { stLanguage, stTranslate } from '../host/sillytavern';
 import { bridgeStatus, onBridgeChange } from '../host/tauritavern';
 import { startModelTools } from '../tools/install';
 import { createTr } from '../texts';
@@ -55,7 +55,7 @@ export interface Started {
 /** Mounts the Manager; null (after saying why) when the page has no extension settings column. */
 export function startManager(opts: StartOptions): Started | null {
   const doc = opts.doc ?? document;
-  const tr = createTr(stTranslate);
+  const tr = createTr(stTranslate, stLanguage);
   const content = mountDrawer(tr('title'), doc);
   if (!content) {
     const message = tr('settings_column_unavailable');

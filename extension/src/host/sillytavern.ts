@@ -58,6 +58,8 @@ export interface StContext {
   POPUP_TYPE?: StPopupTypes;
   POPUP_RESULT?: StPopupResults;
   translate?: Translate;
+  /** The page's locale id, lower case (e.g. "en", "zh-cn"). */
+  getCurrentLocale?: () => string;
   extensionSettings?: Record<string, unknown>;
   saveSettingsDebounced?: () => void;
 }
@@ -80,4 +82,16 @@ export function stContext(): StContext | undefined {
 export function stTranslate(): Translate | undefined {
   const fn = stContext()?.translate;
   return typeof fn === 'function' ? fn : undefined;
+}
+
+/** The page's language (SillyTavern's getCurrentLocale()), when it says; else the document's. */
+export function stLanguage(): string | undefined {
+  try {
+    const id = stContext()?.getCurrentLocale?.();
+    if (typeof id === 'string' && id !== '') return id;
+  } catch {
+    // a broken host must not take the Manager down
+  }
+  const lang = globalThis.document?.documentElement?.lang;
+  return lang ? lang : undefined;
 }

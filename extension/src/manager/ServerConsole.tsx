@@ -63,7 +63,7 @@ function DiscoveryHeader(props: { discovery: McpDiscoveryResult; canRefresh: boo
           ? tr('implementation_protocol', { implementation, protocol: d.protocolVersion })
           : tr('protocol_only', { protocol: d.protocolVersion })}
       </span>
-      <span className="tt-mcp-count">{count === 1 ? tr('tool_count_one') : tr('tool_count', { count })}</span>
+      <span className="tt-mcp-count">{tr('tool_count', { count })}</span>
       <button
         type="button"
         className="menu_button tt-mcp-icon-button"

@@ -26,7 +26,7 @@ const RECENT_LIMIT = 10;
 function reachText(reach: ToolReach, tr: ReturnType<typeof useTr>): string {
   switch (reach.kind) {
     case 'ready':
-      return tr('reach_ready', { tools: reach.tools, servers: reach.servers });
+      return tr('reach_ready', { tools: tr('tool_count', { count: reach.tools }), servers: tr('server_count', { count: reach.servers }) });
     case 'not_chat_completion':
       return tr('reach_not_chat_completion', { api: reach.api });
     case 'source_without_tools':
