@@ -1,9 +1,11 @@
 //go:build !js
 
 // Package extension holds the mcp-manager SillyTavern extension as the
-// files SillyTavern loads: manifest.json, style.css, i18n/ and the esbuild
-// bundle in dist/ (built by `make`; without it the bundle is missing and
-// the extension cannot load). The backend serves them and
+// files SillyTavern loads: manifest.json, style.css, i18n/, ttmcp.json (the
+// backend URL, read on every page load: it ships with the default so that
+// no install asks for a file that is not there) and the esbuild bundle in
+// dist/ (built by `make`; without it the bundle is missing and the
+// extension cannot load). The backend serves them and
 // `ttmcp install-extension` copies them into a SillyTavern checkout.
 package extension
 
@@ -17,7 +19,7 @@ import (
 // data/<user>/extensions/<Name>/.
 const Name = "mcp-manager"
 
-//go:embed manifest.json style.css all:i18n all:dist
+//go:embed manifest.json style.css ttmcp.json all:i18n all:dist
 var files embed.FS
 
 // Files returns the extension as SillyTavern loads it (the folder's

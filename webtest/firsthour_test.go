@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -198,5 +199,50 @@ func TestStatePanels(t *testing.T) {
 		if !strings.Contains(m, "403") && !strings.Contains(m, "ERR_CONNECTION_REFUSED") {
 			t.Errorf("console: %s", m)
 		}
+	}
+}
+
+// withFile is files with name replaced by data.
+type withFile struct {
+	fs.FS
+	name string
+	data []byte
+}
+
+func (w withFile) Open(name string) (fs.File, error) {
+	if name == w.name {
+		return fstest.MapFS{name: {Data: w.data}}.Open(name)
+	}
+	return w.FS.Open(name)
+}
+
+// A normal page load writes no error to the console: the playground served
+// by the backend, and SillyTavern's shape — the page elsewhere, no backend
+// URL saved, so the extension reads ttmcp.json beside its manifest (here
+// naming the test's backend, as `ttmcp install-extension --backend` writes
+// it; without --backend it names the default, and the extension ships one).
+func TestNormalPageLoadIsQuiet(t *testing.T) {
+	b := newBackend(t, withExtension)
+	p := openManager(t, b)
+	time.Sleep(time.Second) // what comes after the Manager shows (its first lists, the reach line)
+	if errs := consoleErrors(p, 0); len(errs) != 0 {
+		t.Errorf("the playground's console: %q", errs)
+	}
+
+	st := newBackend(t, func(c *server.Config) {
+		c.Extensions = map[string]fs.FS{extension.Name: withFile{extension.Files(), "ttmcp.json", []byte(`{"backendUrl":"` + b.origin() + `"}` + "\n")}}
+	})
+	b.stop()
+	b.allow = []string{st.origin()}
+	b.start()
+	q := openPlayground(t, st, savedBackendURL(""))
+	loadUI(q)
+	q.run(`await ui.withText(/Servers · \d+/, document);`)
+	time.Sleep(time.Second)
+	if errs := consoleErrors(q, 0); len(errs) != 0 {
+		t.Errorf("SillyTavern's console: %q", errs)
+	}
+	if got := evalJS[string](q, `return window.__TAURITAVERN__.mcpBridge.backend;`); got != b.origin() {
+		t.Errorf("the Manager's backend %s; want %s from ttmcp.json", got, b.origin())
 	}
 }

@@ -5,6 +5,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -22,8 +23,14 @@ import (
 	"github.com/ttmcp/ttmcp/extension"
 )
 
-// backendFile is what --backend writes beside manifest.json (C7).
+// backendFile is where the extension reads its backend URL, beside
+// manifest.json (C7): --backend's, else defaultBackend. It is always
+// written, because the extension asks for it on every page load and a
+// missing file is a red 404 in the browser's console.
 const backendFile = "ttmcp.json"
+
+// defaultBackend is the backend URL of a plain `ttmcp serve`.
+const defaultBackend = "http://127.0.0.1:7878"
 
 // stagingPrefix names the sibling folders an install writes before it
 // swaps them in; a run that was interrupted leaves one, the next removes it.
@@ -33,7 +40,7 @@ type installOptions struct {
 	SillyTavern string // the checkout (the folder with server.js)
 	User        string // data/<user>/extensions (per user), unless Global
 	Global      bool   // public/scripts/extensions/third-party
-	Backend     string // written to ttmcp.json when set
+	Backend     string // written to ttmcp.json ("": defaultBackend)
 	Uninstall   bool
 }
 
@@ -101,7 +108,7 @@ func install(o installOptions, files iofs.FS, out io.Writer) error {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
 	}
-	staged, n, err := stage(parent, files, o.Backend)
+	staged, n, err := stage(parent, files, cmp.Or(o.Backend, defaultBackend))
 	if err != nil {
 		return err
 	}
@@ -123,7 +130,7 @@ func install(o installOptions, files iofs.FS, out io.Writer) error {
 	if o.Backend != "" {
 		fmt.Fprintf(out, "  backend: %s (in %s)\n", o.Backend, backendFile)
 	} else {
-		fmt.Fprintf(out, "  backend: http://127.0.0.1:7878 (the default; --backend URL changes it)\n")
+		fmt.Fprintf(out, "  backend: %s (the default, in %s; --backend URL changes it)\n", defaultBackend, backendFile)
 	}
 	if o.Global && st.olderThan(1, 13) {
 		fmt.Fprintf(out, "Warning: SillyTavern %s loads third-party extensions only from data/<user>/extensions/; install without --global.\n", st.version)
@@ -316,8 +323,9 @@ func checkOurs(target string) error {
 	return nil
 }
 
-// stage writes files (and ttmcp.json when backend is set) into a new
-// hidden sibling folder of the target and returns it and the file count.
+// stage writes files, with ttmcp.json naming backend (whatever files
+// hold under that name), into a new hidden sibling folder of the target
+// and returns it and the file count.
 func stage(parent string, files iofs.FS, backend string) (string, int, error) {
 	suffix := make([]byte, 6)
 	rand.Read(suffix)
@@ -340,6 +348,9 @@ func stage(parent string, files iofs.FS, backend string) (string, int, error) {
 		if d.IsDir() {
 			return os.MkdirAll(dst, 0o755)
 		}
+		if name == backendFile {
+			return nil // written below
+		}
 		data, err := iofs.ReadFile(files, name)
 		if err != nil {
 			return err
@@ -347,7 +358,7 @@ func stage(parent string, files iofs.FS, backend string) (string, int, error) {
 		n++
 		return writeSynced(dst, data)
 	})
-	if err == nil && backend != "" {
+	if err == nil {
 		data, _ := json.Marshal(map[string]string{"backendUrl": backend})
 		err = writeSynced(filepath.Join(dir, backendFile), append(data, '\n'))
 		n++

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	iofs "io/fs"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/ttmcp/ttmcp/extension"
 )
 
 // fakeSillyTavern makes a scratch folder shaped like a SillyTavern
@@ -89,9 +92,13 @@ func runInstall(t *testing.T, o installOptions, files iofs.FS) (string, error) {
 	return out.String(), err
 }
 
+// defaultJSON is the ttmcp.json of an install without --backend: the page
+// asks for the file on every load, so it is always there.
+const defaultJSON = `{"backendUrl":"http://127.0.0.1:7878"}` + "\n"
+
 // Install for a user, update in place (stale files and leftovers gone,
-// --backend writes ttmcp.json, no --backend removes it), install
-// globally, uninstall.
+// --backend writes its URL to ttmcp.json, no --backend the default),
+// install globally, uninstall.
 func TestInstallExtension(t *testing.T) {
 	st := fakeSillyTavern(t, "1.12.6")
 	ext := testExtension()
@@ -101,10 +108,10 @@ func TestInstallExtension(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := tree(t, target), installed(ext, nil); !reflect.DeepEqual(got, want) {
+	if got, want := tree(t, target), installed(ext, map[string]string{"ttmcp.json": defaultJSON}); !reflect.DeepEqual(got, want) {
 		t.Errorf("installed files %v; want %v", got, want)
 	}
-	for _, s := range []string{"Installed the MCP extension", target, "user default-user", "ttmcp serve\n", "Reload SillyTavern", "--allow-origin"} {
+	for _, s := range []string{"Installed the MCP extension", target, "user default-user", "backend: http://127.0.0.1:7878 (the default, in ttmcp.json;", "ttmcp serve\n", "Reload SillyTavern", "--allow-origin"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("output lacks %q:\n%s", s, out)
 		}
@@ -133,11 +140,14 @@ func TestInstallExtension(t *testing.T) {
 		}
 	}
 
-	if _, err := runInstall(t, installOptions{SillyTavern: st, User: "default-user"}, ext); err != nil {
+	// the shipped ttmcp.json (the embedded files have one) is replaced, not copied twice
+	shipped := testExtension()
+	shipped["ttmcp.json"] = &fstest.MapFile{Data: []byte(`{"backendUrl":"http://shipped:1"}`)}
+	if _, err := runInstall(t, installOptions{SillyTavern: st, User: "default-user"}, shipped); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := tree(t, target), installed(ext, nil); !reflect.DeepEqual(got, want) {
-		t.Errorf("an update without --backend: %v; want %v (no ttmcp.json)", got, want)
+	if got, want := tree(t, target), installed(ext, map[string]string{"ttmcp.json": defaultJSON}); !reflect.DeepEqual(got, want) {
+		t.Errorf("an update without --backend: %v; want %v (the default in ttmcp.json)", got, want)
 	}
 
 	global := filepath.Join(st, "public", "scripts", "extensions", "third-party", "mcp-manager")
@@ -145,7 +155,7 @@ func TestInstallExtension(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := tree(t, global), installed(ext, nil); !reflect.DeepEqual(got, want) {
+	if got, want := tree(t, global), installed(ext, map[string]string{"ttmcp.json": defaultJSON}); !reflect.DeepEqual(got, want) {
 		t.Errorf("global install: %v; want %v", got, want)
 	}
 	if !strings.Contains(out, "for all SillyTavern users") || !strings.Contains(out, "Warning: SillyTavern 1.12.6 loads third-party extensions only from data/<user>/extensions/") {
@@ -296,5 +306,21 @@ func TestInstallExtensionFlags(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v; want %q", c.args, err, c.want)
 		}
+	}
+}
+
+// The extension ships ttmcp.json naming the default backend, so a copy made
+// by hand (or from a clone) has the file the page asks for, as an install
+// by this command does.
+func TestShippedBackendFile(t *testing.T) {
+	data, err := iofs.ReadFile(extension.Files(), backendFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		BackendURL string `json:"backendUrl"`
+	}
+	if err := json.Unmarshal(data, &c); err != nil || c.BackendURL != defaultBackend || string(data) != defaultJSON {
+		t.Errorf("the shipped %s is %q (%v); want %q", backendFile, data, err, defaultJSON)
 	}
 }

@@ -32,7 +32,11 @@ export function loaderUrl(backendUrl: string, attempt: number): string {
 export interface BackendUrlSources {
   /** The URL saved in extensionSettings, if any. */
   saved?: () => string | undefined;
-  /** The URL of ttmcp.json beside manifest.json (written by `ttmcp install-extension --backend`). */
+  /**
+   * The URL of ttmcp.json beside manifest.json: the extension ships it with
+   * the default, `ttmcp install-extension` writes it (--backend's URL, else
+   * the default), so a normal install never answers 404.
+   */
   configUrl?: string;
   fetch?: typeof fetch;
 }
@@ -57,7 +61,7 @@ export async function resolveBackendUrl(sources: BackendUrlSources = {}): Promis
         if (fromFile) return fromFile;
       }
     } catch {
-      // no ttmcp.json (the usual case) or not JSON: the default applies
+      // no ttmcp.json (an install older than the shipped one) or not JSON: the default applies
     }
   }
   return DEFAULT_BACKEND_URL;
