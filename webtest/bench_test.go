@@ -30,7 +30,6 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"testing/fstest"
 	"text/tabwriter"
 	"time"
 
@@ -195,7 +194,7 @@ func BenchmarkNavigationToReady(b *testing.B) {
 		b.Fatal(err)
 	}
 	be := newBackend(b)
-	base := newBackend(b, func(c *server.Config) { c.Assets = loaderOverlay{jsapi.Assets(), src} })
+	base := newBackend(b, func(c *server.Config) { c.Assets = withFile{jsapi.Assets(), jsapi.LoaderName, src} })
 	type marks struct {
 		Ready, LoaderStart, Loader, Wasm, Session, Instantiated, Socket, Open, Hello, Welcome float64
 	}
@@ -248,19 +247,6 @@ func BenchmarkNavigationToReady(b *testing.B) {
 		ratio:     fmt.Sprintf("%.2f× (%.2f× from the loader)", med(v, ready)/med(p, ready), med(v, ours)/med(p, ours)),
 		prototype: "136–178 ms (wasm ready at 125–165; first load 205–600 ms)",
 	})
-}
-
-// loaderOverlay serves FS with the loader replaced by src.
-type loaderOverlay struct {
-	fs.FS
-	src []byte
-}
-
-func (o loaderOverlay) Open(name string) (fs.File, error) {
-	if name == jsapi.LoaderName {
-		return fstest.MapFS{name: {Data: o.src}}.Open(name)
-	}
-	return o.FS.Open(name)
 }
 
 // BenchmarkWasmSize: the served .wasm, raw and gzip -9.

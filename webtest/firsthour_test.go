@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -200,20 +199,6 @@ func TestStatePanels(t *testing.T) {
 			t.Errorf("console: %s", m)
 		}
 	}
-}
-
-// withFile is files with name replaced by data.
-type withFile struct {
-	fs.FS
-	name string
-	data []byte
-}
-
-func (w withFile) Open(name string) (fs.File, error) {
-	if name == w.name {
-		return fstest.MapFS{name: {Data: w.data}}.Open(name)
-	}
-	return w.FS.Open(name)
 }
 
 // A normal page load writes no error to the console: the playground served

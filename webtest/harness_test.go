@@ -33,6 +33,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -775,4 +776,18 @@ func waitUntil(tb testing.TB, what string, cond func() bool) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// withFile serves FS with the file name replaced by data.
+type withFile struct {
+	fs.FS
+	name string
+	data []byte
+}
+
+func (w withFile) Open(name string) (fs.File, error) {
+	if name == w.name {
+		return fstest.MapFS{name: {Data: w.data}}.Open(name)
+	}
+	return w.FS.Open(name)
 }
