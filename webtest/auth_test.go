@@ -211,14 +211,13 @@ func TestSignInEndToEnd(t *testing.T) {
 			t.Fatalf("call after revocation: %+v", o)
 		}
 	}
-	if n := mcp.count("tools/call"); n != callsBefore {
-		t.Fatalf("%d tools/call reached the server after the revocation", n-callsBefore)
-	}
-	// Nothing retried: of the two calls, one reached the server (its
-	// session's first request, refused); the other ended at the refused
-	// refresh. No refresh succeeded.
-	if after := mcpRequests()[requestsBefore:]; len(after) != 1 {
-		t.Fatalf("%d requests reached the MCP server for two refused calls, want 1: %s", len(after), as.Redact(fmt.Sprintf("%+v", after)))
+	// Nothing retried: of the two calls, one reached the server — on the
+	// kept session that is the tools/call itself, refused with 401 (not
+	// applied, RFC 9110 §15.5.2) —; the other ended at the refused refresh.
+	// No refresh succeeded.
+	after := mcpRequests()[requestsBefore:]
+	if len(after) != 1 || after[0].Method != "tools/call" || mcp.count("tools/call") != callsBefore+1 {
+		t.Fatalf("%d requests reached the MCP server for two refused calls, want the first call alone: %s", len(after), as.Redact(fmt.Sprintf("%+v", after)))
 	}
 	if n := as.TokenRequests("refresh_token"); n != refreshesBefore {
 		t.Fatalf("a revoked sign-in was refreshed")

@@ -329,7 +329,7 @@ func BenchmarkTestCall(b *testing.B) {
 	gw := gateway.New(gateway.Config{ClientVersion: "webtest"})
 	direct := func() float64 {
 		start := time.Now()
-		if o := gw.Call(ctx, reg, "echo", args); o.Outcome != domain.OutcomeKnownResponse {
+		if o := gw.Call(ctx, reg, domain.ToolCall{NativeName: "echo", Arguments: args}); o.Outcome != domain.OutcomeKnownResponse {
 			b.Fatalf("gateway call: %+v", o)
 		}
 		return ms(time.Since(start))

@@ -396,7 +396,10 @@ func TestTestCallKnownResponses(t *testing.T) {
 	fake := activeServer(t, p, broken.endpoint(), "2025-06-18")
 
 	type results struct{ Echo, Add, Fail, Forecast, Big, Sorted outcome }
+	// Discovered first, as the Manager does before its test console: the
+	// catalog's schema gives the forecast call its Mcp-Param header.
 	r := evalJS[results](p, `
+		await tt.mcp.servers.discover(%[1]s);
 		const call = (registrationId, nativeName, argumentsJson) => tt.mcp.tools.testCall({ registrationId, nativeName, argumentsJson });
 		return {
 			echo: await call(%[1]s, 'echo', '{"text":"hello"}'),

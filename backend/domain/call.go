@@ -75,3 +75,43 @@ func Unknown(code, message string) CallOutcome {
 
 // MaxArgumentsBytes bounds a call's argumentsJson.
 const MaxArgumentsBytes = 256 << 10
+
+// ToolCall is one tools/call to make.
+type ToolCall struct {
+	NativeName string
+	// Arguments is a JSON object, sent byte for byte.
+	Arguments []byte
+	// InputSchema is the tool's input schema from the validated catalog,
+	// nil when none is known: on MCP 2026-07-28 its x-mcp-header
+	// parameters are sent as Mcp-Param-* headers without listing the
+	// tools first (SEP-2243).
+	InputSchema []byte
+}
+
+// ConnectionStatus is how a remote server is connected (the gateway's live
+// connection, SPEC §10 "Live connections").
+type ConnectionStatus struct {
+	State ConnectionState
+	// Sessions is SessionsKept, or SessionsShortLived once the server
+	// expired kept sessions twice in a row: each operation then opens a
+	// fresh session.
+	Sessions        SessionMode
+	ProtocolVersion string // of the open session, "" otherwise
+}
+
+// ConnectionState is whether a live connection is open.
+type ConnectionState string
+
+const (
+	ConnectionClosed  ConnectionState = "closed"
+	ConnectionOpening ConnectionState = "opening"
+	ConnectionOpen    ConnectionState = "open"
+)
+
+// SessionMode is how a server's sessions are held.
+type SessionMode string
+
+const (
+	SessionsKept       SessionMode = "kept"
+	SessionsShortLived SessionMode = "short_lived"
+)

@@ -365,7 +365,7 @@ func (g *Gateway) authFailure(r domain.Registration, tr *transport) (error, bool
 	if ref == nil {
 		return nil, false
 	}
-	return g.auth.refused(r, tr.bearer, ref.ch), true
+	return g.auth.refused(r, tr.sentBearer(), ref.ch), true
 }
 
 // AuthState returns what is kept of r's authorization (the zero Auth of r

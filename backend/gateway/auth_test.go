@@ -63,7 +63,7 @@ func newAuthFixture(t *testing.T, protocol domain.Protocol) *authFixture {
 	var ts *httptest.Server
 	ts, f.rec = serve(t, f.as.Handler())
 	f.store = storage.Open(t.TempDir())
-	f.gw = New(Config{StartupTimeout: 5 * time.Second, ListTimeout: 5 * time.Second, CallWait: 5 * time.Second,
+	f.gw = newGateway(t, Config{StartupTimeout: 5 * time.Second, ListTimeout: 5 * time.Second, CallWait: 5 * time.Second,
 		CloseTimeout: 200 * time.Millisecond, Auths: f.store, Now: f.clock.now,
 		Log: slog.New(slog.NewTextHandler(&syncWriter{w: f.logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	f.r = registration(t, ts.URL+"/mcp", protocol, nil)
@@ -154,7 +154,7 @@ func TestAuthRequiredBeforeSignIn(t *testing.T) {
 		!strings.Contains(a.Challenge.ResourceMetadata, "/.well-known/oauth-protected-resource/mcp") || len(a.Challenge.Header) != 1 {
 		t.Fatalf("state %+v %+v", a.State(), a.Challenge)
 	}
-	o := f.gw.Call(context.Background(), f.r, "echo", json.RawMessage(`{"text":"x"}`))
+	o := f.gw.Call(context.Background(), f.r, domain.ToolCall{NativeName: "echo", Arguments: json.RawMessage(`{"text":"x"}`)})
 	wantOutcome(t, o, domain.OutcomeNotSent, CodeAuthRequired)
 	if n := f.rec.count("tools/call"); n != 0 {
 		t.Fatalf("%d tools/call reached the server", n)
@@ -188,7 +188,7 @@ func TestSignInDiscoverCallRefresh(t *testing.T) {
 			if err != nil || len(cat.Tools) != 5 {
 				t.Fatalf("discover: %v %d", err, len(cat.Tools))
 			}
-			wantOutcome(t, f.gw.Call(context.Background(), f.r, "echo", json.RawMessage(`{"text":"hi"}`)), domain.OutcomeKnownResponse, "")
+			wantOutcome(t, f.gw.Call(context.Background(), f.r, domain.ToolCall{NativeName: "echo", Arguments: json.RawMessage(`{"text":"hi"}`)}), domain.OutcomeKnownResponse, "")
 			first := "Bearer " + a.Token.AccessToken.Reveal()
 			for _, h := range f.mcpAuthorizations(mark) {
 				if h != first {
@@ -197,7 +197,7 @@ func TestSignInDiscoverCallRefresh(t *testing.T) {
 			}
 
 			f.clock.add(time.Minute)
-			wantOutcome(t, f.gw.Call(context.Background(), f.r, "echo", json.RawMessage(`{"text":"again"}`)), domain.OutcomeKnownResponse, "")
+			wantOutcome(t, f.gw.Call(context.Background(), f.r, domain.ToolCall{NativeName: "echo", Arguments: json.RawMessage(`{"text":"again"}`)}), domain.OutcomeKnownResponse, "")
 			if n := f.as.TokenRequests("refresh_token"); n != 1 {
 				t.Fatalf("%d refreshes", n)
 			}
@@ -210,7 +210,7 @@ func TestSignInDiscoverCallRefresh(t *testing.T) {
 				t.Fatalf("last request carried %q", f.as.Redact(last))
 			}
 			// Still fresh: no second refresh.
-			wantOutcome(t, f.gw.Call(context.Background(), f.r, "echo", json.RawMessage(`{"text":"3"}`)), domain.OutcomeKnownResponse, "")
+			wantOutcome(t, f.gw.Call(context.Background(), f.r, domain.ToolCall{NativeName: "echo", Arguments: json.RawMessage(`{"text":"3"}`)}), domain.OutcomeKnownResponse, "")
 			if n := f.as.TokenRequests("refresh_token"); n != 1 {
 				t.Fatalf("%d refreshes", n)
 			}
@@ -252,7 +252,7 @@ func TestRevokedToken(t *testing.T) {
 	f := newAuthFixture(t, domain.Protocol20250618)
 	f.signIn(t)
 	f.as.RevokeAll()
-	o := f.gw.Call(context.Background(), f.r, "echo", json.RawMessage(`{"text":"x"}`))
+	o := f.gw.Call(context.Background(), f.r, domain.ToolCall{NativeName: "echo", Arguments: json.RawMessage(`{"text":"x"}`)})
 	wantOutcome(t, o, domain.OutcomeNotSent, CodeAuthRequired)
 	if !strings.Contains(o.Message, "invalid_token") {
 		t.Fatalf("message %q", o.Message)
@@ -261,7 +261,7 @@ func TestRevokedToken(t *testing.T) {
 	if a.State() != domain.AuthSignedIn || a.Token.AccessToken != "" || a.Token.RefreshToken == "" || a.Challenge.Error != "invalid_token" {
 		t.Fatalf("after the refusal: %s %+v %+v", a.State(), a.Token, a.Challenge)
 	}
-	o = f.gw.Call(context.Background(), f.r, "echo", json.RawMessage(`{"text":"x"}`))
+	o = f.gw.Call(context.Background(), f.r, domain.ToolCall{NativeName: "echo", Arguments: json.RawMessage(`{"text":"x"}`)})
 	wantOutcome(t, o, domain.OutcomeNotSent, CodeAuthRequired)
 	if !strings.Contains(o.Message, "invalid_grant") {
 		t.Fatalf("message %q", o.Message)
@@ -274,7 +274,7 @@ func TestRevokedToken(t *testing.T) {
 	}
 	// Signing in again works.
 	f.signIn(t)
-	wantOutcome(t, f.gw.Call(context.Background(), f.r, "echo", json.RawMessage(`{"text":"x"}`)), domain.OutcomeKnownResponse, "")
+	wantOutcome(t, f.gw.Call(context.Background(), f.r, domain.ToolCall{NativeName: "echo", Arguments: json.RawMessage(`{"text":"x"}`)}), domain.OutcomeKnownResponse, "")
 }
 
 // A refresh that cannot reach the authorization server keeps the sign-in.
@@ -293,7 +293,7 @@ func TestRefreshUnreachable(t *testing.T) {
 	if b := f.state(t); b.Token == nil || b.Token.RefreshToken != a.Token.RefreshToken {
 		t.Fatalf("the sign-in was lost: %+v", b.Token)
 	}
-	wantOutcome(t, f.gw.Call(context.Background(), f.r, "echo", json.RawMessage(`{}`)), domain.OutcomeNotSent, CodeAuthRefreshFailed)
+	wantOutcome(t, f.gw.Call(context.Background(), f.r, domain.ToolCall{NativeName: "echo", Arguments: json.RawMessage(`{}`)}), domain.OutcomeNotSent, CodeAuthRefreshFailed)
 }
 
 // The user denying the request ends the sign-in with Authorize's error,
@@ -394,9 +394,9 @@ func TestCallRefusedIsNotSent(t *testing.T) {
 				fmt.Fprint(w, tt.body)
 			})
 			store := storage.Open(t.TempDir())
-			gw := New(Config{StartupTimeout: 5 * time.Second, CallWait: 5 * time.Second, CloseTimeout: 200 * time.Millisecond, Auths: store})
+			gw := newGateway(t, Config{StartupTimeout: 5 * time.Second, CallWait: 5 * time.Second, CloseTimeout: 200 * time.Millisecond, Auths: store})
 			r := registration(t, ts.URL, domain.Protocol20250618, nil)
-			o := gw.Call(context.Background(), r, "t", json.RawMessage(`{}`))
+			o := gw.Call(context.Background(), r, domain.ToolCall{NativeName: "t", Arguments: json.RawMessage(`{}`)})
 			wantOutcome(t, o, tt.outcome, tt.code)
 			if !strings.Contains(o.Message, tt.msg) {
 				t.Fatalf("message %q lacks %q", o.Message, tt.msg)

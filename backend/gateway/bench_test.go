@@ -48,7 +48,7 @@ func BenchmarkDiscover512Tools32Pages(b *testing.B) {
 			url := benchServer(b, 512, 16)
 			ep, _ := domain.ParseEndpoint(url)
 			r, _ := domain.NewRegistration("bench", ep, nil, domain.Protocol20251125)
-			g := New(Config{})
+			g := newGateway(b, Config{})
 			bare := mcpbench.NewBare(nil)
 			ctx := context.Background()
 			ours := benchpair.Side{Op: func() error {
@@ -81,12 +81,12 @@ func BenchmarkCall(b *testing.B) {
 	url := benchServer(b, 4, 0)
 	ep, _ := domain.ParseEndpoint(url)
 	r, _ := domain.NewRegistration("bench", ep, nil, domain.Protocol20251125)
-	g := New(Config{})
+	g := newGateway(b, Config{})
 	bare := mcpbench.NewBare(nil)
 	ctx := context.Background()
 	args := json.RawMessage(`{"q":"x"}`)
 	benchpair.Run(b, "bare", func() error {
-		if o := g.Call(ctx, r, "tool_001", args); o.Outcome != domain.OutcomeKnownResponse {
+		if o := g.Call(ctx, r, domain.ToolCall{NativeName: "tool_001", Arguments: args}); o.Outcome != domain.OutcomeKnownResponse {
 			return fmt.Errorf("%+v", o)
 		}
 		return nil

@@ -6,8 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"mime"
+	"net/http"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -34,79 +34,155 @@ const (
 	CodeCallMetadataUnsupported = "mcp.call_metadata_unsupported"
 )
 
-// Call makes exactly one tools/call of nativeName over a fresh session and
-// reports honestly what the server may have done. args is a JSON object
-// sent byte for byte (no schema coercion; integers beyond 2^53 stay
-// exact). Nothing is retried: once the request is written, any failure is
-// outcome_unknown.
+// Call makes one tools/call and reports honestly what the server may have
+// done. The arguments are sent byte for byte (no schema coercion; integers
+// beyond 2^53 stay exact). It runs on the registration's live connection
+// (live.go): a warm call is its one request.
 //
-// On MCP 2026-07-28 the session first pages tools/list until the target
-// appears, so go-sdk knows its schema and sends the Mcp-Param-* headers
-// (SEP-2243); a target that is not listed is not called.
-func (g *Gateway) Call(ctx context.Context, r domain.Registration, nativeName string, args json.RawMessage) domain.CallOutcome {
+// Nothing the server may have acted on is sent again. The only second
+// sends are of requests it provably did not process (DECISIONS "Live
+// connections"): one that never left this host because the kept session
+// had ended meanwhile, one answered 404 for an expired 2025 session (both
+// on a new session), and one answered HeaderMismatch (-32020), which the
+// server gives before running anything, after the tool's current schema
+// was listed. Once the request may have reached the server, any other
+// failure is outcome_unknown.
+func (g *Gateway) Call(ctx context.Context, r domain.Registration, call domain.ToolCall) domain.CallOutcome {
 	if r.Stdio != nil {
-		return g.callStdio(ctx, r, nativeName, args)
+		return g.callStdio(ctx, r, call)
 	}
 	if ctx.Err() != nil {
 		return domain.NotSent(CodeCallCancelledBeforeSend, "The tool request was cancelled before preparation started")
 	}
-	filtered := &filterWatch{}
-	s, err := g.openWith(ctx, r, filtered.middleware)
-	if err != nil {
-		return startupNotSent(err)
-	}
-	defer s.release() // the result does not wait for the session's clean-up
-
-	init := s.cs.InitializeResult()
-	if init.Capabilities == nil || init.Capabilities.Tools == nil {
-		return domain.NotSent(CodeCallToolsMissing, "The MCP server did not declare the tools capability")
-	}
-	if init.ProtocolVersion >= Versions[0] {
-		l, err := g.listTools(ctx, s, filtered, nativeName, nil)
-		switch {
-		case ctx.Err() != nil:
-			return domain.NotSent(CodeCallCancelledBeforeSend, "The tool request was cancelled while preparing transport metadata")
-		case domain.CodeOf(err) == CodeAuthRequired:
-			return domain.NotSent(CodeAuthRequired, "The tool request was not sent: "+detailOf(err))
-		case domain.CodeOf(err) == CodeListTimeout:
-			return domain.NotSent(CodeCallMetadataTimeout, "Timed out loading the current tool metadata before the tool request was sent")
-		case err != nil:
-			return domain.NotSent(CodeCallMetadataFailed, "Failed to load current tool metadata: "+err.Error())
-		case !l.found:
-			return domain.NotSent(CodeCallToolUnavailable, fmt.Sprintf("Tool `%s` was not advertised or was rejected by the transport in this session", nativeName))
+	for fresh := false; ; fresh = true {
+		le, err := g.lives.acquire(ctx, r)
+		if err != nil {
+			return startupNotSent(err)
+		}
+		out, again := g.callOn(ctx, le, call, !fresh)
+		g.lives.release(le)
+		if !again {
+			return out
 		}
 	}
+}
 
-	cctx := s.within(g.cfg.CallWait)
-	res, err := s.cs.CallTool(cctx, &mcp.CallToolParams{Name: nativeName, Arguments: args})
-	if ref := s.tr.refused.Load(); ref != nil && ref.method == "tools/call" {
+// callOn makes the call on le's session. again reports that the request
+// provably was not processed because the session was gone, and mayResend
+// allowed sending it once more on a new session.
+func (g *Gateway) callOn(ctx context.Context, le *lease, call domain.ToolCall, mayResend bool) (out domain.CallOutcome, again bool) {
+	s := le.s
+	init := s.cs.InitializeResult()
+	if init.Capabilities == nil || init.Capabilities.Tools == nil {
+		return domain.NotSent(CodeCallToolsMissing, "The MCP server did not declare the tools capability"), false
+	}
+	modern := init.ProtocolVersion >= Versions[0]
+	var params http.Header
+	if modern {
+		params = paramHeaders(call.InputSchema, call.Arguments)
+	}
+	out, ex := g.send(ctx, s, call, params)
+	switch {
+	case ex.refused:
 		// Written, but refused before it was applied: a 401 says the
 		// request "has not been applied" for want of valid credentials (RFC
 		// 9110 §15.5.2), and a Bearer 403 is the same refusal for want of
 		// scope (RFC 6750 §3.1). So the tool did not run: not_sent, and
 		// nothing re-sends it (see docs/DECISIONS.md).
-		err, _ := g.authFailure(r, s.tr)
-		return domain.NotSent(CodeAuthRequired, "The tool request was refused before it ran: "+detailOf(err))
+		g.lives.drop(le)
+		err, _ := g.authFailure(s.r, s.tr)
+		return domain.NotSent(CodeAuthRequired, "The tool request was refused before it ran: "+detailOf(err)), false
+	case ex.expired.Load():
+		// The session expired: by the transport's definition the request
+		// was not processed.
+		g.lives.expired(le)
+		if mayResend {
+			return out, true
+		}
+		return domain.NotSent(CodeCallSessionExpired, "The MCP server ended the session again before the tool request was processed; the tool did not run"), false
+	case !ex.written.Load() && ctx.Err() == nil && s.over() && mayResend:
+		// Nothing left this host, and the kept session had ended: the
+		// request goes on a new session.
+		g.lives.drop(le)
+		return out, true
 	}
-	if !s.tr.callWritten.Load() {
+	if out.Outcome == domain.OutcomeKnownResponse {
+		g.lives.kept(le)
+	}
+	if modern && out.ServerError != nil && out.ServerError.Code == codeHeaderMismatch {
+		// The server refused the headers before running anything: its
+		// schema of the tool differs from the catalog's. List it, and send
+		// once more with the headers of the schema it lists now.
+		schema, ok := g.currentSchema(ctx, s, call.NativeName)
+		if !ok {
+			return out, false
+		}
+		call.InputSchema = schema
+		out, _ = g.send(ctx, s, call, paramHeaders(schema, call.Arguments))
+	}
+	return out, false
+}
+
+// codeHeaderMismatch is SEP-2243's HeaderMismatch: the server compared the
+// Mcp-* headers with the body before doing anything else and refused.
+const codeHeaderMismatch = -32020
+
+// CodeCallSessionExpired: a 2025 server expired the session a tool call
+// was sent on, twice in a row; the call was not processed.
+const CodeCallSessionExpired = "mcp.call_session_expired"
+
+// send makes one tools/call request on s and words its outcome.
+func (g *Gateway) send(ctx context.Context, s *session, call domain.ToolCall, params http.Header) (domain.CallOutcome, *exchange) {
+	cctx, done := g.requestContext(ctx, g.cfg.CallWait)
+	defer done()
+	cctx, ex := withExchange(cctx, "tools/call")
+	ex.params = params
+	res, err := s.cs.CallTool(cctx, &mcp.CallToolParams{Name: call.NativeName, Arguments: json.RawMessage(call.Arguments)})
+	answer, known := ex.end()
+	if !ex.written.Load() {
 		// Nothing reached the server: the request never left this host.
 		if ctx.Err() != nil {
-			return domain.NotSent(CodeCallCancelledBeforeSend, "The tool request was cancelled before it was queued")
+			return domain.NotSent(CodeCallCancelledBeforeSend, "The tool request was cancelled before it was queued"), ex
 		}
 		if err == nil {
 			err = errors.New("no request was written")
 		}
-		return domain.NotSent(CodeCallNotQueued, "The tool request could not be queued: "+s.tr.explain(err))
+		return domain.NotSent(CodeCallNotQueued, "The tool request could not be queued: "+s.tr.explain(ex, err)), ex
 	}
 	// The request was written: decide from the raw response first, so a
 	// result go-sdk cannot decode (an unknown content type) stays known.
-	if known, ok := s.tr.knownResponse(); ok && !s.tr.overflow.Load() {
-		return known
+	if known {
+		if out, ok := answerOutcome(answer); ok {
+			return out, ex
+		}
 	}
 	if out, ok := writtenOutcome(ctx, cctx, res, err, "the remote tool"); ok {
-		return out
+		return out, ex
 	}
-	return domain.Unknown(CodeCallResponseFailed, "The tool response could not be confirmed: "+s.tr.explain(err)+"; the remote tool may have executed")
+	return domain.Unknown(CodeCallResponseFailed, "The tool response could not be confirmed: "+s.tr.explain(ex, err)+"; the remote tool may have executed"), ex
+}
+
+// answerOutcome is the outcome of a tools/call answer as received.
+func answerOutcome(a rawAnswer) (domain.CallOutcome, bool) {
+	if a.err != nil {
+		return serverError(a.err.Code, a.err.Message, a.err.Data), true
+	}
+	return projectRaw(a.result)
+}
+
+// currentSchema lists the tools of s until nativeName appears and returns
+// its input schema as the server lists it now.
+func (g *Gateway) currentSchema(ctx context.Context, s *session, nativeName string) (json.RawMessage, bool) {
+	l, err := g.listTools(ctx, s, nativeName, nil)
+	if err != nil || !l.found {
+		return nil, false
+	}
+	for _, t := range l.tools {
+		if t.NativeName == nativeName {
+			return t.InputSchema, true
+		}
+	}
+	return nil, false
 }
 
 // writtenOutcome is the outcome of a tools/call that was written and that
@@ -161,34 +237,6 @@ func detailOf(err error) string {
 		return de.Detail
 	}
 	return err.Error()
-}
-
-// knownResponse reads the captured tools/call response: a JSON body or
-// the SSE event that answers the call. It reports false when no complete
-// answer was received.
-func (t *transport) knownResponse() (domain.CallOutcome, bool) {
-	ctype, body := t.rawCallResponse()
-	for _, msg := range responseMessages(ctype, body) {
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Result json.RawMessage `json:"result"`
-			Error  *struct {
-				Code    int64           `json:"code"`
-				Message string          `json:"message"`
-				Data    json.RawMessage `json:"data"`
-			} `json:"error"`
-		}
-		if json.Unmarshal(msg, &m) != nil || len(m.ID) == 0 {
-			continue // a notification or a request from the server
-		}
-		if m.Error != nil {
-			return serverError(m.Error.Code, m.Error.Message, m.Error.Data), true
-		}
-		if len(m.Result) > 0 {
-			return projectRaw(m.Result)
-		}
-	}
-	return domain.CallOutcome{}, false
 }
 
 // responseMessages splits a response body into JSON-RPC messages.

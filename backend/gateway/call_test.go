@@ -8,7 +8,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -36,21 +38,24 @@ func wantOutcome(t *testing.T, o domain.CallOutcome, outcome domain.Outcome, cod
 	}
 }
 
-func callGateway(wait time.Duration) *Gateway {
-	return New(Config{StartupTimeout: 5 * time.Second, ListTimeout: 5 * time.Second, CallWait: wait, CloseTimeout: 200 * time.Millisecond})
+func callGateway(t testing.TB, wait time.Duration) *Gateway {
+	return newGateway(t, Config{StartupTimeout: 5 * time.Second, ListTimeout: 5 * time.Second, CallWait: wait, CloseTimeout: 200 * time.Millisecond})
 }
 
-// The 2026 call lists tools first so go-sdk sends the Mcp-Param header,
-// keeps custom headers on every request, and sends the arguments exactly.
+// A 2026 call takes its Mcp-Param headers from the catalog's schema, so a
+// warm call is its one request (no tools/list first); it keeps custom
+// headers on every request and sends the arguments exactly.
 func TestModernCallHeadersAndArguments(t *testing.T) {
 	var gotArgs json.RawMessage
-	forecast := &mcp.Tool{Name: "forecast", InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer"}}}`)}
+	schema := json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer"}}}`)
+	forecast := &mcp.Tool{Name: "forecast", InputSchema: schema}
 	url, rec := callServer(t, map[*mcp.Tool]mcp.ToolHandler{forecast: func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		gotArgs = req.Params.Arguments
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "rainy"}, &mcp.ImageContent{Data: []byte("png!"), MIMEType: "image/png"}}}, nil
 	}})
 	r := registration(t, url, domain.ProtocolAuto, map[string]string{"X-Api-Key": "k"})
-	o := callGateway(5*time.Second).Call(context.Background(), r, "forecast", json.RawMessage(`{"region":"us-east-1","n":9007199254740993}`))
+	o := callGateway(t, 5*time.Second).Call(context.Background(), r, domain.ToolCall{NativeName: "forecast", InputSchema: schema,
+		Arguments: json.RawMessage(`{"region":"us-east-1","n":9007199254740993}`)})
 	wantOutcome(t, o, domain.OutcomeKnownResponse, "")
 	res := o.Result
 	if !res.IsError || len(res.TextBlocks) != 1 || res.TextBlocks[0] != (domain.TextBlock{Index: 0, Text: "rainy"}) ||
@@ -63,24 +68,86 @@ func TestModernCallHeadersAndArguments(t *testing.T) {
 	}
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
-	lists, calls := 0, 0
 	for i, m := range rec.methods {
 		if rec.headers[i].Get("X-Api-Key") != "k" {
 			t.Errorf("%s without the custom header", m)
 		}
-		switch m {
-		case "tools/list":
-			lists++
-		case "tools/call":
-			calls++
+		if m == "tools/call" {
 			h := rec.headers[i]
 			if h.Get("Mcp-Method") != "tools/call" || h.Get("Mcp-Name") != "forecast" || h.Get("Mcp-Param-Region") != "us-east-1" {
 				t.Errorf("call headers %v", h)
 			}
 		}
 	}
-	if lists != 1 || calls != 1 {
-		t.Fatalf("%d lists, %d calls: %v", lists, calls, rec.methods)
+	if !slices.Equal(rec.methods, []string{"server/discover", "tools/call"}) {
+		t.Fatalf("requests %v, want server/discover and the call", rec.methods)
+	}
+}
+
+// HeaderMismatch (-32020), which SEP-2243 has the server answer before it
+// runs anything, is the one answer after which a call is sent again: the
+// tool's current schema is listed and the call sent once more with its
+// headers. Whatever happens, the tool runs at most once and the call is
+// sent at most twice.
+func TestHeaderMismatchListsAndSendsOnce(t *testing.T) {
+	current := json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`)
+	stale := json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Zone"}}}`)
+	for _, tt := range []struct {
+		name         string
+		schema       json.RawMessage // what the catalog holds
+		list         func(w http.ResponseWriter, r *http.Request) bool
+		mismatchAll  bool // the server refuses every call's headers
+		lists, calls int
+		runs         int32
+		code         int32 // the server error expected, 0 for a result
+	}{
+		{name: "the catalog's schema is current", schema: current, calls: 1, runs: 1},
+		{name: "no schema known", calls: 2, lists: 1, runs: 1},
+		{name: "the catalog's schema is stale", schema: stale, calls: 2, lists: 1, runs: 1},
+		{name: "the listing fails", list: func(w http.ResponseWriter, r *http.Request) bool {
+			reply(w, r, `{"tools":[],"nextCursor":"same"}`) // a cursor cycle
+			return true
+		}, calls: 1, lists: 2, code: codeHeaderMismatch},
+		{name: "the tool is not listed", list: func(w http.ResponseWriter, r *http.Request) bool {
+			reply(w, r, `{"tools":[]}`)
+			return true
+		}, calls: 1, lists: 1, code: codeHeaderMismatch},
+		{name: "refused again", mismatchAll: true, calls: 2, lists: 1, code: codeHeaderMismatch},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var runs atomic.Int32
+			s := mcp.NewServer(&mcp.Implementation{Name: "headers", Version: "1"}, nil)
+			s.AddTool(&mcp.Tool{Name: "forecast", InputSchema: current}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				runs.Add(1)
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "sunny"}}}, nil
+			})
+			var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true})
+			if tt.list != nil {
+				h = intercept(h, "tools/list", func(w http.ResponseWriter, r *http.Request) { tt.list(w, r) })
+			}
+			if tt.mismatchAll {
+				h = intercept(h, "tools/call", func(w http.ResponseWriter, r *http.Request) {
+					w.WriteHeader(http.StatusBadRequest)
+					replyError(w, r, codeHeaderMismatch, "header mismatch: missing Mcp-Param-Region header")
+				})
+			}
+			ts, rec := serve(t, h)
+			o := callGateway(t, 5*time.Second).Call(context.Background(), registration(t, ts.URL, domain.Protocol20260728, nil),
+				domain.ToolCall{NativeName: "forecast", InputSchema: tt.schema, Arguments: json.RawMessage(`{"region":"eu-west-1"}`)})
+			wantOutcome(t, o, domain.OutcomeKnownResponse, "")
+			switch {
+			case tt.code == 0 && (o.Result == nil || len(o.Result.TextBlocks) != 1 || o.Result.TextBlocks[0].Text != "sunny"):
+				t.Fatalf("result %+v", o)
+			case tt.code != 0 && (o.ServerError == nil || o.ServerError.Code != tt.code):
+				t.Fatalf("outcome %+v, want the server's error %d", o, tt.code)
+			}
+			if got := runs.Load(); got != tt.runs {
+				t.Fatalf("the tool ran %d times, want %d", got, tt.runs)
+			}
+			if calls, lists := rec.count("tools/call"), rec.count("tools/list"); calls != tt.calls || lists < min(tt.lists, 1) || lists > tt.lists {
+				t.Fatalf("%d calls and %d lists: %v", calls, lists, rec.seen())
+			}
+		})
 	}
 }
 
@@ -89,7 +156,7 @@ func TestLegacyCallSkipsMetadataAndProjectsStructuredContent(t *testing.T) {
 	url, rec := callServer(t, map[*mcp.Tool]mcp.ToolHandler{add: func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "3"}}, StructuredContent: map[string]any{"z": 1, "a": "<b>", "big": json.Number("12345678901234567890")}}, nil
 	}})
-	o := callGateway(5*time.Second).Call(context.Background(), registration(t, url, domain.Protocol20250618, nil), "add", json.RawMessage(`{}`))
+	o := callGateway(t, 5*time.Second).Call(context.Background(), registration(t, url, domain.Protocol20250618, nil), domain.ToolCall{NativeName: "add", Arguments: json.RawMessage(`{}`)})
 	wantOutcome(t, o, domain.OutcomeKnownResponse, "")
 	want := "{\n  \"a\": \"<b>\",\n  \"big\": 12345678901234567890,\n  \"z\": 1\n}"
 	if o.Result.StructuredJSON == nil || *o.Result.StructuredJSON != want || o.Result.IsError {
@@ -100,12 +167,14 @@ func TestLegacyCallSkipsMetadataAndProjectsStructuredContent(t *testing.T) {
 	}
 }
 
-func TestModernCallOfAnAbsentToolIsNotSent(t *testing.T) {
+// A 2026 call of a tool the server does not have is sent (there is no
+// tools/list before it any more): the server's answer is the outcome.
+func TestModernCallOfAnAbsentToolIsTheServersAnswer(t *testing.T) {
 	url, rec := callServer(t, map[*mcp.Tool]mcp.ToolHandler{objectTool("other"): nil})
-	o := callGateway(5*time.Second).Call(context.Background(), registration(t, url, domain.ProtocolAuto, nil), "missing", json.RawMessage(`{}`))
-	wantOutcome(t, o, domain.OutcomeNotSent, CodeCallToolUnavailable)
-	if rec.count("tools/call") != 0 {
-		t.Fatal("called an absent tool")
+	o := callGateway(t, 5*time.Second).Call(context.Background(), registration(t, url, domain.ProtocolAuto, nil), domain.ToolCall{NativeName: "missing", Arguments: json.RawMessage(`{}`)})
+	wantOutcome(t, o, domain.OutcomeKnownResponse, "")
+	if o.ServerError == nil || !strings.Contains(o.ServerError.Message, "missing") || rec.count("tools/list") != 0 {
+		t.Fatalf("outcome %+v, requests %v", o, rec.seen())
 	}
 }
 
@@ -142,7 +211,7 @@ func TestCancelAndTimeoutAfterTheWriteAreUnknown(t *testing.T) {
 			if tt.cancel {
 				go func() { <-started; cancel() }()
 			}
-			o := callGateway(tt.wait).Call(ctx, registration(t, url, domain.Protocol20251125, nil), "slow", json.RawMessage(`{}`))
+			o := callGateway(t, tt.wait).Call(ctx, registration(t, url, domain.Protocol20251125, nil), domain.ToolCall{NativeName: "slow", Arguments: json.RawMessage(`{}`)})
 			wantOutcome(t, o, domain.OutcomeUnknown, tt.code)
 			if rec.count("tools/call") != 1 {
 				t.Fatalf("requests %v", rec.seen())
@@ -159,14 +228,14 @@ func TestCancelBeforeTheWriteIsNotSent(t *testing.T) {
 	defer close(release)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	o := callGateway(5*time.Second).Call(ctx, registration(t, ts.URL, domain.ProtocolAuto, nil), "slow", json.RawMessage(`{}`))
+	o := callGateway(t, 5*time.Second).Call(ctx, registration(t, ts.URL, domain.ProtocolAuto, nil), domain.ToolCall{NativeName: "slow", Arguments: json.RawMessage(`{}`)})
 	wantOutcome(t, o, domain.OutcomeNotSent, CodeCallCancelledBeforeSend)
 	if rec.count("tools/call") != 0 {
 		t.Fatal("a call was sent")
 	}
 	done, stop := context.WithCancel(context.Background())
 	stop()
-	o = callGateway(time.Second).Call(done, registration(t, ts.URL, domain.ProtocolAuto, nil), "slow", json.RawMessage(`{}`))
+	o = callGateway(t, time.Second).Call(done, registration(t, ts.URL, domain.ProtocolAuto, nil), domain.ToolCall{NativeName: "slow", Arguments: json.RawMessage(`{}`)})
 	wantOutcome(t, o, domain.OutcomeNotSent, CodeCallCancelledBeforeSend)
 }
 
@@ -252,7 +321,7 @@ func TestCallResponses(t *testing.T) {
 			ts, rec := serve(t, f)
 			// A generous wait: none of these answers is late, but 5 MiB
 			// through the race detector on a loaded machine can take 6 s.
-			o := callGateway(time.Minute).Call(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil), "t", json.RawMessage(`{}`))
+			o := callGateway(t, time.Minute).Call(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil), domain.ToolCall{NativeName: "t", Arguments: json.RawMessage(`{}`)})
 			wantOutcome(t, o, tt.outcome, tt.code)
 			if tt.check != nil {
 				tt.check(t, o)
@@ -273,14 +342,14 @@ func TestCallPreparationFailuresAreNotSent(t *testing.T) {
 		{map[string]string{"bad name": "x"}, CodeCallHeadersInvalid},
 		{map[string]string{"Accept": "text/html"}, CodeCallInitializeFailed},
 	} {
-		o := callGateway(time.Second).Call(context.Background(), registration(t, url, domain.ProtocolAuto, tt.headers), "a", json.RawMessage(`{}`))
+		o := callGateway(t, time.Second).Call(context.Background(), registration(t, url, domain.ProtocolAuto, tt.headers), domain.ToolCall{NativeName: "a", Arguments: json.RawMessage(`{}`)})
 		wantOutcome(t, o, domain.OutcomeNotSent, tt.code)
 	}
 	noTools, _ := serve(t, &fake{version: "2025-06-18", noTools: true})
-	o := callGateway(time.Second).Call(context.Background(), registration(t, noTools.URL, domain.ProtocolAuto, nil), "a", json.RawMessage(`{}`))
+	o := callGateway(t, time.Second).Call(context.Background(), registration(t, noTools.URL, domain.ProtocolAuto, nil), domain.ToolCall{NativeName: "a", Arguments: json.RawMessage(`{}`)})
 	wantOutcome(t, o, domain.OutcomeNotSent, CodeCallToolsMissing)
 	down, _ := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "down", 503) }))
-	o = callGateway(time.Second).Call(context.Background(), registration(t, down.URL, domain.ProtocolAuto, nil), "a", json.RawMessage(`{}`))
+	o = callGateway(t, time.Second).Call(context.Background(), registration(t, down.URL, domain.ProtocolAuto, nil), domain.ToolCall{NativeName: "a", Arguments: json.RawMessage(`{}`)})
 	wantOutcome(t, o, domain.OutcomeNotSent, CodeCallInitializeFailed)
 	if rec.count("tools/call") != 0 {
 		t.Fatalf("requests %v", rec.seen())
@@ -302,6 +371,17 @@ func intercept(next http.Handler, method string, answer func(w http.ResponseWrit
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// replyError answers a JSON-RPC request with an error.
+func replyError(w http.ResponseWriter, r *http.Request, code int, message string) {
+	var req struct {
+		ID json.RawMessage `json:"id"`
+	}
+	body, _ := io.ReadAll(r.Body)
+	json.Unmarshal(body, &req)
+	msg, _ := json.Marshal(message)
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, req.ID, code, msg)
 }
 
 // reply answers a JSON-RPC request with result.
@@ -329,8 +409,8 @@ func modernHandler(tools ...*mcp.Tool) http.Handler {
 // the timeout cases run with short bounds: the others must not turn into a
 // timeout on a loaded machine (a cursor cycle takes several round trips).
 func TestNotSentCodes(t *testing.T) {
-	hasty := New(Config{StartupTimeout: 300 * time.Millisecond, ListTimeout: 300 * time.Millisecond, CallWait: time.Second, CloseTimeout: 100 * time.Millisecond})
-	patient := New(Config{StartupTimeout: 10 * time.Second, ListTimeout: 10 * time.Second, CallWait: time.Second, CloseTimeout: 100 * time.Millisecond})
+	hasty := newGateway(t, Config{StartupTimeout: 300 * time.Millisecond, ListTimeout: 300 * time.Millisecond, CallWait: time.Second, CloseTimeout: 100 * time.Millisecond})
+	patient := newGateway(t, Config{StartupTimeout: 10 * time.Second, ListTimeout: 10 * time.Second, CallWait: time.Second, CloseTimeout: 100 * time.Millisecond})
 	tests := []struct {
 		name    string
 		handler func(wait func(*http.Request)) http.Handler
@@ -340,28 +420,15 @@ func TestNotSentCodes(t *testing.T) {
 		{"startup never completes", func(wait func(*http.Request)) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { wait(r) })
 		}, "a", CodeCallInitializeTimeout},
-		{"metadata list never completes", func(wait func(*http.Request)) http.Handler {
-			return intercept(modernHandler(objectTool("a")), "tools/list", func(w http.ResponseWriter, r *http.Request) { wait(r) })
-		}, "a", CodeCallMetadataTimeout},
-		{"metadata list fails", func(func(*http.Request)) http.Handler {
-			return intercept(modernHandler(objectTool("a")), "tools/list", func(w http.ResponseWriter, r *http.Request) {
-				reply(w, r, `{"tools":[],"nextCursor":"same"}`) // a cursor cycle
-			})
-		}, "a", CodeCallMetadataFailed},
-		{"target excluded for an invalid x-mcp-header", func(func(*http.Request)) http.Handler {
-			return intercept(modernHandler(objectTool("a")), "tools/list", func(w http.ResponseWriter, r *http.Request) {
-				reply(w, r, `{"tools":[{"name":"a","inputSchema":{"type":"object","properties":{"r":{"type":"string","x-mcp-header":""}}}}]}`)
-			})
-		}, "a", CodeCallToolUnavailable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ts, rec := serveHanging(t, tt.handler)
 			gw := patient
-			if tt.code == CodeCallInitializeTimeout || tt.code == CodeCallMetadataTimeout {
+			if tt.code == CodeCallInitializeTimeout {
 				gw = hasty
 			}
-			o := gw.Call(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil), tt.tool, json.RawMessage(`{}`))
+			o := gw.Call(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil), domain.ToolCall{NativeName: tt.tool, Arguments: json.RawMessage(`{}`)})
 			wantOutcome(t, o, domain.OutcomeNotSent, tt.code)
 			if rec.count("tools/call") != 0 {
 				t.Fatalf("a call was sent: %v", rec.seen())
@@ -388,6 +455,6 @@ func TestCallNotQueuedWhenTheServerIsGone(t *testing.T) {
 	})
 	ts.Start()
 	defer ts.Close()
-	o := callGateway(time.Second).Call(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil), "a", json.RawMessage(`{}`))
+	o := callGateway(t, time.Second).Call(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil), domain.ToolCall{NativeName: "a", Arguments: json.RawMessage(`{}`)})
 	wantOutcome(t, o, domain.OutcomeNotSent, CodeCallNotQueued)
 }

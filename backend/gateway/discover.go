@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -13,32 +14,57 @@ import (
 	"github.com/ttmcp/ttmcp/backend/domain"
 )
 
-// Discover connects to the registration's server, pages through tools/list
-// within the limits of reference §3.3 and validates every tool (§3.4). It
-// returns a whole catalog or an error: never a partial one.
+// Discover pages through the server's tools/list within the limits of
+// reference §3.3 and validates every tool (§3.4), on the registration's
+// live connection. It returns a whole catalog or an error: never a
+// partial one. A listing whose 2025 session had expired runs once more on
+// a new one (a listing changes nothing on the server).
 func (g *Gateway) Discover(ctx context.Context, r domain.Registration) (domain.Catalog, error) {
 	if r.Stdio != nil {
 		return g.discoverStdio(ctx, r)
 	}
-	filtered := &filterWatch{}
-	s, err := g.openWith(ctx, r, filtered.middleware)
-	if err != nil {
-		return domain.Catalog{}, err
+	for fresh := false; ; fresh = true {
+		le, err := g.lives.acquire(ctx, r)
+		if err != nil {
+			return domain.Catalog{}, err
+		}
+		cat, err := g.discoverOn(ctx, le)
+		g.lives.release(le)
+		if err == errSessionGone && !fresh {
+			continue
+		}
+		if err == errSessionGone {
+			err = domain.Errorf(domain.KindUnavailable, CodeListFailed, "the server ended the session again while its tools were listed")
+		}
+		return cat, err
 	}
-	defer s.release()
+}
 
+// errSessionGone: the operation's session expired or ended before its
+// request was processed; it may run again on a new one.
+var errSessionGone = errors.New("the session is gone")
+
+func (g *Gateway) discoverOn(ctx context.Context, le *lease) (domain.Catalog, error) {
+	s := le.s
 	init := s.cs.InitializeResult()
 	cat := catalogHead(init)
 	if init.Capabilities == nil || init.Capabilities.Tools == nil {
 		return cat, nil // no tools capability: nothing to list
 	}
 	w := g.warm()
-	l, err := g.listTools(ctx, s, filtered, "", w.page)
+	l, err := g.listTools(ctx, s, "", w.page)
 	if err != nil {
 		w.stop()
+		if l.expired {
+			g.lives.expired(le)
+			return domain.Catalog{}, errSessionGone
+		}
+		if s.tr.refused.Load() != nil {
+			g.lives.drop(le)
+		}
 		return domain.Catalog{}, err
 	}
-	s.release() // validation does not need the server
+	g.lives.kept(le)
 	w.finish()
 	cat.Tools, cat.Diagnostics = domain.ValidateTools(l.tools, g.schemas)
 	cat.Diagnostics = append(cat.Diagnostics, l.excluded...)
@@ -60,35 +86,12 @@ func catalogHead(init *mcp.InitializeResult) domain.Catalog {
 	return cat
 }
 
-// filterWatch remembers the tool names of the last tools/list page as the
-// server sent them. go-sdk drops tools with invalid x-mcp-header
-// annotations after decoding a page (SEP-2243); a sending middleware sees
-// the page before that, so the dropped tools can be reported instead of
-// vanishing without a trace.
-type filterWatch struct {
-	names []string
-}
-
-func (f *filterWatch) middleware(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		res, err := next(ctx, method, req)
-		if page, ok := res.(*mcp.ListToolsResult); ok && err == nil {
-			f.names = f.names[:0]
-			for _, t := range page.Tools {
-				if t != nil {
-					f.names = append(f.names, t.Name)
-				}
-			}
-		}
-		return res, err
-	}
-}
-
 // listing is what a tools/list run collected.
 type listing struct {
 	tools    []domain.DescribedTool
 	excluded []domain.Diagnostic // tools go-sdk dropped
 	found    bool                // the target was listed (and kept)
+	expired  bool                // a page was answered 404 for the session (2025)
 }
 
 // listTools pages through tools/list with our own loop: go-sdk's iterator
@@ -97,21 +100,28 @@ type listing struct {
 // MaxCatalogTools tools, MaxCatalogBytes of tool JSON, no repeated cursor,
 // only complete results, the whole run within ListTimeout. onPage, when
 // set, sees each page's tools as soon as they arrive.
-func (g *Gateway) listTools(ctx context.Context, s *session, filtered *filterWatch, target string, onPage func([]domain.DescribedTool)) (listing, error) {
+func (g *Gateway) listTools(ctx context.Context, s *session, target string, onPage func([]domain.DescribedTool)) (listing, error) {
+	lctx, done := g.requestContext(ctx, g.cfg.ListTimeout)
+	defer done()
+	lctx, ex := withExchange(lctx, "")
 	failed := func(err error) error {
 		if err, ok := g.authFailure(s.r, s.tr); ok {
 			return err
 		}
-		return domain.Errorf(domain.KindUnavailable, CodeListFailed, "%s", s.tr.explain(err))
+		return domain.Errorf(domain.KindUnavailable, CodeListFailed, "%s", s.tr.explain(ex, err))
 	}
-	return g.listPages(ctx, s.within(g.cfg.ListTimeout), s.cs, failed, filtered, target, onPage)
+	l, err := g.listPages(ctx, lctx, s.cs, failed, target, onPage)
+	l.expired = ex.expired.Load()
+	return l, err
 }
 
 // listPages is listTools over any session: lctx bounds the run (it ends
-// with ctx); failed turns a failure of the session's transport into the
-// run's error.
-func (g *Gateway) listPages(ctx, lctx context.Context, cs *mcp.ClientSession, failed func(error) error, filtered *filterWatch, target string, onPage func([]domain.DescribedTool)) (listing, error) {
+// with ctx) and carries the exchange the sending middleware reports the
+// pages' tool names to; failed turns a failure of the session's transport
+// into the run's error.
+func (g *Gateway) listPages(ctx, lctx context.Context, cs *mcp.ClientSession, failed func(error) error, target string, onPage func([]domain.DescribedTool)) (listing, error) {
 	var l listing
+	ex := exchangeOf(lctx)
 	total := 0
 	seen := map[string]bool{}
 	cursor := ""
@@ -144,7 +154,7 @@ func (g *Gateway) listPages(ctx, lctx context.Context, cs *mcp.ClientSession, fa
 		if onPage != nil {
 			onPage(l.tools[first:])
 		}
-		for _, name := range filtered.names {
+		for _, name := range ex.names {
 			if !kept[name] {
 				l.excluded = append(l.excluded, domain.Diagnostic{Code: CodeToolHeaderAnnotationInvalid, NativeName: &name,
 					Message: fmt.Sprintf("Tool `%s` was excluded: its x-mcp-header annotations are invalid", name)})

@@ -52,7 +52,7 @@ func wantCode(t *testing.T, err error, code string, contains ...string) {
 
 func TestModernServerFullPagination(t *testing.T) {
 	ts, rec := sdkServer(t, true, 1, nil, objectTool("second"), objectTool("first"))
-	cat, err := testGateway().Discover(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil))
+	cat, err := testGateway(t).Discover(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestProtocolPreferences(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ts, rec := sdkServer(t, tt.stateless, 0, tt.versions, objectTool("search"))
-			cat, err := testGateway().Discover(context.Background(), registration(t, ts.URL, tt.pref, nil))
+			cat, err := testGateway(t).Discover(context.Background(), registration(t, ts.URL, tt.pref, nil))
 			if tt.err != nil {
 				wantCode(t, err, tt.err[0], tt.err[1:]...)
 			} else if err != nil {
@@ -124,7 +124,7 @@ func TestNegotiatedVersionIsChecked(t *testing.T) {
 	} {
 		t.Run(tt.answer, func(t *testing.T) {
 			ts, rec := serve(t, &fake{version: tt.answer, list: func(string) any { return page("") }})
-			_, err := testGateway().Discover(context.Background(), registration(t, ts.URL, tt.pref, nil))
+			_, err := testGateway(t).Discover(context.Background(), registration(t, ts.URL, tt.pref, nil))
 			wantCode(t, err, CodeInitializeFailed, "The server selected MCP "+tt.answer)
 			if rec.count("tools/list") != 0 {
 				t.Fatalf("listed tools anyway: %v", rec.seen())
@@ -135,7 +135,7 @@ func TestNegotiatedVersionIsChecked(t *testing.T) {
 
 func TestNoToolsCapabilityMeansNoList(t *testing.T) {
 	ts, rec := serve(t, &fake{version: "2025-06-18", noTools: true, list: func(string) any { panic("listed") }})
-	cat, err := testGateway().Discover(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil))
+	cat, err := testGateway(t).Discover(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil))
 	if err != nil || len(cat.Tools) != 0 || rec.count("tools/list") != 0 {
 		t.Fatalf("catalog %+v, err %v, requests %v", cat, err, rec.seen())
 	}
@@ -195,7 +195,7 @@ func TestHostilePagination(t *testing.T) {
 	for _, tt := range hostileLists {
 		t.Run(tt.name, func(t *testing.T) {
 			ts, _ := serve(t, &fake{version: "2025-11-25", list: tt.list})
-			_, err := testGateway().Discover(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil))
+			_, err := testGateway(t).Discover(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil))
 			wantCode(t, err, tt.code, tt.msg)
 		})
 	}
@@ -223,7 +223,7 @@ func TestToolIsolation(t *testing.T) {
 		rawTool("deep", `{"type":"object","properties":{"q":`+strings.Repeat(`{"not":`, 900)+`{}`+strings.Repeat(`}`, 900)+`}}`),
 	)
 	ts, _ := serve(t, &fake{version: "2025-06-18", list: func(string) any { return list }})
-	cat, err := testGateway().Discover(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil))
+	cat, err := testGateway(t).Discover(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +272,7 @@ func TestExcludedHeaderAnnotationsAreReported(t *testing.T) {
 		rawTool("bad", `{"type":"object","properties":{"r":{"type":"object","x-mcp-header":"Region"}}}`),
 	)
 	ts, _ := serve(t, &fake{version: "2025-11-25", list: func(string) any { return list }})
-	cat, err := testGateway().Discover(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil))
+	cat, err := testGateway(t).Discover(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +285,7 @@ func TestExcludedHeaderAnnotationsAreReported(t *testing.T) {
 func TestCustomHeadersOnEveryRequest(t *testing.T) {
 	ts, rec := sdkServer(t, false, 1, nil, objectTool("a"), objectTool("b"))
 	headers := map[string]string{"X-Api-Key": "s3cret", "X-Unicode": "héllo"}
-	g := testGateway()
+	g := testGateway(t)
 	if _, err := g.Discover(context.Background(), registration(t, ts.URL, domain.Protocol20251125, headers)); err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +314,7 @@ func TestInvalidHeadersAreRejectedBeforeAnyRequest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		ts, rec := sdkServer(t, false, 0, nil, objectTool("a"))
-		_, err := testGateway().Discover(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, tt.headers))
+		_, err := testGateway(t).Discover(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, tt.headers))
 		wantCode(t, err, tt.code)
 		if len(rec.seen()) != 0 {
 			t.Fatalf("%v: requests %v", tt.headers, rec.seen())
@@ -341,11 +341,11 @@ func TestBrokenTransport(t *testing.T) {
 		code    string
 		msg     string
 	}{
-		{"redirect", testGateway(), fixed(http.RedirectHandler(target.URL, http.StatusTemporaryRedirect)), CodeInitializeFailed, "redirect"},
-		{"500", testGateway(), fixed(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "boom", 500) })), CodeInitializeFailed, ""},
-		{"never answers", hasty(), never, CodeInitializeTimeout, ""},
-		{"slow list", hasty(), slowList, CodeListTimeout, ""},
-		{"dies mid-page", testGateway(), fixed(&fake{version: "2025-11-25", onList: func(w http.ResponseWriter, _ *http.Request) bool {
+		{"redirect", testGateway(t), fixed(http.RedirectHandler(target.URL, http.StatusTemporaryRedirect)), CodeInitializeFailed, "redirect"},
+		{"500", testGateway(t), fixed(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "boom", 500) })), CodeInitializeFailed, ""},
+		{"never answers", hasty(t), never, CodeInitializeTimeout, ""},
+		{"slow list", hasty(t), slowList, CodeListTimeout, ""},
+		{"dies mid-page", testGateway(t), fixed(&fake{version: "2025-11-25", onList: func(w http.ResponseWriter, _ *http.Request) bool {
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Content-Length", "1000")
 			w.WriteHeader(200)
@@ -354,7 +354,7 @@ func TestBrokenTransport(t *testing.T) {
 			conn.Close()
 			return true
 		}}), CodeListFailed, ""},
-		{"5 MiB page", testGateway(), fixed(&fake{version: "2025-11-25", list: func(string) any {
+		{"5 MiB page", testGateway(t), fixed(&fake{version: "2025-11-25", list: func(string) any {
 			tool := rawTool("t", `{"type":"object"}`)
 			tool["description"] = strings.Repeat("z", 5<<20)
 			return page("", tool)
@@ -376,7 +376,7 @@ func TestUnreachableServer(t *testing.T) {
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := ln.Addr().String()
 	ln.Close()
-	_, err := testGateway().Discover(context.Background(), registration(t, "http://"+addr+"/mcp", domain.ProtocolAuto, nil))
+	_, err := testGateway(t).Discover(context.Background(), registration(t, "http://"+addr+"/mcp", domain.ProtocolAuto, nil))
 	wantCode(t, err, CodeInitializeFailed)
 }
 
@@ -386,7 +386,7 @@ func TestCallerCancellation(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	_, err := testGateway().Discover(ctx, registration(t, ts.URL, domain.ProtocolAuto, nil))
+	_, err := testGateway(t).Discover(ctx, registration(t, ts.URL, domain.ProtocolAuto, nil))
 	wantCode(t, err, "mcp.request_cancelled")
 }
 
@@ -428,7 +428,7 @@ func TestAutoFallsBackFromEveryLegacyRejection(t *testing.T) {
 				}
 				legacy.ServeHTTP(w, r)
 			}))
-			cat, err := testGateway().Discover(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil))
+			cat, err := testGateway(t).Discover(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -450,7 +450,7 @@ func TestOversizedSSEPage(t *testing.T) {
 		return true
 	}}
 	ts, _ := serve(t, f)
-	_, err := testGateway().Discover(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil))
+	_, err := testGateway(t).Discover(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil))
 	wantCode(t, err, CodeListFailed, "4194304 bytes")
 }
 
@@ -465,7 +465,7 @@ func TestRefreshCompilesNothing(t *testing.T) {
 	tools = append(tools, rawTool("bad", `{"type":5}`))
 	pages := map[string]any{"": page("2", tools[:20]...), "2": page("3", tools[20:35]...), "3": page("", tools[35:]...)}
 	ts, _ := serve(t, &fake{version: "2025-11-25", list: func(cursor string) any { return pages[cursor] }})
-	g := testGateway()
+	g := testGateway(t)
 	r := registration(t, ts.URL, domain.ProtocolAuto, nil)
 	first, err := g.Discover(context.Background(), r)
 	if err != nil || len(first.Tools) != 40 || len(first.Diagnostics) != 1 {

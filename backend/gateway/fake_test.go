@@ -181,13 +181,13 @@ func registration(t *testing.T, endpoint string, protocol domain.Protocol, heade
 
 // testGateway has timeouts short enough for failure cases to stay fast and
 // long enough for a 9 MiB catalog under the race detector.
-func testGateway() *Gateway {
-	return New(Config{ConnectTimeout: 2 * time.Second, StartupTimeout: 10 * time.Second, ListTimeout: 20 * time.Second, CloseTimeout: 500 * time.Millisecond})
+func testGateway(t testing.TB) *Gateway {
+	return newGateway(t, Config{ConnectTimeout: 2 * time.Second, StartupTimeout: 10 * time.Second, ListTimeout: 20 * time.Second, CloseTimeout: 500 * time.Millisecond})
 }
 
 // hasty is a gateway whose startup and list runs give up after 300 ms.
-func hasty() *Gateway {
-	return New(Config{StartupTimeout: 300 * time.Millisecond, ListTimeout: 300 * time.Millisecond, CloseTimeout: 100 * time.Millisecond})
+func hasty(t testing.TB) *Gateway {
+	return newGateway(t, Config{StartupTimeout: 300 * time.Millisecond, ListTimeout: 300 * time.Millisecond, CloseTimeout: 100 * time.Millisecond})
 }
 
 // serveHanging serves a handler that may block (through wait) until its
@@ -204,4 +204,13 @@ func serveHanging(t *testing.T, handler func(wait func(*http.Request)) http.Hand
 	}))
 	t.Cleanup(func() { close(stop) }) // runs before serve's Close
 	return ts, rec
+}
+
+// newGateway returns New(cfg), closed when the test ends: its live
+// connections would otherwise outlive the test (until their idle timeout),
+// and with them their goroutines and the test server's connections.
+func newGateway(t testing.TB, cfg Config) *Gateway {
+	g := New(cfg)
+	t.Cleanup(func() { g.Close() })
+	return g
 }

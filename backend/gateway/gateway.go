@@ -7,13 +7,16 @@
 // its process is started, shared and stopped by the supervisor of
 // stdio.go, one long-lived session per process.
 //
-// Every discovery and every call of a remote server uses a fresh
-// short-lived client session, closed afterwards in the background
-// (session.go), over HTTP connections kept between sessions of the same
-// profile (pool.go). Nothing is ever retried: no SSE reconnects, no
-// standalone stream, no multi-round-trip follow-ups, no OAuth re-sends, no
-// redirects. The per-session HTTP profile (custom headers on every request,
-// a response size cap, the sent/unknown trace) lives in transport.go.
+// The operations of a remote server run on its live connection (live.go):
+// one kept client session, opened by the first operation and shared by
+// the ones after, closed when idle, changed, paused, removed, or at
+// shutdown (session.go), over HTTP connections kept per profile
+// (pool.go). Nothing the server may have acted on is sent again: no SSE
+// reconnects, no OAuth re-sends, no redirects; the few second sends of
+// requests the server provably did not process are named in call.go. The
+// per-session HTTP profile (custom headers on every request, a response
+// size cap) lives in transport.go, and what each request's operation must
+// judge (written or not, its raw answer) in exchange.go.
 package gateway
 
 import (
@@ -34,7 +37,9 @@ type Config struct {
 	ListTimeout      time.Duration // one whole tools/list pagination run, default 120 s
 	CallWait         time.Duration // waiting for the answer to a sent tools/call, default 60 s
 	CloseTimeout     time.Duration // closing a session, in the background, default 2 s
-	IdleTimeout      time.Duration // a kept connection unused this long is closed, default 45 s
+	IdleTimeout      time.Duration // a kept HTTP connection unused this long is closed, default 45 s
+	LiveIdleTimeout  time.Duration // a live connection (its MCP session) unused this long is closed, default 5 min
+	MaxLive          int           // live connections kept at once (the least recently used closed first), default 64
 	MaxResponseBytes int64         // one HTTP response body, or one line of a stdio server, default 4 MiB
 	TLS              *tls.Config   // client TLS settings; nil: the system's roots
 	ClientName       string        // implementation name sent to servers, default "ttmcp"
@@ -67,6 +72,10 @@ func (c Config) withDefaults() Config {
 	def(&c.CallWait, 60*time.Second)
 	def(&c.CloseTimeout, 2*time.Second)
 	def(&c.IdleTimeout, 45*time.Second)
+	def(&c.LiveIdleTimeout, 5*time.Minute)
+	if c.MaxLive <= 0 {
+		c.MaxLive = 64
+	}
 	def(&c.RefreshTimeout, 30*time.Second)
 	def(&c.StdioIdleTimeout, 5*time.Minute)
 	def(&c.StdioStopGrace, 2*time.Second)
@@ -91,13 +100,14 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Gateway reaches MCP servers. Its sessions are short-lived, its HTTP
-// connections are kept (pool.go); Close waits for the sessions still being
-// cleaned up and closes the kept connections. The processes of stdio
-// servers are supervised by stdio (stdio.go); Close stops them.
+// Gateway reaches MCP servers over live connections (live.go) and kept
+// HTTP connections (pool.go); Close closes them, waiting for the sessions
+// being cleaned up. The processes of stdio servers are supervised by stdio
+// (stdio.go); Close stops them.
 type Gateway struct {
 	cfg        Config
 	pool       *pool
+	lives      *lives
 	background *background
 	stdio      *stdioServers
 	// schemas keeps verdicts on tool schemas across discoveries: a refresh
@@ -116,6 +126,7 @@ func New(cfg Config) *Gateway {
 	cfg = cfg.withDefaults()
 	g := &Gateway{cfg: cfg, pool: newPool(cfg), background: newBackground(), stdio: newStdioServers(cfg),
 		schemas: domain.NewSchemaCache(maxSchemaVerdicts)}
+	g.lives = newLives(g)
 	g.auth = &keeper{store: cfg.Auths, now: cfg.Now, oauth: oauthClient(g.pool.newTransport()), log: cfg.Log,
 		refreshTimeout: cfg.RefreshTimeout, locks: map[domain.RegistrationID]chan struct{}{}}
 	return g
@@ -130,15 +141,28 @@ func (g *Gateway) Wait() { g.background.Wait() }
 // stdio server's process tree, waits until they are all gone, and starts
 // none afterwards.
 func (g *Gateway) Close() error {
+	g.lives.close()
 	g.stdio.close()
 	g.Wait()
 	g.pool.closeIdle()
 	return nil
 }
 
-// closeIdle drops the kept idle connections: the next operation starts
-// cold (tests and benchmarks).
-func (g *Gateway) closeIdle() { g.pool.closeIdle() }
+// Disconnect closes the live connection of remote registration id, if
+// there is one (it was paused, removed or changed). It returns at once;
+// the session is closed in the background. A stdio server's process is
+// stopped by StopStdio.
+func (g *Gateway) Disconnect(id domain.RegistrationID) {
+	g.lives.disconnect(id)
+}
+
+// closeIdle closes the live connections and drops the kept idle HTTP
+// connections: the next operation starts cold (tests and benchmarks).
+func (g *Gateway) closeIdle() {
+	g.lives.closeAll()
+	g.Wait()
+	g.pool.closeIdle()
+}
 
 // Versions are the protocol versions ttmcp accepts, newest first.
 var Versions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"}

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -45,29 +44,31 @@ func far(t *testing.T, stateless, tlsOn bool) (*Gateway, string, *wan.Link, chan
 	if tlsOn {
 		scheme = "https"
 	}
-	g := New(Config{StartupTimeout: 10 * time.Second, ListTimeout: 10 * time.Second, CallWait: 10 * time.Second, CloseTimeout: 10 * time.Second, TLS: tlsConfig})
+	g := newGateway(t, Config{StartupTimeout: 10 * time.Second, ListTimeout: 10 * time.Second, CallWait: 10 * time.Second, CloseTimeout: 10 * time.Second, TLS: tlsConfig})
 	return g, scheme + "://" + link.Addr() + "/", link, tokens
 }
 
-// A warm operation costs only the protocol's round trips (issue 12):
-// 2026-07-28 — server/discover, the tools/list pages up to the target, the
-// call; 2025 — initialize, notifications/initialized, the call, with the
-// session's DELETE after the answer. A cold one adds its connection, and
-// over TLS the handshake's round trip, once. Counted by the link.
+// A warm operation costs one round trip (issue 21): it runs on the
+// server's live connection, whose session is open — 2026-07-28: no
+// server/discover, and the call's Mcp-Param headers come from the catalog,
+// so no tools/list; 2025: no initialize. A cold one adds the session's
+// startup (server/discover; initialize and notifications/initialized), its
+// connection, and over TLS the handshake's round trip, once. Nothing is
+// sent after the answer; a 2025 session's DELETE is sent when the live
+// connection closes. Counted by the link.
 func TestRoundTripsPerOperation(t *testing.T) {
 	for _, tt := range []struct {
 		name      string
 		stateless bool
 		tls       bool
 		protocol  domain.Protocol
-		call      int // round trips of a warm call on the caller's path
-		discover  int // of a warm discovery (one page: tools a and b)
-		cleanUp   int // after the answer
+		startup   int // round trips of opening the session
+		closing   int // of closing it (the DELETE)
 	}{
-		{"2026 http", true, false, domain.Protocol20260728, 3, 2, 0},
-		{"2026 https", true, true, domain.Protocol20260728, 3, 2, 0},
-		{"2025 http", false, false, domain.Protocol20251125, 3, 3, 1},
-		{"2025 https", false, true, domain.Protocol20251125, 3, 3, 1},
+		{"2026 http", true, false, domain.Protocol20260728, 1, 0},
+		{"2026 https", true, true, domain.Protocol20260728, 1, 0},
+		{"2025 http", false, false, domain.Protocol20251125, 2, 1},
+		{"2025 https", false, true, domain.Protocol20251125, 2, 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel() // mostly waiting on the link
@@ -100,19 +101,16 @@ func TestRoundTripsPerOperation(t *testing.T) {
 				before := link.Stats()
 				op()
 				onPath := link.Stats().Sub(before)
-				for range tt.cleanUp {
-					deletes <- struct{}{}
-				}
-				g.Wait()
-				total := link.Stats().Sub(before)
 				// HTTP/1.1 may open a spare connection (see
 				// TestOperationsShareOneConnection): no round trip waits for it.
-				if onPath.RoundTrips != path || total.RoundTrips != path+tt.cleanUp || (tt.tls && total.Conns != conns) || total.Conns < conns {
-					t.Errorf("%s: %+v on the caller's path, %+v in all; want %d round trips, %d after the answer, %d connections",
-						name, onPath, total, path, tt.cleanUp, conns)
+				if onPath.RoundTrips != path || (tt.tls && onPath.Conns != conns) || onPath.Conns < conns {
+					t.Errorf("%s: %+v on the caller's path; want %d round trips, %d connections", name, onPath, path, conns)
 				}
 			}
-			call := func() { mustKnow(t, g.Call(ctx, r, "a", json.RawMessage(`{}`))) }
+			schema := json.RawMessage(`{"type":"object"}`)
+			call := func() {
+				mustKnow(t, g.Call(ctx, r, domain.ToolCall{NativeName: "a", Arguments: json.RawMessage(`{}`), InputSchema: schema}))
+			}
 			discover := func() {
 				if _, err := g.Discover(ctx, r); err != nil {
 					t.Fatal(err)
@@ -122,15 +120,25 @@ func TestRoundTripsPerOperation(t *testing.T) {
 			if tt.tls {
 				handshake = 1 // TLS 1.3
 			}
-			measure("cold call", call, tt.call+handshake, 1)
-			measure("warm call", call, tt.call, 0)
-			measure("warm call", call, tt.call, 0)
-			measure("warm discovery", discover, tt.discover, 0)
+			measure("cold call", call, 1+tt.startup+handshake, 1)
+			for range 5 {
+				measure("warm call", call, 1, 0)
+			}
+			measure("warm discovery", discover, 1, 0)
+			before := link.Stats()
+			go func() {
+				for range tt.closing {
+					deletes <- struct{}{}
+				}
+			}()
 			g.closeIdle()
 			for link.Stats().Open > 0 { // the old connection's goodbye is not the next operation's
 				time.Sleep(time.Millisecond)
 			}
-			measure("cold discovery", discover, tt.discover+handshake, 1)
+			if closing := link.Stats().Sub(before); closing.RoundTrips != tt.closing {
+				t.Errorf("closing the live connection: %+v, want %d round trips", closing, tt.closing)
+			}
+			measure("cold discovery", discover, 1+tt.startup+handshake, 1)
 			g.Close()
 		})
 	}
@@ -157,7 +165,7 @@ func (f fakeBase) RoundTrip(req *http.Request) (*http.Response, error) {
 	return nil, errors.New("connection reset")
 }
 
-// The sent boundary: a tools/call request counts as possibly sent from the
+// The sent boundary: a tracked request counts as possibly sent from the
 // moment the HTTP transport reads its body (over HTTP/2 the write is
 // reported only after the server may already have the whole request), or
 // when anything answered it; not before.
@@ -174,13 +182,14 @@ func TestSentBoundary(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, method := range []string{"tools/call", "tools/list"} {
-				tr := &transport{base: tt.base, life: context.Background(), limit: 1 << 20, openDone: make(chan struct{}, 1), overflow: atomic.Bool{}}
+				tr := &transport{base: tt.base, life: context.Background(), limit: 1 << 20, openDone: make(chan struct{}, 1)}
 				body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{}}`
-				req, _ := http.NewRequest(http.MethodPost, "http://example.invalid/", strings.NewReader(body))
+				ctx, ex := withExchange(context.Background(), "tools/call")
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://example.invalid/", strings.NewReader(body))
 				if resp, err := tr.RoundTrip(req); err == nil {
 					resp.Body.Close()
 				}
-				if got := tr.callWritten.Load(); got != (tt.sent && method == "tools/call") {
+				if got := ex.written.Load(); got != (tt.sent && method == "tools/call") {
 					t.Fatalf("%s: sent %v", method, got)
 				}
 			}

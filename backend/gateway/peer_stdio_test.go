@@ -71,7 +71,7 @@ func leader(t *testing.T, marker string) int {
 }
 
 func stdioPeerGateway(t *testing.T) *Gateway {
-	g := New(Config{StartupTimeout: 60 * time.Second, ListTimeout: 20 * time.Second, CallWait: 20 * time.Second, CloseTimeout: time.Second, StdioStopGrace: time.Second})
+	g := newGateway(t, Config{StartupTimeout: 60 * time.Second, ListTimeout: 20 * time.Second, CallWait: 20 * time.Second, CloseTimeout: time.Second, StdioStopGrace: time.Second})
 	t.Cleanup(func() { g.Close() })
 	return g
 }
@@ -96,7 +96,7 @@ func TestPeerEverythingStdio(t *testing.T) {
 	}
 	call := func(name, args string) *domain.ToolResult {
 		t.Helper()
-		o := g.Call(ctx, r, name, json.RawMessage(args))
+		o := g.Call(ctx, r, domain.ToolCall{NativeName: name, Arguments: json.RawMessage(args)})
 		if o.Outcome != domain.OutcomeKnownResponse || o.Result == nil {
 			t.Fatalf("%s: %+v", name, o)
 		}
@@ -133,7 +133,7 @@ func TestPeerEverythingStdioLeaderDies(t *testing.T) {
 	if st.LastExit.Code != CodeStdioProcessExited && st.LastExit.Code != CodeStdioConnectionLost {
 		t.Fatalf("status after the leader died: %+v (processes were %v)", st, before)
 	}
-	if o := g.Call(ctx, r, "echo", json.RawMessage(`{"message":"again"}`)); o.Outcome != domain.OutcomeKnownResponse {
+	if o := g.Call(ctx, r, domain.ToolCall{NativeName: "echo", Arguments: json.RawMessage(`{"message":"again"}`)}); o.Outcome != domain.OutcomeKnownResponse {
 		t.Fatalf("call after a restart: %+v", o)
 	}
 }

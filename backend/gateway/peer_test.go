@@ -141,8 +141,8 @@ func startEverything(t *testing.T) string {
 	return fmt.Sprintf("http://%s/mcp", addr)
 }
 
-func peerGateway() *Gateway {
-	return New(Config{ConnectTimeout: 5 * time.Second, StartupTimeout: 20 * time.Second, ListTimeout: 20 * time.Second, CloseTimeout: time.Second})
+func peerGateway(t testing.TB) *Gateway {
+	return newGateway(t, Config{ConnectTimeout: 5 * time.Second, StartupTimeout: 20 * time.Second, ListTimeout: 20 * time.Second, CloseTimeout: time.Second})
 }
 
 // TestPeerEverythingDiscovery discovers server-everything with each legacy
@@ -163,7 +163,7 @@ func TestPeerEverythingDiscovery(t *testing.T) {
 		t.Run(string(tt.pref), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			cat, err := peerGateway().Discover(ctx, registration(t, endpoint, tt.pref, nil))
+			cat, err := peerGateway(t).Discover(ctx, registration(t, endpoint, tt.pref, nil))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -215,7 +215,7 @@ func TestPeerEverythingCalls(t *testing.T) {
 				t.Helper()
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 				defer cancel()
-				o := peerGateway().Call(ctx, r, name, json.RawMessage(args))
+				o := peerGateway(t).Call(ctx, r, domain.ToolCall{NativeName: name, Arguments: json.RawMessage(args)})
 				if o.Outcome != domain.OutcomeKnownResponse {
 					t.Fatalf("%s: %+v", name, o)
 				}

@@ -21,8 +21,8 @@ import (
 	"github.com/ttmcp/ttmcp/backend/domain"
 )
 
-// exchange is one request as a server saw it.
-type exchange struct {
+// seenRequest is one request as a server saw it.
+type seenRequest struct {
 	conn      string // the client's address: one per connection
 	method    string // JSON-RPC method, or the HTTP method
 	apiKey    string // X-Api-Key
@@ -35,7 +35,7 @@ type exchange struct {
 type connLog struct {
 	next http.Handler
 	mu   sync.Mutex
-	log  []exchange
+	log  []seenRequest
 }
 
 func (c *connLog) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -44,7 +44,7 @@ func (c *connLog) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var msg struct {
 		Method string `json:"method"`
 	}
-	e := exchange{conn: r.RemoteAddr, method: r.Method, apiKey: r.Header.Get("X-Api-Key"), proto: r.ProtoMajor, cancelled: r.Context().Done()}
+	e := seenRequest{conn: r.RemoteAddr, method: r.Method, apiKey: r.Header.Get("X-Api-Key"), proto: r.ProtoMajor, cancelled: r.Context().Done()}
 	if json.Unmarshal(body, &msg) == nil && msg.Method != "" {
 		e.method = msg.Method
 	}
@@ -57,10 +57,10 @@ func (c *connLog) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.next.ServeHTTP(w, r)
 }
 
-func (c *connLog) exchanges() []exchange {
+func (c *connLog) exchanges() []seenRequest {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]exchange(nil), c.log...)
+	return append([]seenRequest(nil), c.log...)
 }
 
 // conns returns the distinct connections seen, in order.
@@ -106,8 +106,8 @@ func poolServer(t *testing.T, stateless, tlsOn bool, slow mcp.ToolHandler) (*htt
 	return ts, log, cfg
 }
 
-func poolGateway(tlsConfig *tls.Config) *Gateway {
-	return New(Config{StartupTimeout: 5 * time.Second, ListTimeout: 5 * time.Second, CallWait: 5 * time.Second, CloseTimeout: time.Second, TLS: tlsConfig})
+func poolGateway(t testing.TB, tlsConfig *tls.Config) *Gateway {
+	return newGateway(t, Config{StartupTimeout: 5 * time.Second, ListTimeout: 5 * time.Second, CallWait: 5 * time.Second, CloseTimeout: time.Second, TLS: tlsConfig})
 }
 
 func mustKnow(t *testing.T, o domain.CallOutcome) {
@@ -134,7 +134,7 @@ func TestOperationsShareOneConnection(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ts, log, tlsConfig := poolServer(t, tt.stateless, tt.tls, nil)
-			g := poolGateway(tlsConfig)
+			g := poolGateway(t, tlsConfig)
 			r := registration(t, ts.URL, tt.protocol, nil)
 			for range 3 {
 				// settle: a 2025 DELETE holds its connection until answered.
@@ -142,7 +142,7 @@ func TestOperationsShareOneConnection(t *testing.T) {
 					t.Fatal(err)
 				}
 				g.Wait()
-				mustKnow(t, g.Call(context.Background(), r, "a", json.RawMessage(`{}`)))
+				mustKnow(t, g.Call(context.Background(), r, domain.ToolCall{NativeName: "a", Arguments: json.RawMessage(`{}`)}))
 				g.Wait()
 			}
 			g.Close()
@@ -182,14 +182,14 @@ func TestConnectionsAreNotSharedAcrossHeaders(t *testing.T) {
 	for _, tlsOn := range []bool{false, true} {
 		t.Run(fmt.Sprintf("tls=%v", tlsOn), func(t *testing.T) {
 			ts, log, tlsConfig := poolServer(t, true, tlsOn, nil)
-			g := poolGateway(tlsConfig)
+			g := poolGateway(t, tlsConfig)
 			alice := registration(t, ts.URL, domain.ProtocolAuto, map[string]string{"X-Api-Key": "alice"})
 			bob := registration(t, ts.URL, domain.ProtocolAuto, map[string]string{"X-Api-Key": "bob"})
 			nobody := registration(t, ts.URL, domain.ProtocolAuto, nil)
 			alice2 := registration(t, ts.URL, domain.ProtocolAuto, map[string]string{"x-api-key": "alice"})
 			for range 2 {
 				for _, r := range []domain.Registration{alice, bob, nobody, alice2} {
-					mustKnow(t, g.Call(context.Background(), r, "a", json.RawMessage(`{}`)))
+					mustKnow(t, g.Call(context.Background(), r, domain.ToolCall{NativeName: "a", Arguments: json.RawMessage(`{}`)}))
 				}
 			}
 			g.Close()
@@ -238,12 +238,12 @@ func TestParallelCallsMultiplexOverHTTP2(t *testing.T) {
 	for _, stateless := range []bool{true, false} {
 		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) {
 			ts, log, tlsConfig := poolServer(t, stateless, true, nil)
-			g := poolGateway(tlsConfig)
+			g := poolGateway(t, tlsConfig)
 			r := registration(t, ts.URL, domain.ProtocolAuto, nil)
-			mustKnow(t, g.Call(context.Background(), r, "a", json.RawMessage(`{}`))) // one connection is kept
+			mustKnow(t, g.Call(context.Background(), r, domain.ToolCall{NativeName: "a", Arguments: json.RawMessage(`{}`)})) // one connection is kept
 			var wg sync.WaitGroup
 			for range 8 {
-				wg.Go(func() { mustKnow(t, g.Call(context.Background(), r, "b", json.RawMessage(`{}`))) })
+				wg.Go(func() { mustKnow(t, g.Call(context.Background(), r, domain.ToolCall{NativeName: "b", Arguments: json.RawMessage(`{}`)})) })
 			}
 			wg.Wait()
 			g.Close()
@@ -257,12 +257,12 @@ func TestParallelCallsMultiplexOverHTTP2(t *testing.T) {
 // A new connection to a server seen before resumes its TLS session.
 func TestTLSSessionsResume(t *testing.T) {
 	ts, log, tlsConfig := poolServer(t, true, true, nil)
-	g := poolGateway(tlsConfig)
+	g := poolGateway(t, tlsConfig)
 	r := registration(t, ts.URL, domain.ProtocolAuto, nil)
-	mustKnow(t, g.Call(context.Background(), r, "a", json.RawMessage(`{}`)))
+	mustKnow(t, g.Call(context.Background(), r, domain.ToolCall{NativeName: "a", Arguments: json.RawMessage(`{}`)}))
 	g.Wait()
 	g.closeIdle()
-	mustKnow(t, g.Call(context.Background(), r, "a", json.RawMessage(`{}`)))
+	mustKnow(t, g.Call(context.Background(), r, domain.ToolCall{NativeName: "a", Arguments: json.RawMessage(`{}`)}))
 	g.Close()
 	ex := log.exchanges()
 	if conns := log.conns(); len(conns) != 2 || ex[0].resumed || !ex[len(ex)-1].resumed {
@@ -277,13 +277,13 @@ func TestSentUnknownOverAKeptHTTP2Connection(t *testing.T) {
 	started, release := make(chan struct{}, 1), make(chan struct{})
 	defer close(release)
 	ts, log, tlsConfig := poolServer(t, true, true, slowTool(started, release))
-	g := poolGateway(tlsConfig)
+	g := poolGateway(t, tlsConfig)
 	r := registration(t, ts.URL, domain.ProtocolAuto, nil)
-	mustKnow(t, g.Call(context.Background(), r, "a", json.RawMessage(`{}`)))
+	mustKnow(t, g.Call(context.Background(), r, domain.ToolCall{NativeName: "a", Arguments: json.RawMessage(`{}`)}))
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-started; cancel() }()
-	wantOutcome(t, g.Call(ctx, r, "slow", json.RawMessage(`{}`)), domain.OutcomeUnknown, CodeCallCancelled)
-	mustKnow(t, g.Call(context.Background(), r, "b", json.RawMessage(`{}`)))
+	wantOutcome(t, g.Call(ctx, r, domain.ToolCall{NativeName: "slow", Arguments: json.RawMessage(`{}`)}), domain.OutcomeUnknown, CodeCallCancelled)
+	mustKnow(t, g.Call(context.Background(), r, domain.ToolCall{NativeName: "b", Arguments: json.RawMessage(`{}`)}))
 	g.Close()
 	calls := 0
 	for _, e := range log.exchanges() {
@@ -323,19 +323,43 @@ func TestTheAnswerDoesNotWaitForTheStreamsEnd(t *testing.T) {
 	srv := &ssePause{fake: fake{version: "2025-11-25"}, hold: make(chan struct{}), sent: make(chan struct{}, 1)}
 	ts, log, _ := poolServer(t, true, false, nil)
 	log.next = srv
-	g := poolGateway(nil)
+	g := poolGateway(t, nil)
 	r := registration(t, ts.URL, domain.Protocol20251125, nil)
 	for range 2 {
 		ctx, cancel := context.WithCancel(context.Background())
-		mustKnow(t, g.Call(ctx, r, "a", json.RawMessage(`{}`)))
+		mustKnow(t, g.Call(ctx, r, domain.ToolCall{NativeName: "a", Arguments: json.RawMessage(`{}`)}))
 		<-srv.sent
 		cancel() // the caller is done with it, as the service is
 		srv.hold <- struct{}{}
-		g.Wait()
+		settled(t, g)
 	}
 	g.Close()
 	if conns := log.conns(); len(conns) != 1 {
 		t.Fatalf("%d connections", len(conns))
+	}
+}
+
+// settled waits until every response body of g's live sessions has been
+// read to its end and closed (their connections are back in the pool).
+func settled(t *testing.T, g *Gateway) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		open := int64(0)
+		g.lives.mu.Lock()
+		for _, l := range g.lives.byID {
+			if l.shared != nil {
+				open += l.shared.tr.open.Load()
+			}
+		}
+		g.lives.mu.Unlock()
+		if open == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d response bodies still open", open)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
@@ -360,25 +384,39 @@ func heldDeletes(t *testing.T, hold <-chan struct{}) (*httptest.Server, chan *ht
 	return ts, deletes
 }
 
-// A 2025 session's DELETE is not on the caller's path: the call is
-// answered while the server still holds the DELETE (with a close timeout
-// of an hour, a call that waited for it would never return).
+// A kept 2025 session is kept: a call sends no DELETE. Closing it
+// (Disconnect: a pause, a removal) sends the DELETE off everyone's path —
+// Disconnect returns at once, and the next call, on a new session, is
+// answered while the server still holds the old session's DELETE (with a
+// close timeout of an hour, anything that waited for it would hang).
 func TestSessionCleanUpIsOffTheCallersPath(t *testing.T) {
 	hold := make(chan struct{})
 	ts, deletes := heldDeletes(t, hold)
-	g := New(Config{StartupTimeout: 5 * time.Second, CallWait: 5 * time.Second, CloseTimeout: time.Hour})
+	g := newGateway(t, Config{StartupTimeout: 5 * time.Second, CallWait: 5 * time.Second, CloseTimeout: time.Hour})
 	r := registration(t, ts.URL, domain.Protocol20251125, nil)
+	call := func() domain.CallOutcome {
+		return g.Call(context.Background(), r, domain.ToolCall{NativeName: "a", Arguments: json.RawMessage(`{}`)})
+	}
+	mustKnow(t, call())
+	mustKnow(t, call())
+	select {
+	case <-deletes:
+		t.Fatal("a kept session was deleted after a call")
+	default:
+	}
+	g.Disconnect(r.ID)
 	answered := make(chan domain.CallOutcome, 1)
-	go func() { answered <- g.Call(context.Background(), r, "a", json.RawMessage(`{}`)) }()
+	go func() { answered <- call() }()
+	del := <-deletes
+	if del.Header.Get("Mcp-Session-Id") == "" {
+		t.Fatal("a DELETE without the session id")
+	}
 	select {
 	case o := <-answered:
 		mustKnow(t, o)
 	case <-time.After(10 * time.Second):
 		close(hold)
-		t.Fatal("the call waited for its session's DELETE")
-	}
-	if del := <-deletes; del.Header.Get("Mcp-Session-Id") == "" {
-		t.Fatal("a DELETE without the session id")
+		t.Fatal("the call waited for the old session's DELETE")
 	}
 	close(hold)
 	g.Close()
@@ -390,11 +428,17 @@ func TestCloseCutsAHangingCleanUp(t *testing.T) {
 	hold := make(chan struct{})
 	defer close(hold)
 	ts, deletes := heldDeletes(t, hold)
-	g := New(Config{StartupTimeout: 5 * time.Second, CallWait: 5 * time.Second, CloseTimeout: 200 * time.Millisecond})
+	g := newGateway(t, Config{StartupTimeout: 5 * time.Second, CallWait: 5 * time.Second, CloseTimeout: 200 * time.Millisecond})
 	r := registration(t, ts.URL, domain.Protocol20251125, nil)
-	mustKnow(t, g.Call(context.Background(), r, "a", json.RawMessage(`{}`)))
+	mustKnow(t, g.Call(context.Background(), r, domain.ToolCall{NativeName: "a", Arguments: json.RawMessage(`{}`)}))
+	closed := make(chan struct{})
+	go func() { g.Close(); close(closed) }()
 	del := <-deletes
-	g.Close()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close waited for the held DELETE")
+	}
 	if n := g.background.running(); n != 0 {
 		t.Fatalf("Close returned with %d clean-ups running", n)
 	}
@@ -448,7 +492,7 @@ func TestCloseEndsAnAbandonedStartup(t *testing.T) {
 	ts, _ := serveHanging(t, func(wait func(*http.Request)) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { wait(r) })
 	})
-	g := New(Config{StartupTimeout: 100 * time.Millisecond, CloseTimeout: 200 * time.Millisecond})
+	g := newGateway(t, Config{StartupTimeout: 100 * time.Millisecond, CloseTimeout: 200 * time.Millisecond})
 	_, err := g.Discover(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil))
 	wantCode(t, err, CodeInitializeTimeout)
 	g.Close()

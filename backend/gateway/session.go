@@ -10,32 +10,31 @@ import (
 	"github.com/ttmcp/ttmcp/backend/domain"
 )
 
-// session is one short-lived client session (a fresh one per operation:
-// the honest-outcome rules depend on it) and the contexts that bound its
-// exchanges.
+// session is one go-sdk client session over ttmcp's transport: the shared
+// session of a live connection (live.go), one of its 2025 eliciting
+// sessions, or a short-lived one that serves a single operation (for a
+// server that expires kept sessions). The operations on it judge their own
+// requests (exchange.go); the session only lives and ends.
 //
-// Every exchange of the session is bound to its life (see transport);
-// the operation's contexts (startup, listing, the call) derive from op,
-// which also ends when the caller's context does. Once the operation's
-// answer is known, release detaches op from the caller and hands the
-// session to a background clean-up: the 2025 DELETE, the tails of response
-// bodies (read to their end, so their connections stay reusable), then the
-// end of life, all within CloseTimeout. The caller's result never waits
-// for any of that.
+// close hands the session to a background clean-up: the 2025 DELETE, the
+// tails of response bodies (read to their end, so their connections stay
+// reusable), then the end of life, all within CloseTimeout. Nobody waits
+// for it but Gateway.Close.
 type session struct {
 	g   *Gateway
 	cs  *mcp.ClientSession
 	tr  *transport
 	r   domain.Registration
 	end context.CancelFunc // ends life: aborts every exchange still running
-	op  context.Context
-	// detach stops the caller's end from ending op.
-	detach func() bool
 	// abandoned, when set, delivers the result of a Connect that the
-	// operation stopped waiting for; the clean-up closes what it returns.
+	// opener stopped waiting for; the clean-up closes what it returns.
 	abandoned <-chan connected
-	cancels   []context.CancelFunc
-	released  sync.Once
+	// ended is closed once the go-sdk session is over: closed by ttmcp, or
+	// lost (the server closed it, its stream broke, its process exited).
+	ended   chan struct{}
+	closing sync.Once
+	// served counts the operations answered on it (under lives.mu).
+	served int
 }
 
 type connected struct {
@@ -43,20 +42,19 @@ type connected struct {
 	err error
 }
 
-// within returns a context of op that also ends after d.
-func (s *session) within(d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(s.op, d)
-	s.cancels = append(s.cancels, cancel)
-	return ctx
+// over reports whether the session has ended.
+func (s *session) over() bool {
+	select {
+	case <-s.ended:
+		return true
+	default:
+		return false
+	}
 }
 
-// release ends the operation: the caller's end no longer reaches the
-// session, and the session is cleaned up in the background.
-func (s *session) release() {
-	s.released.Do(func() {
-		s.detach()
-		s.g.background.Go(s.cleanUp)
-	})
+// close ends the session in the background.
+func (s *session) close() {
+	s.closing.Do(func() { s.g.background.Go(s.cleanUp) })
 }
 
 // cleanUp closes the session within CloseTimeout: whatever is still running
@@ -74,16 +72,43 @@ func (s *session) cleanUp() {
 	}
 	s.tr.settled()
 	s.end()
-	for _, cancel := range s.cancels {
-		cancel()
+}
+
+// requestContext returns the context of an operation's requests on a
+// session: it ends when ctx does, or after d, but only until done is
+// called (the answer is in). From then on the caller no longer reaches
+// it: the response's tail has CloseTimeout to be read to its end, so its
+// connection stays reusable even when the caller gives up right after the
+// answer. Closing the session ends it too (transport.go).
+func (g *Gateway) requestContext(ctx context.Context, d time.Duration) (rctx context.Context, done func()) {
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	timer := time.AfterFunc(d, cancel)
+	return rctx, func() {
+		stop()
+		timer.Stop()
+		time.AfterFunc(g.cfg.CloseTimeout, cancel)
 	}
 }
 
-// openWith connects to the registration's server with its headers and
-// protocol preference and checks the negotiated version. Failures are
-// domain errors with the startup codes. The session must be released.
-func (g *Gateway) openWith(ctx context.Context, r domain.Registration, middleware ...mcp.Middleware) (*session, error) {
+// sessionOptions say what a session is for.
+type sessionOptions struct {
+	// version, when set, is asked for instead of the registration's
+	// preference (a further session of a server whose version is known).
+	version string
+	// client adds to the go-sdk client options of the session (handlers).
+	client func(*mcp.ClientOptions)
+}
+
+// open connects to the registration's server with its headers and
+// protocol preference and checks the negotiated version. ctx bounds the
+// startup (with StartupTimeout); the session itself lives until closed.
+// Failures are domain errors with the startup codes.
+func (g *Gateway) open(ctx context.Context, r domain.Registration, o sessionOptions) (*session, error) {
 	ask, accept := offer(r.Protocol)
+	if o.version != "" {
+		ask = o.version
+	}
 	bearer, err := g.auth.bearer(ctx, r) // refreshed first when it expires
 	if err != nil {
 		return nil, err
@@ -94,29 +119,37 @@ func (g *Gateway) openWith(ctx context.Context, r domain.Registration, middlewar
 		end()
 		return nil, err
 	}
-	op, stop := context.WithCancel(life)
-	s := &session{g: g, tr: tr, r: r, end: end, op: op, detach: context.AfterFunc(ctx, stop)}
-	s.cancels = append(s.cancels, stop)
-
-	client := mcp.NewClient(&mcp.Implementation{Name: g.cfg.ClientName, Version: g.cfg.ClientVersion}, &mcp.ClientOptions{
-		Capabilities:   &mcp.ClientCapabilities{}, // none: the host serves no sampling, roots or elicitation
+	s := &session{g: g, tr: tr, r: r, end: end, ended: make(chan struct{})}
+	opts := &mcp.ClientOptions{
+		Capabilities:   &mcp.ClientCapabilities{}, // none of its own: what a request may ask is in its _meta (2026) or its session (2025)
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 		Logger:         g.cfg.Log,
-	})
-	client.AddSendingMiddleware(middleware...)
+	}
+	if o.client != nil {
+		o.client(opts)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: g.cfg.ClientName, Version: g.cfg.ClientVersion}, opts)
+	client.AddSendingMiddleware(sendingMiddleware)
 
-	sctx := s.within(g.cfg.StartupTimeout)
-	cs, err := s.connect(sctx, client, r.Endpoint.String(), ask)
+	sctx, cancel := context.WithTimeout(ctx, g.cfg.StartupTimeout)
+	defer cancel()
+	cs, err := s.connect(sctx, client, r.Endpoint.String(), ask, opts.ToolListChangedHandler == nil)
 	if err != nil {
 		err = g.startupError(ctx, sctx, r, tr, ask, err)
-		s.release() // after the diagnosis: the clean-up ends sctx
+		close(s.ended)
+		s.close() // after the diagnosis
 		return nil, err
 	}
 	s.cs = cs
 	if err := checkStartup(cs.InitializeResult(), accept); err != nil {
-		s.release()
+		close(s.ended)
+		s.close()
 		return nil, err
 	}
+	go func() {
+		cs.Wait()
+		close(s.ended)
+	}()
 	return s, nil
 }
 
@@ -134,21 +167,23 @@ func (g *Gateway) startupError(ctx, sctx context.Context, r domain.Registration,
 		return domain.Errorf(domain.KindUnavailable, CodeInitializeFailed,
 			"the server does not offer MCP %s (server/discover failed) and this registration accepts no other version", ask)
 	}
-	return domain.Errorf(domain.KindUnavailable, CodeInitializeFailed, "%s", tr.explain(err))
+	return domain.Errorf(domain.KindUnavailable, CodeInitializeFailed, "%s", tr.explain(nil, err))
 }
 
 // connect runs go-sdk's Connect but returns as soon as ctx ends: after a
 // timeout go-sdk still notifies the server of the cancellation and waits
 // for that (up to 5 s) before Connect returns, which must not hold the
-// caller. The clean-up waits for the abandoned attempt instead.
-func (s *session) connect(ctx context.Context, client *mcp.Client, endpoint, version string) (*mcp.ClientSession, error) {
+// caller. The clean-up waits for the abandoned attempt instead. quiet
+// keeps the 2025 standalone GET stream closed: only a session that
+// follows list changes opens it.
+func (s *session) connect(ctx context.Context, client *mcp.Client, endpoint, version string, quiet bool) (*mcp.ClientSession, error) {
 	done := make(chan connected, 1)
 	go func() {
 		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{
 			Endpoint:             endpoint,
 			HTTPClient:           s.tr.client,
 			MaxRetries:           -1,
-			DisableStandaloneSSE: true,
+			DisableStandaloneSSE: quiet,
 		}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 		done <- connected{cs, err}
 	}()

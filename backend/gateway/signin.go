@@ -141,11 +141,13 @@ func (g *Gateway) SignIn(ctx context.Context, r domain.Registration, req domain.
 // refusal is recorded. It returns the challenge, or nil when the server
 // refused nothing (the handler then looks at the well-known paths).
 func (g *Gateway) probe(ctx context.Context, r domain.Registration) *domain.Challenge {
-	s, err := g.openWith(ctx, r)
+	s, err := g.open(ctx, r, sessionOptions{}) // its own: a probe is no operation of the live connection
 	if err == nil {
-		s.cs.ListTools(s.within(g.cfg.ListTimeout), &mcp.ListToolsParams{})
+		lctx, cancel := context.WithTimeout(ctx, g.cfg.ListTimeout)
+		s.cs.ListTools(lctx, &mcp.ListToolsParams{})
+		cancel()
 		g.authFailure(r, s.tr)
-		s.release()
+		s.close()
 	}
 	a, _ := g.auth.load(r)
 	return a.Challenge

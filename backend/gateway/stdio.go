@@ -58,11 +58,9 @@ type stdioServer struct {
 	err   error         // why it failed to start, once ready is closed
 
 	// Set by a successful start, before ready is closed.
-	proc     *process
-	cs       *mcp.ClientSession
-	conn     *stdioConn
-	filtered *filterWatch
-	listing  sync.Mutex // one tools/list run at a time: filtered is the session's
+	proc *process
+	cs   *mcp.ClientSession
+	conn *stdioConn
 
 	// Under stdioServers.mu.
 	users   int
@@ -93,7 +91,7 @@ func (ss *stdioServers) acquire(ctx context.Context, r domain.Registration) (*st
 		srv = nil
 	}
 	if srv == nil {
-		srv = &stdioServer{id: r.ID, conf: r.Clone(), ready: make(chan struct{}), filtered: &filterWatch{}}
+		srv = &stdioServer{id: r.ID, conf: r.Clone(), ready: make(chan struct{})}
 		srv.life, srv.quit = context.WithCancel(context.Background())
 		ss.current[r.ID] = srv
 		go ss.start(srv)
@@ -251,7 +249,7 @@ func (ss *stdioServers) start(srv *stdioServer) {
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 		Logger:         ss.cfg.Log,
 	})
-	client.AddSendingMiddleware(srv.filtered.middleware)
+	client.AddSendingMiddleware(sendingMiddleware)
 	cs, err := connectStdio(ctx, client, tr, ask)
 	if err == nil {
 		err = checkStartup(cs.InitializeResult(), accept)
@@ -446,17 +444,16 @@ func (g *Gateway) discoverStdio(ctx context.Context, r domain.Registration) (dom
 	if init.Capabilities == nil || init.Capabilities.Tools == nil {
 		return cat, nil
 	}
-	srv.listing.Lock()
-	defer srv.listing.Unlock()
 	lctx, cancel := context.WithTimeout(ctx, g.cfg.ListTimeout)
 	defer cancel()
+	lctx, _ = withExchange(lctx, "")
 	failed := func(err error) error {
 		if code, msg := srv.failure(g.stdio); code != "" {
 			return domain.Errorf(domain.KindUnavailable, code, "%s", msg)
 		}
 		return domain.Errorf(domain.KindUnavailable, CodeListFailed, "%s", err)
 	}
-	l, err := g.listPages(ctx, lctx, srv.cs, failed, srv.filtered, "", nil)
+	l, err := g.listPages(ctx, lctx, srv.cs, failed, "", nil)
 	if err != nil {
 		return domain.Catalog{}, err
 	}
@@ -468,7 +465,7 @@ func (g *Gateway) discoverStdio(ctx context.Context, r domain.Registration) (dom
 // callStdio is Call for a stdio registration: one tools/call over its
 // shared session. A call is sent once any byte of it was written to the
 // process's stdin; nothing is retried.
-func (g *Gateway) callStdio(ctx context.Context, r domain.Registration, nativeName string, args json.RawMessage) domain.CallOutcome {
+func (g *Gateway) callStdio(ctx context.Context, r domain.Registration, call domain.ToolCall) domain.CallOutcome {
 	if ctx.Err() != nil {
 		return domain.NotSent(CodeCallCancelledBeforeSend, "The tool request was cancelled before preparation started")
 	}
@@ -477,26 +474,28 @@ func (g *Gateway) callStdio(ctx context.Context, r domain.Registration, nativeNa
 		return stdioStartNotSent(err)
 	}
 	defer g.stdio.release(srv)
-	return g.callOn(ctx, srv, nativeName, args)
+	return g.callOnStdio(ctx, srv, call)
 }
 
-// callOn makes the call over srv, which the caller acquired. srv's
+// callOnStdio makes the call over srv, which the caller acquired. srv's
 // process may have died since (after the handshake, before the call was
 // written: then nothing reached it, and the call is not_sent with the
 // reason the process ended).
-func (g *Gateway) callOn(ctx context.Context, srv *stdioServer, nativeName string, args json.RawMessage) domain.CallOutcome {
+func (g *Gateway) callOnStdio(ctx context.Context, srv *stdioServer, call domain.ToolCall) domain.CallOutcome {
 	init := srv.cs.InitializeResult()
 	if init.Capabilities == nil || init.Capabilities.Tools == nil {
 		return domain.NotSent(CodeCallToolsMissing, "The MCP server did not declare the tools capability")
 	}
-	track := &callTrack{}
-	cctx, cancel := context.WithTimeout(context.WithValue(ctx, callTrackKey{}, track), g.cfg.CallWait)
+	cctx, cancel := context.WithTimeout(ctx, g.cfg.CallWait)
 	defer cancel()
-	res, err := srv.cs.CallTool(cctx, &mcp.CallToolParams{Name: nativeName, Arguments: args})
-	if known, ok := track.end(); ok {
-		return known
+	cctx, ex := withExchange(cctx, "tools/call")
+	res, err := srv.cs.CallTool(cctx, &mcp.CallToolParams{Name: call.NativeName, Arguments: json.RawMessage(call.Arguments)})
+	if a, ok := ex.end(); ok {
+		if out, ok := answerOutcome(a); ok {
+			return out
+		}
 	}
-	if !track.written.Load() {
+	if !ex.written.Load() {
 		// Nothing reached the process.
 		if ctx.Err() != nil {
 			return domain.NotSent(CodeCallCancelledBeforeSend, "The tool request was cancelled before it was queued")

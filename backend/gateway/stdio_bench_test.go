@@ -38,7 +38,7 @@ func bareEcho(ctx context.Context, cs *mcp.ClientSession) error {
 }
 
 func oursEcho(ctx context.Context, g *Gateway, r domain.Registration) error {
-	if out := g.Call(ctx, r, "echo", json.RawMessage(`{"q":"hi"}`)); out.Outcome != domain.OutcomeKnownResponse || out.Result == nil || out.Result.IsError {
+	if out := g.Call(ctx, r, domain.ToolCall{NativeName: "echo", Arguments: json.RawMessage(`{"q":"hi"}`)}); out.Outcome != domain.OutcomeKnownResponse || out.Result == nil || out.Result.IsError {
 		return fmt.Errorf("echo: %+v", out)
 	}
 	return nil
@@ -61,7 +61,7 @@ func BenchmarkStdioCall(b *testing.B) {
 		var cs *mcp.ClientSession
 		ours := benchpair.Side{
 			Op: func() error {
-				g = New(Config{})
+				g = newGateway(b, Config{})
 				return oursEcho(ctx, g, r)
 			},
 			Settle: func() { g.Close() },
@@ -79,7 +79,7 @@ func BenchmarkStdioCall(b *testing.B) {
 		benchpair.RunSides(b, "bare", ours, base, nil)
 	})
 	b.Run("warm", func(b *testing.B) {
-		g := New(Config{})
+		g := newGateway(b, Config{})
 		defer g.Close()
 		cs, err := bareStdio(ctx, cfg)
 		if err != nil {

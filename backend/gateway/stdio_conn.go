@@ -12,8 +12,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/ttmcp/ttmcp/backend/domain"
 )
 
 // stdioTransport is the mcp.Transport of a started stdio server: go-sdk's
@@ -37,7 +35,7 @@ type stdioTransport struct {
 // initialize, as the HTTP transport does.
 func newStdioTransport(proc *process, limit int, refuseInitialize bool) *stdioTransport {
 	t := &stdioTransport{in: &countingWriter{w: proc.stdin}, out: &watchedReader{r: proc.stdout, limit: limit}}
-	t.conn = &stdioConn{in: t.in, out: t.out, refuseInitialize: refuseInitialize, calls: map[jsonrpc.ID]*callTrack{}}
+	t.conn = &stdioConn{in: t.in, out: t.out, refuseInitialize: refuseInitialize, calls: map[jsonrpc.ID]*exchange{}}
 	return t
 }
 
@@ -53,12 +51,12 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 // stdioConn is the connection of one stdio session, shared by every
 // request to that server. It tells what the shared session cannot:
 //
-//   - whether a tools/call request was written to the process's stdin (a
-//     call is "sent" once any byte of it was): each call carries its
-//     callTrack in its context, and writes are serialised, so the bytes a
-//     write put in the pipe are that message's;
-//   - the raw answer to each call, matched by request id, so a result
-//     go-sdk cannot decode (an unknown content type) is still known;
+//   - whether a tracked request was written to the process's stdin (a
+//     request is "sent" once any byte of it was): each operation carries
+//     its exchange in its context (exchange.go), and writes are
+//     serialised, so the bytes a write put in the pipe are that message's;
+//   - the raw answer to each tracked request, matched by request id, so a
+//     result go-sdk cannot decode (an unknown content type) is still known;
 //   - why the connection broke: non-protocol text on stdout, or a line
 //     over the limit.
 type stdioConn struct {
@@ -70,7 +68,7 @@ type stdioConn struct {
 
 	wmu   sync.Mutex // serialises writes, so in's count is per message
 	mu    sync.Mutex
-	calls map[jsonrpc.ID]*callTrack // tools/call requests written and not answered
+	calls map[jsonrpc.ID]*exchange // tracked requests written and not answered
 }
 
 // errLegacyStdio refuses an initialize in a session that accepts only MCP
@@ -83,24 +81,24 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		c.refusedLegacy.Store(true)
 		return errLegacyStdio
 	}
-	track, _ := ctx.Value(callTrackKey{}).(*callTrack)
-	if track == nil || req == nil || req.Method != "tools/call" || !req.IsCall() {
+	ex := exchangeOf(ctx)
+	if ex == nil || req == nil || req.Method != ex.method || !req.IsCall() {
 		c.wmu.Lock()
 		defer c.wmu.Unlock()
 		return c.Connection.Write(ctx, msg)
 	}
 	c.mu.Lock()
-	c.calls[req.ID] = track
+	c.calls[req.ID] = ex
 	c.mu.Unlock()
 	c.wmu.Lock()
 	before := c.in.n.Load()
 	err := c.Connection.Write(ctx, msg)
 	if c.in.n.Load() > before {
 		// Even a failed write may have put the request in the pipe.
-		track.written.Store(true)
+		ex.written.Store(true)
 	}
 	c.wmu.Unlock()
-	if !track.written.Load() {
+	if !ex.written.Load() {
 		c.mu.Lock()
 		delete(c.calls, req.ID)
 		c.mu.Unlock()
@@ -112,11 +110,11 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
 	if resp, ok := msg.(*jsonrpc.Response); ok && err == nil {
 		c.mu.Lock()
-		track := c.calls[resp.ID]
+		ex := c.calls[resp.ID]
 		delete(c.calls, resp.ID)
 		c.mu.Unlock()
-		if track != nil {
-			track.answer(resp)
+		if ex != nil {
+			ex.answered(resp)
 		}
 	}
 	return msg, err
@@ -127,56 +125,6 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // right (it ended, or the connection was closed).
 func (c *stdioConn) broken() (code, message string) {
 	return c.out.verdict()
-}
-
-// callTrackKey carries a call's callTrack in its context, down to
-// stdioConn.Write.
-type callTrackKey struct{}
-
-// callTrack is what stdioConn saw of one tools/call.
-type callTrack struct {
-	written atomic.Bool
-	mu      sync.Mutex
-	known   *domain.CallOutcome
-	// over is set when the call returned: an answer arriving later (the
-	// server answering a cancelled call) is not what the caller got.
-	over bool
-}
-
-// end marks the call returned and returns its answer, if one came before.
-func (t *callTrack) end() (domain.CallOutcome, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.over = true
-	if t.known == nil {
-		return domain.CallOutcome{}, false
-	}
-	return *t.known, true
-}
-
-// answer records the server's answer to the call.
-func (t *callTrack) answer(resp *jsonrpc.Response) {
-	var out domain.CallOutcome
-	switch {
-	case resp.Error != nil:
-		var we *jsonrpc.Error
-		if !errors.As(resp.Error, &we) {
-			return
-		}
-		out = serverError(we.Code, we.Message, we.Data)
-	case len(resp.Result) > 0:
-		var ok bool
-		if out, ok = projectRaw(bytes.Clone(resp.Result)); !ok {
-			return
-		}
-	default:
-		return
-	}
-	t.mu.Lock()
-	if !t.over {
-		t.known = &out
-	}
-	t.mu.Unlock()
 }
 
 // countingWriter counts the bytes written to the process's stdin.

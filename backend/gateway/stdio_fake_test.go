@@ -101,7 +101,7 @@ func TestStdioCatalogLikeRemote(t *testing.T) {
 	for name, list := range fakeLists() {
 		t.Run(name, func(t *testing.T) {
 			ts, _ := serve(t, &fake{version: "2025-11-25", list: list})
-			remote, remoteErr := testGateway().Discover(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil))
+			remote, remoteErr := testGateway(t).Discover(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil))
 			r, err := domain.NewStdioRegistration("fake "+name, domain.Stdio{Command: exe, Env: map[string]string{fakeListEnv: name}}, domain.ProtocolAuto)
 			if err != nil {
 				t.Fatal(err)

@@ -109,14 +109,14 @@ func TestStdioDiscoverAndCall(t *testing.T) {
 		t.Fatalf("catalog head %+v", cat)
 	}
 	t.Logf("negotiated %s", cat.ProtocolVersion)
-	if got := callText(t, g.Call(context.Background(), r, "echo", json.RawMessage(`{"n":9007199254740993}`))); got != `{"n":9007199254740993}` {
+	if got := callText(t, g.Call(context.Background(), r, domain.ToolCall{NativeName: "echo", Arguments: json.RawMessage(`{"n":9007199254740993}`)})); got != `{"n":9007199254740993}` {
 		t.Fatalf("echo: %s", got)
 	}
 	var wg sync.WaitGroup
 	seen := make([]string, 8)
 	for i := range seen {
 		wg.Go(func() {
-			out := g.Call(context.Background(), r, "pid", json.RawMessage(`{}`))
+			out := g.Call(context.Background(), r, domain.ToolCall{NativeName: "pid", Arguments: json.RawMessage(`{}`)})
 			if out.Outcome == domain.OutcomeKnownResponse && len(out.Result.TextBlocks) == 1 {
 				seen[i] = out.Result.TextBlocks[0].Text
 			}
@@ -156,7 +156,7 @@ func TestStdioExitAtOnce(t *testing.T) {
 		!strings.Contains(err.Error(), "boom: the configuration file /etc/nowhere.json is missing") {
 		t.Fatalf("discover: %v", err)
 	}
-	out := g.Call(context.Background(), r, "echo", json.RawMessage(`{}`))
+	out := g.Call(context.Background(), r, domain.ToolCall{NativeName: "echo", Arguments: json.RawMessage(`{}`)})
 	if out.Outcome != domain.OutcomeNotSent || out.Code != CodeStdioExitedAtStart || !strings.Contains(out.Message, "boom") {
 		t.Fatalf("call: %+v", out)
 	}
@@ -179,7 +179,7 @@ func TestStdioCommandNotFound(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := g.Call(context.Background(), r, "echo", json.RawMessage(`{}`))
+		out := g.Call(context.Background(), r, domain.ToolCall{NativeName: "echo", Arguments: json.RawMessage(`{}`)})
 		if out.Outcome != domain.OutcomeNotSent || out.Code != CodeStdioCommandNotFound || !strings.Contains(out.Message, cmd) {
 			t.Fatalf("%s: %+v", cmd, out)
 		}
@@ -199,7 +199,7 @@ func TestStdioCrashMidCall(t *testing.T) {
 	dir := t.TempDir()
 	g := stdioGateway(t, nil)
 	r := stdioReg(t, "tools", dir)
-	out := g.Call(context.Background(), r, "crash", json.RawMessage(`{}`))
+	out := g.Call(context.Background(), r, domain.ToolCall{NativeName: "crash", Arguments: json.RawMessage(`{}`)})
 	if out.Outcome != domain.OutcomeUnknown || out.Code != CodeStdioProcessExited ||
 		!strings.Contains(out.Message, "exit status 3") || !strings.Contains(out.Message, "panic: the tool crashed the server") {
 		t.Fatalf("crash: %+v", out)
@@ -217,7 +217,7 @@ func TestStdioCrashMidCall(t *testing.T) {
 	if n := len(stdiotest.Pids(t, dir, "tools")); n != 1 {
 		t.Fatalf("%d processes before the next use, want 1", n)
 	}
-	if got := callText(t, g.Call(context.Background(), r, "pid", json.RawMessage(`{}`))); got == strconv.Itoa(first[0]) {
+	if got := callText(t, g.Call(context.Background(), r, domain.ToolCall{NativeName: "pid", Arguments: json.RawMessage(`{}`)})); got == strconv.Itoa(first[0]) {
 		t.Fatal("the dead process answered")
 	}
 	if n := len(stdiotest.Pids(t, dir, "tools")); n != 2 {
@@ -255,7 +255,7 @@ func TestStdioDiedBeforeCallWritten(t *testing.T) {
 		if when == "after the session ended" {
 			waitClosed(t, ended, "the session to end")
 		}
-		out := g.callOn(ctx, srv, "echo", json.RawMessage(`{}`))
+		out := g.callOnStdio(ctx, srv, domain.ToolCall{NativeName: "echo", Arguments: json.RawMessage(`{}`)})
 		if out.Outcome != domain.OutcomeNotSent || out.Code != CodeStdioProcessExited || !strings.Contains(out.Message, "exit status 4") ||
 			!strings.Contains(out.Message, "bye: exiting after tools/list") || !strings.Contains(out.Message, "was not sent") {
 			t.Fatalf("call %s: %+v", when, out)
@@ -278,7 +278,7 @@ func TestStdioDiedBeforeCallWritten(t *testing.T) {
 	}
 
 	// The next use starts one process, which gets the one tools/call.
-	callText(t, g.Call(ctx, r, "echo", json.RawMessage(`{}`)))
+	callText(t, g.Call(ctx, r, domain.ToolCall{NativeName: "echo", Arguments: json.RawMessage(`{}`)}))
 	pids = stdiotest.Pids(t, dir, "exit-after-list")
 	if len(pids) != 2 {
 		t.Fatalf("%d processes, want 2", len(pids))
@@ -314,10 +314,9 @@ func TestStdioConnWriteAfterExit(t *testing.T) {
 		}
 		return id
 	}
-	write := func(n int64) (*callTrack, error) {
-		track := &callTrack{}
-		ctx := context.WithValue(context.Background(), callTrackKey{}, track)
-		return track, conn.Write(ctx, &jsonrpc.Request{ID: id(n), Method: "tools/call", Params: json.RawMessage(`{"name":"echo"}`)})
+	write := func(n int64) (*exchange, error) {
+		ctx, ex := withExchange(context.Background(), "tools/call")
+		return ex, conn.Write(ctx, &jsonrpc.Request{ID: id(n), Method: "tools/call", Params: json.RawMessage(`{"name":"echo"}`)})
 	}
 	if track, err := write(1); err != nil || !track.written.Load() {
 		t.Fatalf("to a live process: written %v, %v", track.written.Load(), err)
@@ -383,23 +382,23 @@ func TestStdioHang(t *testing.T) {
 
 	g = stdioGateway(t, func(c *Config) { c.CallWait = 300 * time.Millisecond })
 	r = stdioReg(t, "tools", dir)
-	out := g.Call(context.Background(), r, "sleep", json.RawMessage(`{"ms":5000}`))
+	out := g.Call(context.Background(), r, domain.ToolCall{NativeName: "sleep", Arguments: json.RawMessage(`{"ms":5000}`)})
 	if out.Outcome != domain.OutcomeUnknown || out.Code != CodeCallTimeout {
 		t.Fatalf("slow call: %+v", out)
 	}
-	callText(t, g.Call(context.Background(), r, "echo", json.RawMessage(`{}`)))
+	callText(t, g.Call(context.Background(), r, domain.ToolCall{NativeName: "echo", Arguments: json.RawMessage(`{}`)}))
 	if n := len(stdiotest.Pids(t, dir, "tools")); n != 1 {
 		t.Fatalf("%d processes", n)
 	}
 	// A caller that gives up first: outcome_unknown, cancelled.
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	if out := g.Call(ctx, r, "sleep", json.RawMessage(`{"ms":5000}`)); out.Outcome != domain.OutcomeUnknown || out.Code != CodeCallCancelled {
+	if out := g.Call(ctx, r, domain.ToolCall{NativeName: "sleep", Arguments: json.RawMessage(`{"ms":5000}`)}); out.Outcome != domain.OutcomeUnknown || out.Code != CodeCallCancelled {
 		t.Fatalf("cancelled call: %+v", out)
 	}
 	cancelled, stop := context.WithCancel(context.Background())
 	stop()
-	if out := g.Call(cancelled, r, "echo", json.RawMessage(`{}`)); out.Outcome != domain.OutcomeNotSent || out.Code != CodeCallCancelledBeforeSend {
+	if out := g.Call(cancelled, r, domain.ToolCall{NativeName: "echo", Arguments: json.RawMessage(`{}`)}); out.Outcome != domain.OutcomeNotSent || out.Code != CodeCallCancelledBeforeSend {
 		t.Fatalf("call cancelled before: %+v", out)
 	}
 }
@@ -417,12 +416,12 @@ func TestStdioStdoutNotProtocol(t *testing.T) {
 	stdiotest.WaitGone(t, stdiotest.Pids(t, dir, "spam")...)
 
 	r := stdioReg(t, "tools", dir)
-	out := g.Call(context.Background(), r, "chatter", json.RawMessage(`{}`))
+	out := g.Call(context.Background(), r, domain.ToolCall{NativeName: "chatter", Arguments: json.RawMessage(`{}`)})
 	if out.Outcome != domain.OutcomeUnknown || out.Code != CodeStdioStdoutInvalid || !strings.Contains(out.Message, "DEBUG: chatter called") {
 		t.Fatalf("chatter: %+v", out)
 	}
 	stdiotest.WaitGone(t, stdiotest.Pids(t, dir, "tools")...)
-	callText(t, g.Call(context.Background(), r, "echo", json.RawMessage(`{}`)))
+	callText(t, g.Call(context.Background(), r, domain.ToolCall{NativeName: "echo", Arguments: json.RawMessage(`{}`)}))
 }
 
 // A line over the response limit is outcome_unknown with its own code.
@@ -430,10 +429,10 @@ func TestStdioLineTooLong(t *testing.T) {
 	dir := t.TempDir()
 	g := stdioGateway(t, func(c *Config) { c.MaxResponseBytes = 64 << 10 })
 	r := stdioReg(t, "tools", dir)
-	if got := callText(t, g.Call(context.Background(), r, "big", json.RawMessage(`{"bytes":1000}`))); len(got) != 1000 {
+	if got := callText(t, g.Call(context.Background(), r, domain.ToolCall{NativeName: "big", Arguments: json.RawMessage(`{"bytes":1000}`)})); len(got) != 1000 {
 		t.Fatalf("%d bytes", len(got))
 	}
-	out := g.Call(context.Background(), r, "big", json.RawMessage(`{"bytes":100000}`))
+	out := g.Call(context.Background(), r, domain.ToolCall{NativeName: "big", Arguments: json.RawMessage(`{"bytes":100000}`)})
 	if out.Outcome != domain.OutcomeUnknown || out.Code != CodeStdioLineTooLong || !strings.Contains(out.Message, "65536 bytes") {
 		t.Fatalf("big: %+v", out)
 	}
@@ -445,7 +444,7 @@ func TestStdioProcessTree(t *testing.T) {
 	dir := t.TempDir()
 	g := stdioGateway(t, nil)
 	r := stdioReg(t, "tools", dir)
-	grandchild, _ := strconv.Atoi(callText(t, g.Call(context.Background(), r, "spawn", json.RawMessage(`{}`))))
+	grandchild, _ := strconv.Atoi(callText(t, g.Call(context.Background(), r, domain.ToolCall{NativeName: "spawn", Arguments: json.RawMessage(`{}`)})))
 	server := stdiotest.Pids(t, dir, "tools")
 	if !stdiotest.Alive(grandchild) || len(server) != 1 {
 		t.Fatal("no grandchild")
@@ -457,8 +456,8 @@ func TestStdioProcessTree(t *testing.T) {
 	}
 
 	// The server crashes and leaves its grandchild behind: the group goes.
-	grandchild, _ = strconv.Atoi(callText(t, g.Call(context.Background(), r, "spawn", json.RawMessage(`{}`))))
-	if out := g.Call(context.Background(), r, "crash", json.RawMessage(`{}`)); out.Code != CodeStdioProcessExited {
+	grandchild, _ = strconv.Atoi(callText(t, g.Call(context.Background(), r, domain.ToolCall{NativeName: "spawn", Arguments: json.RawMessage(`{}`)})))
+	if out := g.Call(context.Background(), r, domain.ToolCall{NativeName: "crash", Arguments: json.RawMessage(`{}`)}); out.Code != CodeStdioProcessExited {
 		t.Fatalf("crash: %+v", out)
 	}
 	stdiotest.WaitGone(t, append(stdiotest.Pids(t, dir, "tools"), grandchild)...)
@@ -470,7 +469,7 @@ func TestStdioIgnoresSigterm(t *testing.T) {
 	dir := t.TempDir()
 	g := stdioGateway(t, nil)
 	r := stdioReg(t, "ignore-term", dir)
-	callText(t, g.Call(context.Background(), r, "echo", json.RawMessage(`{}`)))
+	callText(t, g.Call(context.Background(), r, domain.ToolCall{NativeName: "echo", Arguments: json.RawMessage(`{}`)}))
 	start := time.Now()
 	g.Close()
 	if d := time.Since(start); d < 2*300*time.Millisecond {
@@ -485,16 +484,16 @@ func TestStdioIdleAndReconfigured(t *testing.T) {
 	dir := t.TempDir()
 	g := stdioGateway(t, func(c *Config) { c.StdioIdleTimeout = 200 * time.Millisecond })
 	r := stdioReg(t, "tools", dir)
-	callText(t, g.Call(context.Background(), r, "echo", json.RawMessage(`{}`)))
+	callText(t, g.Call(context.Background(), r, domain.ToolCall{NativeName: "echo", Arguments: json.RawMessage(`{}`)}))
 	stdiotest.WaitGone(t, stdiotest.Pids(t, dir, "tools")...)
 	if st := g.StdioStatus(r.ID); st.State != domain.ProcessStopped || st.LastExit != nil {
 		t.Fatalf("status after idle: %+v", st)
 	}
 
 	g = stdioGateway(t, nil)
-	first := callText(t, g.Call(context.Background(), r, "pid", json.RawMessage(`{}`)))
+	first := callText(t, g.Call(context.Background(), r, domain.ToolCall{NativeName: "pid", Arguments: json.RawMessage(`{}`)}))
 	r.Stdio.Env["EXTRA"] = "1"
-	second := callText(t, g.Call(context.Background(), r, "pid", json.RawMessage(`{}`)))
+	second := callText(t, g.Call(context.Background(), r, domain.ToolCall{NativeName: "pid", Arguments: json.RawMessage(`{}`)}))
 	if first == second {
 		t.Fatal("a changed environment reused the old process")
 	}

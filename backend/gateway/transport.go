@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,13 +21,16 @@ import (
 )
 
 // transport is the RoundTripper of one session: the registration's headers
-// on every request, a cap on every response body, the sent/unknown trace
-// on the tools/call POST, over the connections kept for the session's
-// profile (pool.go). Every exchange is bound to the session's life, so the
-// session's clean-up can end whatever is still running, and it counts the
-// response bodies not yet closed, so the clean-up can let them finish
-// first: a body read to its end leaves its connection reusable, one cut
-// short does not.
+// on every request, a cap on every response body, over the connections
+// kept for the session's profile (pool.go). What an operation must judge
+// for itself — whether its request was written, the raw answer, a body over
+// the cap, an expired session — is recorded in the exchange its request's
+// context carries (exchange.go), so operations sharing the session keep
+// their own. Every exchange is bound to the session's life, so closing the
+// session ends whatever is still running, and the transport counts the
+// response bodies not yet closed, so the close can let them finish first:
+// a body read to its end leaves its connection reusable, one cut short
+// does not.
 type transport struct {
 	client  *http.Client
 	base    http.RoundTripper
@@ -39,30 +41,20 @@ type transport struct {
 	// falling back to initialize (go-sdk falls back on its own).
 	refuseInitialize bool
 
-	overflow      atomic.Bool // a response body exceeded limit
+	overflow      atomic.Bool // a response body without an exchange (startup's) exceeded limit
 	refusedLegacy atomic.Bool // an initialize was refused
+	expired       atomic.Bool // a request was answered 404 for the session's id: the session is gone
 
 	open     atomic.Int64  // exchanges whose response body is not closed
 	openDone chan struct{} // pinged when an exchange ends
 
 	// bearer is the access token sent on every request ("" when not
-	// signed in); refused is the first request the server refused for want
-	// of authorization (auth.go).
-	bearer  domain.Secret
+	// signed in); a kept session gets the refreshed one (setBearer).
+	// refused is the first request the server refused for want of
+	// authorization (auth.go): nothing but the DELETE is sent after it.
+	bearer  atomic.Pointer[domain.Secret]
 	now     func() time.Time
 	refused atomic.Pointer[refusal]
-
-	// callWritten turns true once the tools/call request may have reached
-	// the server: from then on the server may have run the tool, whatever
-	// happens next. See sentBoundary.
-	callWritten atomic.Bool
-	// callResponse keeps the raw body of the tools/call response, so a
-	// result go-sdk cannot decode is still known (see call.go).
-	callResponse struct {
-		sync.Mutex
-		contentType string
-		body        bytes.Buffer
-	}
 }
 
 var (
@@ -84,7 +76,8 @@ func newTransport(cfg Config, p *pool, life context.Context, headers map[string]
 		prof.identity = identity
 	}
 	t := &transport{base: p.transport(prof), headers: h, limit: cfg.MaxResponseBytes, life: life,
-		refuseInitialize: refuseInitialize, openDone: make(chan struct{}, 1), bearer: bearer, now: cfg.Now}
+		refuseInitialize: refuseInitialize, openDone: make(chan struct{}, 1), now: cfg.Now}
+	t.setBearer(bearer)
 	t.client = &http.Client{
 		Transport: t,
 		CheckRedirect: func(req *http.Request, _ []*http.Request) error {
@@ -94,8 +87,20 @@ func newTransport(cfg Config, p *pool, life context.Context, headers map[string]
 	return t, nil
 }
 
+// setBearer sets the access token sent from now on.
+func (t *transport) setBearer(b domain.Secret) { t.bearer.Store(&b) }
+
+// sentBearer is the access token being sent ("" when none).
+func (t *transport) sentBearer() domain.Secret {
+	if b := t.bearer.Load(); b != nil {
+		return *b
+	}
+	return ""
+}
+
 // RoundTrip adds the registration's headers, refuses what the session must
-// not send, and caps the response body.
+// not send, caps the response body, and records the fate of the request an
+// exchange tracks.
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	method := requestMethod(req)
 	if t.refuseInitialize && method == "initialize" {
@@ -111,6 +116,8 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := t.life.Err(); err != nil {
 		return nil, fmt.Errorf("the session is closed: %w", err)
 	}
+	ex := exchangeOf(req.Context())
+	tracked := ex != nil && method != "" && method == ex.method
 	ctx, cancel := context.WithCancel(req.Context())
 	stop := context.AfterFunc(t.life, cancel)
 	t.open.Add(1)
@@ -123,11 +130,11 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		default:
 		}
 	}
-	if method == "tools/call" {
+	if tracked {
 		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 			WroteRequest: func(info httptrace.WroteRequestInfo) {
 				// Even a failed write may have put the request on the wire.
-				t.callWritten.Store(true)
+				ex.written.Store(true)
 			},
 		})
 	}
@@ -135,41 +142,53 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	for name, values := range t.headers {
 		req.Header[name] = values
 	}
-	if t.bearer != "" {
+	if b := t.sentBearer(); b != "" {
 		// A sign-in replaces a static Authorization header.
-		req.Header.Set("Authorization", "Bearer "+t.bearer.Reveal())
+		req.Header.Set("Authorization", "Bearer "+b.Reveal())
 	}
-	if method == "tools/call" {
-		t.sentBoundary(req)
+	if tracked {
+		if ex.params != nil {
+			setParamHeaders(req.Header, ex.params)
+		}
+		sentBoundary(req, &ex.written)
 	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		end()
 		return nil, err
 	}
-	if method == "tools/call" {
-		t.callWritten.Store(true) // answered, so it arrived
+	if tracked {
+		ex.written.Store(true) // answered, so it arrived
 	}
 	if ch, ok := challengeOf(resp, t.clock); ok {
 		t.refused.CompareAndSwap(nil, &refusal{method: method, ch: ch})
-	}
-	body := &cappedBody{rc: resp.Body, left: t.limit, overflow: &t.overflow, onClose: end}
-	resp.Body = body
-	if method == "tools/call" {
-		t.callResponse.Lock()
-		t.callResponse.contentType = resp.Header.Get("Content-Type")
-		t.callResponse.body.Reset()
-		t.callResponse.Unlock()
-		body.tee = func(p []byte) {
-			t.callResponse.Lock()
-			t.callResponse.body.Write(p)
-			t.callResponse.Unlock()
+		if tracked {
+			ex.refused = true
 		}
+	}
+	if resp.StatusCode == http.StatusNotFound && req.Header.Get("Mcp-Session-Id") != "" {
+		// "The server MAY terminate the session at any time, after which it
+		// MUST respond to requests containing that session ID with HTTP 404"
+		// (Streamable HTTP, session management).
+		t.expired.Store(true)
+		if ex != nil {
+			ex.expired.Store(true)
+		}
+	}
+	overflow := &t.overflow
+	if ex != nil {
+		overflow = &ex.overflow
+	}
+	body := &cappedBody{rc: resp.Body, left: t.limit, overflow: overflow, onClose: end}
+	resp.Body = body
+	if tracked {
+		ex.capture(resp.Header.Get("Content-Type"))
+		body.tee = ex.tee
 	}
 	return resp, nil
 }
 
-// sentBoundary marks the tools/call request as possibly sent as soon as the
+// sentBoundary marks a tracked request as possibly sent as soon as the
 // HTTP transport starts reading its body to write it. The httptrace
 // WroteRequest event alone is not enough over HTTP/2: the stream writes
 // the body on its own goroutine and reports the write after the last
@@ -179,8 +198,8 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // request can have left: at most HTTP/2 headers, which hold no arguments.
 // Body reads that start and fail before any byte is written make the
 // outcome unknown rather than not_sent: the honest side to err on.
-func (t *transport) sentBoundary(req *http.Request) {
-	mark := func(rc io.ReadCloser) io.ReadCloser { return &markOnRead{rc: rc, mark: &t.callWritten} }
+func sentBoundary(req *http.Request, written *atomic.Bool) {
+	mark := func(rc io.ReadCloser) io.ReadCloser { return &markOnRead{rc: rc, mark: written} }
 	if req.Body != nil && req.Body != http.NoBody {
 		req.Body = mark(req.Body)
 	}
@@ -228,17 +247,11 @@ func (t *transport) clock() time.Time {
 	return t.now()
 }
 
-// rawCallResponse returns what was read of the tools/call response.
-func (t *transport) rawCallResponse() (contentType string, body []byte) {
-	t.callResponse.Lock()
-	defer t.callResponse.Unlock()
-	return t.callResponse.contentType, bytes.Clone(t.callResponse.body.Bytes())
-}
-
-// explain words a session error, naming the size cap when it was the cause
-// (go-sdk's own wording of that case varies and may lose ours).
-func (t *transport) explain(err error) string {
-	if t.overflow.Load() {
+// explain words a failure of an operation whose requests ex tracked (nil:
+// startup's), naming the size cap when it was the cause (go-sdk's own
+// wording of that case varies and may lose ours).
+func (t *transport) explain(ex *exchange, err error) string {
+	if ex != nil && ex.overflow.Load() || ex == nil && t.overflow.Load() {
 		return fmt.Sprintf("the server's response exceeded %d bytes", t.limit)
 	}
 	return err.Error()

@@ -68,7 +68,7 @@ func benchWAN(b *testing.B, op string, gen wanGeneration, useTLS, cold bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	g := New(Config{TLS: &tls.Config{RootCAs: far.Roots}})
+	g := newGateway(b, Config{TLS: &tls.Config{RootCAs: far.Roots}})
 	bare := mcpbench.NewBare(far.Roots)
 	ctx := context.Background()
 	target := mcpbench.ToolName(0)
@@ -105,7 +105,7 @@ func benchWAN(b *testing.B, op string, gen wanGeneration, useTLS, cold bool) {
 		base.Op = func() error { return bare.Discover(ctx, far.URL, string(gen.protocol), tools) }
 	case "call":
 		ours.Op = func() error {
-			if o := g.Call(ctx, r, target, mcpbench.Args); o.Outcome != domain.OutcomeKnownResponse || o.Result.IsError {
+			if o := g.Call(ctx, r, domain.ToolCall{NativeName: target, Arguments: mcpbench.Args}); o.Outcome != domain.OutcomeKnownResponse || o.Result.IsError {
 				return fmt.Errorf("%+v", o)
 			}
 			return nil

@@ -14,7 +14,6 @@ package server
 
 import (
 	"context"
-	stdjson "encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -722,7 +721,9 @@ func (offline) Discover(context.Context, domain.Registration) (domain.Catalog, e
 	return domain.Catalog{}, domain.Errorf(domain.KindUnavailable, "mcp.discovery_connect_failed", "offline in the fuzz")
 }
 
-func (offline) Call(context.Context, domain.Registration, string, stdjson.RawMessage) domain.CallOutcome {
+func (offline) Disconnect(domain.RegistrationID) {}
+
+func (offline) Call(context.Context, domain.Registration, domain.ToolCall) domain.CallOutcome {
 	return domain.NotSent("mcp.call_connect_failed", "offline in the fuzz")
 }
 

@@ -148,9 +148,9 @@ func TestEveryCallAppendsOneAuditRecord(t *testing.T) {
 		{"test call", func() (jsapi.McpCallOutcome, error) {
 			return test(jsapi.TestMcpToolCallDto{CallID: "t1", RegistrationID: id, NativeName: "echo", ArgumentsJSON: `{"n":"secret-2"}`}, true)
 		}, `{"n":"secret-2"}`, want{"test", id, "fixture", "echo", "ask", "manual", "known_response", "", "tool_result"}},
-		{"test call of an Off tool", func() (jsapi.McpCallOutcome, error) {
+		{"test call of an Off tool the server does not have", func() (jsapi.McpCallOutcome, error) {
 			return test(jsapi.TestMcpToolCallDto{CallID: "t2", RegistrationID: id, NativeName: "other", ArgumentsJSON: `{}`}, true)
-		}, `{}`, want{"test", id, "fixture", "other", "off", "manual", "not_sent", "mcp.call_tool_unavailable", ""}},
+		}, `{}`, want{"test", id, "fixture", "other", "off", "manual", "known_response", "", "server_error"}},
 		{"test call, not started", func() (jsapi.McpCallOutcome, error) {
 			return test(jsapi.TestMcpToolCallDto{CallID: "t3", RegistrationID: id, NativeName: "echo", ArgumentsJSON: `{}`}, false)
 		}, `{}`, want{"test", id, "fixture", "echo", "ask", "manual", "not_sent", CodeCallNotStarted, ""}},

@@ -269,7 +269,8 @@ func TestFailedRefreshLeavesTheSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.down.Store(true)
-	if _, err := w.refresh(id); domain.CodeOf(err) != gateway.CodeInitializeFailed {
+	// The live connection's session is open: its tools/list fails.
+	if _, err := w.refresh(id); domain.CodeOf(err) != gateway.CodeListFailed {
 		t.Fatalf("refresh of a down server: %v", err)
 	}
 	if res, err := w.discover(id); err != nil || !slices.Equal(toolNames(res), []string{"a"}) {

@@ -113,7 +113,7 @@ func (s *Service) Update(ctx context.Context, dto jsapi.UpdateMcpServerDto) (jsa
 		}
 	}
 	var out jsapi.McpServer
-	endpointChanged := false
+	endpointChanged, connectionChanged := false, false
 	err = s.mutate(ctx, id, func(r *domain.Registration) error {
 		if r.Stdio != nil {
 			if err := updateStdio(r, dto); err != nil {
@@ -130,6 +130,7 @@ func (s *Service) Update(ctx context.Context, dto jsapi.UpdateMcpServerDto) (jsa
 		if err != nil {
 			return err
 		}
+		connectionChanged = changed
 		if changed {
 			s.cache.drop(id)
 			if err := s.regs.DeleteCatalog(id); err != nil {
@@ -143,7 +144,18 @@ func (s *Service) Update(ctx context.Context, dto jsapi.UpdateMcpServerDto) (jsa
 		out = s.serverDTO(*r)
 		return nil
 	})
+	if err == nil && connectionChanged {
+		s.disconnect(id) // its next use connects as it is now configured
+	}
 	return out, err
+}
+
+// disconnect closes the kept connection of a remote registration that was
+// paused, removed or changed (the CLI's service has no gateway).
+func (s *Service) disconnect(id domain.RegistrationID) {
+	if s.gateway != nil {
+		s.gateway.Disconnect(id)
+	}
 }
 
 // SetState activates or pauses a registration.
@@ -165,6 +177,7 @@ func (s *Service) SetState(ctx context.Context, dto jsapi.SetMcpServerStateDto) 
 	})
 	if err == nil && state == domain.StatePaused {
 		s.stopStdio(saved, "paused")
+		s.disconnect(id)
 	}
 	return out, err
 }
@@ -192,6 +205,7 @@ func (s *Service) Remove(ctx context.Context, dto jsapi.McpRegistrationIdDto) er
 		return internal("cannot remove MCP registration", err)
 	}
 	s.stopStdio(r, "removed")
+	s.disconnect(id)
 	s.cache.remove(id)
 	if err := s.regs.DeleteCatalog(id); err != nil {
 		s.log.Warn("Failed to clean up removed MCP catalog snapshot", "registration", id, "err", err)

@@ -9,7 +9,6 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"time"
 
@@ -53,9 +52,9 @@ type Catalogs interface {
 type Gateway interface {
 	// Discover lists and validates a server's tools over a fresh session.
 	Discover(ctx context.Context, r domain.Registration) (domain.Catalog, error)
-	// Call makes exactly one tools/call over a fresh session; args is a
-	// JSON object sent byte for byte.
-	Call(ctx context.Context, r domain.Registration, nativeName string, args json.RawMessage) domain.CallOutcome
+	// Call makes exactly one tools/call; its arguments are sent byte for
+	// byte.
+	Call(ctx context.Context, r domain.Registration, call domain.ToolCall) domain.CallOutcome
 	// AuthState returns what is kept of r's authorization (never
 	// refreshing it).
 	AuthState(r domain.Registration) (domain.Auth, error)
@@ -65,6 +64,9 @@ type Gateway interface {
 	SignOut(ctx context.Context, id domain.RegistrationID) error
 	// AuthGeneration changes whenever a sign-in state may have changed.
 	AuthGeneration() uint64
+	// Disconnect closes the kept connection of a remote registration (it
+	// was paused, removed or changed); the next use opens a new one.
+	Disconnect(id domain.RegistrationID)
 }
 
 // Config wires a Service to its adapters.

@@ -154,7 +154,24 @@ func (s *Service) TestCall(ctx context.Context, dto jsapi.TestMcpToolCallDto) (o
 	if callCtx.Err() != nil {
 		return notSent(CodeCallCancelledBeforeSend, "The tool request was cancelled before it started"), nil
 	}
-	return CallOutcomeDTO(s.gateway.Call(callCtx, r, dto.NativeName, args)), nil
+	return CallOutcomeDTO(s.gateway.Call(callCtx, r, s.toolCall(r, dto.NativeName, args))), nil
+}
+
+// toolCall is the call of nativeName on r with args, with the tool's input
+// schema from the cached catalog when there is one (memory, else the file;
+// never the network): its x-mcp-header parameters become the call's
+// headers without a tools/list first.
+func (s *Service) toolCall(r domain.Registration, nativeName string, args json.RawMessage) domain.ToolCall {
+	call := domain.ToolCall{NativeName: nativeName, Arguments: args}
+	if cat, _, err := s.publishedCatalog(r); err == nil && cat != nil {
+		for _, t := range cat.Tools {
+			if t.NativeName == nativeName {
+				call.InputSchema = t.InputSchema
+				break
+			}
+		}
+	}
+	return call
 }
 
 // parseArguments checks argumentsJson: at most MaxArgumentsBytes, valid

@@ -60,6 +60,9 @@ type env struct {
 	context json.RawMessage
 	reg     domain.Registration
 	gw      *gateway.Gateway
+	// schemas are the input schemas of the tools discovered so far: a call
+	// passes its tool's, as ttmcp's service passes the catalog's.
+	schemas map[string]json.RawMessage
 	stdout  io.Writer
 	log     *slog.Logger
 }
@@ -116,9 +119,14 @@ func standardHeaders(ctx context.Context, e env) error {
 	return err
 }
 
-// customHeaders makes the calls the runner lists in the context; the
-// server checks the Mcp-Param-* headers go-sdk derives from x-mcp-header.
+// customHeaders discovers, as a user of ttmcp does before calling, then
+// makes the calls the runner lists in the context; the server checks the
+// Mcp-Param-* headers the gateway derives from the catalog's x-mcp-header
+// parameters.
 func customHeaders(ctx context.Context, e env) error {
+	if _, err := discover(ctx, e); err != nil {
+		return err
+	}
 	var c struct {
 		ToolCalls []struct {
 			Name      string         `json:"name"`
@@ -333,6 +341,9 @@ func discover(ctx context.Context, e env) (domain.Catalog, error) {
 		return domain.Catalog{}, fmt.Errorf("discovery failed: %w", err)
 	}
 	report(e.stdout, cat)
+	for _, t := range cat.Tools {
+		e.schemas[t.NativeName] = t.InputSchema
+	}
 	if e.version != "" && cat.ProtocolVersion != e.version {
 		e.log.Warn("negotiated version differs from the runner's", "negotiated", cat.ProtocolVersion, "runner", e.version)
 	}
@@ -347,7 +358,7 @@ func call(ctx context.Context, e env, tool string, args any) (domain.CallOutcome
 	if err != nil {
 		return domain.CallOutcome{}, err
 	}
-	out := e.gw.Call(ctx, e.reg, tool, raw)
+	out := e.gw.Call(ctx, e.reg, domain.ToolCall{NativeName: tool, Arguments: raw, InputSchema: e.schemas[tool]})
 	enc := json.NewEncoder(e.stdout)
 	enc.SetIndent("", "  ")
 	enc.Encode(struct {
@@ -407,6 +418,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		return fail(exitUsage, "usage: ttmcp-conformance <server-url> (with MCP_CONFORMANCE_SCENARIO set)")
 	}
 	e := env{
+		schemas:  map[string]json.RawMessage{},
 		url:      args[len(args)-1],
 		scenario: getenv("MCP_CONFORMANCE_SCENARIO"),
 		version:  getenv("MCP_CONFORMANCE_PROTOCOL_VERSION"),

@@ -1,0 +1,60 @@
+package gateway
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// sendingMiddleware is installed on every client session. It sees each
+// result before go-sdk does anything more with it, and tells the
+// operation (through the exchange of its context) what go-sdk would hide:
+//
+//   - the tool names of a tools/list page as the server sent them: go-sdk
+//     then drops tools with invalid x-mcp-header annotations (SEP-2243)
+//     and only logs it; ttmcp reports them in the catalog instead;
+//   - a 2026 list or read result's ttlMs, which it then zeroes: go-sdk
+//     keeps a per-session cache of list and read results for that long
+//     (SEP-2549), and on a kept session an explicit refresh or re-read
+//     would be answered from it without a request. ttmcp caches lists
+//     itself (the service, for ttlMs), so every request here reaches the
+//     server.
+func sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if err != nil {
+			return res, err
+		}
+		ex := exchangeOf(ctx)
+		switch r := res.(type) {
+		case *mcp.ListToolsResult:
+			if ex != nil {
+				ex.names = ex.names[:0]
+				for _, t := range r.Tools {
+					if t != nil {
+						ex.names = append(ex.names, t.Name)
+					}
+				}
+			}
+			r.TTLMs = ex.keepTTL(r.TTLMs)
+		case *mcp.ListPromptsResult:
+			r.TTLMs = ex.keepTTL(r.TTLMs)
+		case *mcp.ListResourcesResult:
+			r.TTLMs = ex.keepTTL(r.TTLMs)
+		case *mcp.ListResourceTemplatesResult:
+			r.TTLMs = ex.keepTTL(r.TTLMs)
+		case *mcp.ReadResourceResult:
+			r.TTLMs = ex.keepTTL(r.TTLMs)
+		}
+		return res, nil
+	}
+}
+
+// keepTTL records a result's ttlMs for the operation (ex may be nil) and
+// returns the value go-sdk's cache is to see: 0, never cached.
+func (ex *exchange) keepTTL(ttlMs int) int {
+	if ex != nil {
+		ex.ttlMs = ttlMs
+	}
+	return 0
+}
