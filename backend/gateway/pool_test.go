@@ -243,7 +243,9 @@ func TestParallelCallsMultiplexOverHTTP2(t *testing.T) {
 			mustKnow(t, g.Call(context.Background(), r, domain.ToolCall{NativeName: "a", Arguments: json.RawMessage(`{}`)})) // one connection is kept
 			var wg sync.WaitGroup
 			for range 8 {
-				wg.Go(func() { mustKnow(t, g.Call(context.Background(), r, domain.ToolCall{NativeName: "b", Arguments: json.RawMessage(`{}`)})) })
+				wg.Go(func() {
+					mustKnow(t, g.Call(context.Background(), r, domain.ToolCall{NativeName: "b", Arguments: json.RawMessage(`{}`)}))
+				})
 			}
 			wg.Wait()
 			g.Close()
