@@ -38,7 +38,8 @@
 //
 // The transport's methods, for Go:
 //   method(command, shape) → the stub of an api.mcp method; shape is
-//                            'none' | 'dto' | 'registrationId' | 'optionalDto'
+//                            'none' | 'dto' | 'registrationId' | 'optionalDto' | 'id' |
+//                            'registrationIdOrDto'
 //   safeInvoke             → the stub of invoke.safeInvoke
 //   open(ws)               → the welcomed socket: calls are sent on it, its frames read here
 //   send(command, argsText) → id: a call whose result goes to hooks.result
@@ -115,6 +116,9 @@ export function createTransport(hooks, layout) {
         });
       case 'optionalDto':
         return JSON.stringify({ dto: input ?? {} });
+      case 'registrationIdOrDto':
+        // a string id, or the whole input (resources.list({registrationId, refresh}))
+        return JSON.stringify({ dto: typeof input === 'string' ? { registrationId: input } : (input ?? {}) });
       case 'id':
         // {id: typeof input === 'string' ? input : input?.id} (toolSets.remove)
         return JSON.stringify({ dto: { id: typeof input === 'string' ? input : isObject(input) ? input.id : undefined } });

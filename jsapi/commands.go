@@ -38,6 +38,21 @@ const (
 	// CmdReadToolResult reads a result kept because it was too long for
 	// the model's prompt: {dto: {resultId, startLine?, lineCount?, maxChars?}}.
 	CmdReadToolResult = "read_mcp_tool_result"
+
+	// Resources and prompts (SPEC §10 "Resources and prompts"), each
+	// {dto: {registrationId, ...}}. The three lists take an optional
+	// refresh; read and get answer with an outcome (McpCallOutcome's
+	// vocabulary); completion answers the values or fails.
+	CmdListResources         = "list_mcp_resources"
+	CmdListResourceTemplates = "list_mcp_resource_templates"
+	CmdReadResource          = "read_mcp_resource"
+	CmdListPrompts           = "list_mcp_prompts"
+	CmdGetPrompt             = "get_mcp_prompt"
+	CmdCompleteArgument      = "complete_mcp_argument"
+	// The per-server capability allowlist: what the server advertised and
+	// what the user allows (resources, prompts).
+	CmdGetServerCapabilities = "get_mcp_server_capabilities"
+	CmdSetServerCapabilities = "set_mcp_server_capabilities"
 )
 
 // McpCommands lists the MCP command names in the order of SPEC §5.2, then
@@ -50,6 +65,8 @@ var McpCommands = []string{
 	CmdCallLegacyTool, CmdCancelLegacyToolCall,
 	CmdListAuditEntries, CmdStartSignIn, CmdFinishSignIn, CmdCancelSignIn, CmdSignOut, CmdGetStdioStatus,
 	CmdListToolSets, CmdSaveToolSet, CmdRemoveToolSet, CmdReadToolResult,
+	CmdListResources, CmdListResourceTemplates, CmdReadResource, CmdListPrompts, CmdGetPrompt,
+	CmdCompleteArgument, CmdGetServerCapabilities, CmdSetServerCapabilities,
 }
 
 // Commands lists every command the backend serves: the MCP commands, then

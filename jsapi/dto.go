@@ -45,6 +45,11 @@ type McpServer struct {
 	// has neither member, exactly as upstream sends it.
 	Transport string          `json:"transport,omitempty"`
 	Stdio     *McpStdioConfig `json:"stdio,omitzero"`
+	// Capabilities is ttmcp's addition (SPEC §10 "Resources and
+	// prompts"): what the server advertised, when known, and which of
+	// resources and prompts the user allows. Absent where the backend
+	// cannot tell (upstream never sends it).
+	Capabilities *McpServerCapabilities `json:"capabilities,omitzero"`
 }
 
 // Sign-in states of McpServerAuth.State.
@@ -426,6 +431,9 @@ const (
 const (
 	AuditSourceTest  = "test"
 	AuditSourceModel = "model"
+	// AuditSourcePage: a read or get asked by a page through api.mcp
+	// (the Manager, a chat attachment, /mcp-prompt).
+	AuditSourcePage = "page"
 )
 
 // OutcomeRejected is the audit outcome of a call command that failed with
@@ -469,7 +477,27 @@ type McpAuditEntry struct {
 	// ResultID names the readable result kept by the backend when it was
 	// too long for the model's prompt (read it with read_mcp_tool_result).
 	ResultID *string `json:"resultId,omitzero"`
+	// Kind is what was sent (AuditKind*, ttmcp's resources and prompts);
+	// a record without one is a tool call.
+	Kind string `json:"kind"`
+	// URI is the resource read (AuditKindResourceRead); PromptName the
+	// prompt got (AuditKindPromptGet), whose arguments' JSON is what
+	// ArgumentsBytes and ArgumentsSHA256 describe.
+	URI        *string `json:"uri,omitzero"`
+	PromptName *string `json:"promptName,omitzero"`
+	// ContentBytes and ContentCount describe what a read or get returned:
+	// the contents' (or messages') decoded bytes and their number. Never
+	// the content itself.
+	ContentBytes *int64 `json:"contentBytes,omitzero"`
+	ContentCount *int   `json:"contentCount,omitzero"`
 }
+
+// Audit record kinds.
+const (
+	AuditKindToolCall     = "tool_call"
+	AuditKindResourceRead = "resource_read"
+	AuditKindPromptGet    = "prompt_get"
+)
 
 // LegacyMcpToolList is the result of list_legacy_mcp_tools.
 type LegacyMcpToolList struct {
@@ -539,6 +567,297 @@ type McpToolSetIdDto struct {
 // answer is upstream's: every permitted tool.
 type ListLegacyMcpToolsDto struct {
 	ToolSetID *string `json:"toolSetId,omitzero"`
+}
+
+// ---- Resources and prompts (ttmcp's addition, SPEC §10 "Resources and prompts")
+
+// McpListDto asks for one of a server's lists (list_mcp_resources,
+// list_mcp_resource_templates, list_mcp_prompts). The list is served from
+// memory while it is fresh (a 2026 server's ttlMs; otherwise until a
+// refresh); Refresh asks the server, whatever memory holds.
+type McpListDto struct {
+	RegistrationID string `json:"registrationId"`
+	Refresh        *bool  `json:"refresh,omitzero"`
+}
+
+// McpListInfo says where a list came from.
+type McpListInfo struct {
+	// ListedAt is when the server was asked (RFC 3339 UTC).
+	ListedAt string `json:"listedAt"`
+	// ExpiresAt is when the list stops being fresh (a 2026 server's
+	// ttlMs); absent: fresh until refreshed.
+	ExpiresAt *string `json:"expiresAt,omitzero"`
+	// FromCache: served from memory, not asked of the server now.
+	FromCache bool `json:"fromCache"`
+}
+
+// McpListDiagnostic reports an entry left out of a list, or the list
+// itself. Item names the entry as the server sent it (a resource's URI, a
+// template's uriTemplate, a prompt's name), when it has one.
+type McpListDiagnostic struct {
+	Code    string  `json:"code"`
+	Item    *string `json:"item,omitzero"`
+	Message string  `json:"message"`
+}
+
+// McpAnnotations are a resource's or a content's hints, as the server
+// sent them (untrusted).
+type McpAnnotations struct {
+	Audience     []string `json:"audience,omitempty"` // "user", "assistant"
+	Priority     *float64 `json:"priority,omitzero"`  // 0 (optional) to 1 (required)
+	LastModified *string  `json:"lastModified,omitzero"`
+}
+
+// McpResourceList is the result of list_mcp_resources.
+type McpResourceList struct {
+	RegistrationID string              `json:"registrationId"`
+	Items          []McpResource       `json:"items"`
+	Diagnostics    []McpListDiagnostic `json:"diagnostics"`
+	McpListInfo    `json:",inline"`
+}
+
+// McpResource is one resource a server lists.
+type McpResource struct {
+	URI         string          `json:"uri"`
+	Name        string          `json:"name"`
+	Title       *string         `json:"title,omitzero"`
+	Description *string         `json:"description,omitzero"`
+	MimeType    *string         `json:"mimeType,omitzero"`
+	Size        *int64          `json:"size,omitzero"` // bytes, as the server says
+	Annotations *McpAnnotations `json:"annotations,omitzero"`
+}
+
+// McpResourceTemplateList is the result of list_mcp_resource_templates.
+type McpResourceTemplateList struct {
+	RegistrationID string                `json:"registrationId"`
+	Items          []McpResourceTemplate `json:"items"`
+	Diagnostics    []McpListDiagnostic   `json:"diagnostics"`
+	McpListInfo    `json:",inline"`
+}
+
+// McpResourceTemplate is one RFC 6570 URI template a server lists.
+// Variables are its variable names in order of appearance (ttmcp parses
+// the template), for a form.
+type McpResourceTemplate struct {
+	URITemplate string          `json:"uriTemplate"`
+	Name        string          `json:"name"`
+	Title       *string         `json:"title,omitzero"`
+	Description *string         `json:"description,omitzero"`
+	MimeType    *string         `json:"mimeType,omitzero"`
+	Annotations *McpAnnotations `json:"annotations,omitzero"`
+	Variables   []string        `json:"variables"`
+}
+
+// ReadMcpResourceDto reads one resource (read_mcp_resource). Its result is
+// an McpCallOutcome whose known response is *McpResourceContents.
+type ReadMcpResourceDto struct {
+	RegistrationID string `json:"registrationId"`
+	URI            string `json:"uri"`
+}
+
+// Kinds of a known response of a read or a get (beside server_error and
+// unsupported_response).
+const (
+	ResponseResourceContents = "resource_contents"
+	ResponsePromptMessages   = "prompt_messages"
+)
+
+// McpResourceContents is a resources/read result: every content, in the
+// server's order. A content over the size limit is kept without its
+// text or blob, with a diagnostic naming its index.
+type McpResourceContents struct {
+	Kind        string               `json:"kind"` // ResponseResourceContents
+	URI         string               `json:"uri"`  // the URI read
+	Contents    []McpResourceContent `json:"contents"`
+	TotalBytes  int64                `json:"totalBytes"` // the contents' sizes together
+	Diagnostics []McpCallDiagnostic  `json:"diagnostics"`
+}
+
+// Content types of a resource content.
+const (
+	ContentText = "text"
+	ContentBlob = "blob"
+)
+
+// McpResourceContent is one content of a resource: Text for a text
+// content, Blob (base64, as received) for a binary one; neither when it
+// was refused (a diagnostic says why).
+type McpResourceContent struct {
+	Type     string  `json:"type"` // ContentText or ContentBlob
+	URI      string  `json:"uri"`
+	MimeType *string `json:"mimeType,omitzero"`
+	Text     *string `json:"text,omitzero"`
+	Blob     *string `json:"blob,omitzero"`
+	// Size is the content's bytes: the text's UTF-8 bytes, the blob's
+	// decoded bytes.
+	Size int64 `json:"size"`
+}
+
+// McpPromptList is the result of list_mcp_prompts.
+type McpPromptList struct {
+	RegistrationID string              `json:"registrationId"`
+	Items          []McpPrompt         `json:"items"`
+	Diagnostics    []McpListDiagnostic `json:"diagnostics"`
+	McpListInfo    `json:",inline"`
+}
+
+// McpPrompt is one prompt a server lists.
+type McpPrompt struct {
+	Name        string              `json:"name"`
+	Title       *string             `json:"title,omitzero"`
+	Description *string             `json:"description,omitzero"`
+	Arguments   []McpPromptArgument `json:"arguments"`
+}
+
+// McpPromptArgument is one argument of a prompt.
+type McpPromptArgument struct {
+	Name        string  `json:"name"`
+	Title       *string `json:"title,omitzero"`
+	Description *string `json:"description,omitzero"`
+	Required    bool    `json:"required"`
+}
+
+// GetMcpPromptDto gets one prompt with its arguments (get_mcp_prompt). The
+// required arguments are checked against the prompt's definition before
+// anything is sent. Its result is an McpCallOutcome whose known response
+// is *McpPromptMessages.
+type GetMcpPromptDto struct {
+	RegistrationID string             `json:"registrationId"`
+	Name           string             `json:"name"`
+	Arguments      *map[string]string `json:"arguments,omitzero"`
+}
+
+// McpPromptMessages is a prompts/get result: its messages in order. A
+// message whose content ttmcp cannot show is left out with a diagnostic
+// naming its index.
+type McpPromptMessages struct {
+	Kind        string              `json:"kind"` // ResponsePromptMessages
+	Name        string              `json:"name"`
+	Description *string             `json:"description,omitzero"`
+	Messages    []McpPromptMessage  `json:"messages"`
+	Diagnostics []McpCallDiagnostic `json:"diagnostics"`
+}
+
+// McpPromptMessage is one message of a prompt.
+type McpPromptMessage struct {
+	Role    string          `json:"role"` // "user" or "assistant"
+	Content McpContentBlock `json:"content"`
+}
+
+// Content block types of a prompt message.
+const (
+	BlockText         = "text"
+	BlockImage        = "image"
+	BlockAudio        = "audio"
+	BlockResource     = "resource"      // an embedded resource
+	BlockResourceLink = "resource_link" // a resource named by URI
+)
+
+// McpContentBlock is one content block: Text (text); Data and MimeType
+// (image, audio; Data in base64); Resource (resource); URI, Name and
+// optionally Title, Description, MimeType, Size (resource_link).
+type McpContentBlock struct {
+	Type        string              `json:"type"`
+	Text        *string             `json:"text,omitzero"`
+	Data        *string             `json:"data,omitzero"`
+	MimeType    *string             `json:"mimeType,omitzero"`
+	Resource    *McpResourceContent `json:"resource,omitzero"`
+	URI         *string             `json:"uri,omitzero"`
+	Name        *string             `json:"name,omitzero"`
+	Title       *string             `json:"title,omitzero"`
+	Description *string             `json:"description,omitzero"`
+	Size        *int64              `json:"size,omitzero"`
+	Annotations *McpAnnotations     `json:"annotations,omitzero"`
+}
+
+// Completion reference types.
+const (
+	RefPrompt   = "ref/prompt"
+	RefResource = "ref/resource"
+)
+
+// CompleteMcpArgumentDto asks a server for completions of one argument
+// (complete_mcp_argument): of a prompt (Ref {type: "ref/prompt", name})
+// or of a resource template's variable (Ref {type: "ref/resource", uri:
+// the uriTemplate}). Context holds the arguments already filled in.
+type CompleteMcpArgumentDto struct {
+	RegistrationID string                `json:"registrationId"`
+	Ref            McpCompletionRef      `json:"ref"`
+	Argument       McpCompletionArgument `json:"argument"`
+	Context        *McpCompletionContext `json:"context,omitzero"`
+}
+
+// McpCompletionRef names what is completed: Name for ref/prompt, URI for
+// ref/resource.
+type McpCompletionRef struct {
+	Type string  `json:"type"`
+	Name *string `json:"name,omitzero"`
+	URI  *string `json:"uri,omitzero"`
+}
+
+// McpCompletionArgument is the argument being completed and its value so far.
+type McpCompletionArgument struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// McpCompletionContext holds the arguments already resolved.
+type McpCompletionContext struct {
+	Arguments *map[string]string `json:"arguments,omitzero"`
+}
+
+// McpCompletion is the result of complete_mcp_argument: at most 100
+// values, best first. Total is how many there are, when the server said.
+type McpCompletion struct {
+	Values  []string `json:"values"`
+	Total   *int     `json:"total,omitzero"`
+	HasMore bool     `json:"hasMore"`
+}
+
+// McpServerCapabilities is what a server advertised and what the user
+// allows of it (get_mcp_server_capabilities; McpServer.Capabilities).
+type McpServerCapabilities struct {
+	Allowed McpAllowedPrimitives `json:"allowed"`
+	// Advertised is what the server said at its last startup on this
+	// backend, for the registration's current connection; absent until
+	// then (get_mcp_server_capabilities connects to learn it).
+	Advertised *McpAdvertisedCapabilities `json:"advertised,omitzero"`
+	// Issue says why the allowlist file cannot be read: resources and
+	// prompts are refused until set_mcp_server_capabilities writes it
+	// again.
+	Issue *string `json:"issue,omitzero"`
+}
+
+// McpAllowedPrimitives are the user's per-server switches (default on).
+// Tools have their own per-tool permissions.
+type McpAllowedPrimitives struct {
+	Resources bool `json:"resources"`
+	Prompts   bool `json:"prompts"`
+}
+
+// McpAdvertisedCapabilities are the server's capabilities, as flags.
+type McpAdvertisedCapabilities struct {
+	ProtocolVersion      string `json:"protocolVersion"`
+	Tools                bool   `json:"tools"`
+	ToolsListChanged     bool   `json:"toolsListChanged"`
+	Resources            bool   `json:"resources"`
+	ResourcesSubscribe   bool   `json:"resourcesSubscribe"`
+	ResourcesListChanged bool   `json:"resourcesListChanged"`
+	Prompts              bool   `json:"prompts"`
+	PromptsListChanged   bool   `json:"promptsListChanged"`
+	Completions          bool   `json:"completions"`
+	Logging              bool   `json:"logging"`
+	// ObservedAt is when the server said so (RFC 3339 UTC).
+	ObservedAt string `json:"observedAt"`
+}
+
+// SetMcpServerCapabilitiesDto turns resources or prompts on or off for a
+// server (set_mcp_server_capabilities); an absent member keeps its value.
+// The result is the server (McpServer) with its capabilities.
+type SetMcpServerCapabilitiesDto struct {
+	RegistrationID string `json:"registrationId"`
+	Resources      *bool  `json:"resources,omitzero"`
+	Prompts        *bool  `json:"prompts,omitzero"`
 }
 
 // RawJSON is JSON text carried verbatim, like encoding/json.RawMessage

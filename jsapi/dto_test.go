@@ -42,6 +42,19 @@ func TestDTOShapes(t *testing.T) {
 			`{"registrationId":"r","protocolVersion":"2025-11-25","serverName":"","serverVersion":"","tools":[{"id":"mcp/r:t","nativeName":"t","title":"","description":"","inputSchema":{"type":"object"},"annotations":{},"permission":"off"}],"diagnostics":[],"staleTools":[]}`},
 		{"not sent", jsapi.McpCallOutcome{Outcome: jsapi.OutcomeNotSent, Code: "mcp.call_not_started", Message: "m"},
 			`{"outcome":"not_sent","code":"mcp.call_not_started","message":"m"}`},
+		{"resource list", jsapi.McpResourceList{RegistrationID: "r", Items: []jsapi.McpResource{{URI: "test://a", Name: "a", MimeType: &desc}},
+			Diagnostics: []jsapi.McpListDiagnostic{{Code: "c", Item: &desc, Message: "m"}}, McpListInfo: jsapi.McpListInfo{ListedAt: "t", FromCache: true}},
+			`{"registrationId":"r","items":[{"uri":"test://a","name":"a","mimeType":"d"}],"diagnostics":[{"code":"c","item":"d","message":"m"}],"listedAt":"t","fromCache":true}`},
+		{"read", jsapi.McpCallOutcome{Outcome: jsapi.OutcomeKnownResponse, Response: &jsapi.McpResourceContents{Kind: jsapi.ResponseResourceContents, URI: "test://a",
+			Contents:   []jsapi.McpResourceContent{{Type: jsapi.ContentText, URI: "test://a", Text: &empty, Size: 0}, {Type: jsapi.ContentBlob, URI: "test://a", Size: 9 << 20}},
+			TotalBytes: 9 << 20, Diagnostics: []jsapi.McpCallDiagnostic{{Code: "c", Message: "m", ContentIndex: &index}}}},
+			`{"outcome":"known_response","response":{"kind":"resource_contents","uri":"test://a","contents":[{"type":"text","uri":"test://a","text":"","size":0},{"type":"blob","uri":"test://a","size":9437184}],"totalBytes":9437184,"diagnostics":[{"code":"c","message":"m","contentIndex":1}]}}`},
+		{"prompt", jsapi.McpCallOutcome{Outcome: jsapi.OutcomeKnownResponse, Response: &jsapi.McpPromptMessages{Kind: jsapi.ResponsePromptMessages, Name: "p",
+			Messages:    []jsapi.McpPromptMessage{{Role: "user", Content: jsapi.McpContentBlock{Type: jsapi.BlockText, Text: &desc}}},
+			Diagnostics: []jsapi.McpCallDiagnostic{}}},
+			`{"outcome":"known_response","response":{"kind":"prompt_messages","name":"p","messages":[{"role":"user","content":{"type":"text","text":"d"}}],"diagnostics":[]}}`},
+		{"capabilities", jsapi.McpServerCapabilities{Allowed: jsapi.McpAllowedPrimitives{Resources: true}},
+			`{"allowed":{"resources":true,"prompts":false}}`},
 		{"error body", jsapi.ErrorBody{Kind: jsapi.KindNotFound, Code: "mcp.registration_not_found", Message: "mcp.registration_not_found: x"},
 			`{"kind":"NotFound","code":"mcp.registration_not_found","message":"mcp.registration_not_found: x"}`},
 	}
@@ -66,7 +79,9 @@ func TestCommands(t *testing.T) {
 		seen[c] = true
 	}
 	for _, c := range append([]string{jsapi.CmdListAuditEntries, jsapi.CmdStartSignIn, jsapi.CmdFinishSignIn, jsapi.CmdCancelSignIn, jsapi.CmdSignOut, jsapi.CmdGetStdioStatus,
-		jsapi.CmdListToolSets, jsapi.CmdSaveToolSet, jsapi.CmdRemoveToolSet, jsapi.CmdReadToolResult}, jsapi.StoreCommands...) { // ttmcp's additions, the extension store
+		jsapi.CmdListToolSets, jsapi.CmdSaveToolSet, jsapi.CmdRemoveToolSet, jsapi.CmdReadToolResult,
+		jsapi.CmdListResources, jsapi.CmdListResourceTemplates, jsapi.CmdReadResource, jsapi.CmdListPrompts, jsapi.CmdGetPrompt,
+		jsapi.CmdCompleteArgument, jsapi.CmdGetServerCapabilities, jsapi.CmdSetServerCapabilities}, jsapi.StoreCommands...) { // ttmcp's additions, the extension store
 		if !seen[c] {
 			t.Errorf("%s missing", c)
 		}

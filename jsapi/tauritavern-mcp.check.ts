@@ -2,7 +2,11 @@
 // part of `make test`): it keeps the declarations honest about the surface
 // pages and the mcp-manager extension rely on. It is never run.
 import type {
+  McpCompletion,
   McpDiscoveryResult,
+  McpPromptGetOutcome,
+  McpResourceReadOutcome,
+  McpServerCapabilities,
   McpTestCallOutcome,
   TauriTavernExtensionStoreApi,
   TauriTavernMcpApi,
@@ -138,6 +142,81 @@ export async function consumer(): Promise<string[]> {
     lines.push(`${e.kind} ${e.code ?? ''} ${e.message} ${e.command ?? ''}`);
   }
   return lines;
+}
+
+// ttmcp's resources and prompts (SPEC §10), as the Manager and a chat attachment use them.
+export async function resourcesConsumer(id: string): Promise<string[]> {
+  const mcp = window.__TAURITAVERN__?.api?.mcp;
+  if (!mcp) return [];
+  const out: string[] = [];
+  const caps: McpServerCapabilities = await mcp.servers.capabilities(id);
+  if (caps.advertised?.resources && caps.allowed.resources) {
+    const list = await mcp.resources.list(id);
+    const again = await mcp.resources.list({ registrationId: id, refresh: true });
+    out.push(again.listedAt, again.expiresAt ?? '', String(again.fromCache), ...list.diagnostics.map((d) => `${d.code} ${d.item ?? ''}`));
+    for (const r of list.items) out.push(`${r.name} ${r.uri} ${r.mimeType ?? ''} ${r.size ?? ''} ${r.annotations?.priority ?? ''}`);
+    const templates = await mcp.resources.templates(id);
+    for (const t of templates.items) {
+      out.push(t.uriTemplate, ...t.variables);
+      const c: McpCompletion = await mcp.completions.complete({
+        registrationId: id, ref: { type: 'ref/resource', uri: t.uriTemplate },
+        argument: { name: t.variables[0] ?? '', value: 'a' }, context: { arguments: {} },
+      });
+      out.push(...c.values, String(c.total ?? c.hasMore));
+    }
+    const read: McpResourceReadOutcome = await mcp.resources.read({ registrationId: id, uri: list.items[0]?.uri ?? 'test://x' });
+    if (read.outcome === 'known_response') {
+      if (read.response.kind === 'resource_contents') {
+        for (const c of read.response.contents) out.push(c.type === 'text' ? c.text ?? '' : `${c.mimeType ?? ''} ${c.size} ${c.blob?.length ?? 0}`);
+      } else if (read.response.kind === 'server_error') {
+        out.push(String(read.response.code));
+      }
+    } else {
+      out.push(read.code, read.message);
+    }
+  }
+  const prompts = await mcp.prompts.list(id);
+  for (const p of prompts.items) {
+    const args: Record<string, string> = {};
+    for (const a of p.arguments) if (a.required) args[a.name] = 'x';
+    const got: McpPromptGetOutcome = await mcp.prompts.get({ registrationId: id, name: p.name, arguments: args });
+    if (got.outcome !== 'known_response' || got.response.kind !== 'prompt_messages') continue;
+    for (const m of got.response.messages) {
+      const c = m.content;
+      switch (c.type) {
+        case 'text':
+          out.push(`${m.role}: ${c.text}`);
+          break;
+        case 'image':
+        case 'audio':
+          out.push(`${c.mimeType} ${c.data.length}`);
+          break;
+        case 'resource':
+          out.push(c.resource.uri, c.resource.text ?? '');
+          break;
+        case 'resource_link':
+          out.push(c.uri, c.name);
+          break;
+      }
+    }
+  }
+  await mcp.completions.complete({ registrationId: id, ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'a', value: '' } });
+  const server = await mcp.servers.setCapabilities({ registrationId: id, prompts: false });
+  out.push(String(server.capabilities?.allowed.prompts), server.capabilities?.issue ?? '');
+  const audit = await mcp.audit.list({ registrationId: id });
+  for (const e of audit.entries) out.push(`${e.kind} ${e.uri ?? e.promptName ?? e.nativeName} ${e.contentBytes ?? ''} ${e.contentCount ?? ''}`);
+  // @ts-expect-error: a completion's ref is a prompt or a resource.
+  await mcp.completions.complete({ registrationId: id, ref: { type: 'ref/tool', name: 'x' }, argument: { name: 'a', value: '' } });
+  // @ts-expect-error: prompt arguments are strings.
+  await mcp.prompts.get({ registrationId: id, name: 'p', arguments: { n: 1 } });
+  const invoke = window.__TAURITAVERN__?.invoke?.safeInvoke;
+  if (invoke) {
+    const r = await invoke('list_mcp_resources', { dto: { registrationId: id, refresh: true } });
+    out.push(...r.items.map((i) => i.uri));
+    const c = await invoke('get_mcp_server_capabilities', { dto: { registrationId: id } });
+    out.push(String(c.advertised?.completions));
+  }
+  return out;
 }
 
 // The extension store, as the MCP Manager's Exa recommendation uses it.

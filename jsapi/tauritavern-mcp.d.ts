@@ -53,6 +53,11 @@ export interface TauriTavernMcpServer {
   transport?: 'stdio';
   /** ttmcp's addition: how a stdio server is started (present exactly when transport is 'stdio'). */
   stdio?: McpStdioConfig;
+  /**
+   * ttmcp's addition (SPEC §10 "Resources and prompts"): what the server advertised (once known) and which
+   * of resources and prompts the user allows. Absent on TauriTavern.
+   */
+  capabilities?: McpServerCapabilities;
 }
 
 /**
@@ -306,7 +311,8 @@ export interface McpAuditEntry {
   time: string;
   /** The page's callId (test) or executionCallId (model). */
   callId: string;
-  source: 'test' | 'model';
+  /** 'page': a resource read or prompt get through api.mcp (the Manager, a chat attachment, /mcp-prompt). */
+  source: 'test' | 'model' | 'page';
   /** '' when the request named no valid registration. */
   registrationId: string;
   /** '' when the registration could not be read. */
@@ -328,7 +334,19 @@ export interface McpAuditEntry {
   argumentsSha256: string;
   /** A model call whose result was too long for the prompt: the kept result (api.mcp.results.read). */
   resultId?: string;
+  /** What was sent: a tools/call, a resources/read or a prompts/get. The backend always sends it; absent reads as 'tool_call'. */
+  kind?: McpAuditKind;
+  /** resource_read: the URI read. */
+  uri?: string;
+  /** prompt_get: the prompt's name (argumentsBytes/argumentsSha256 describe its arguments' JSON). */
+  promptName?: string;
+  /** resource_read, prompt_get with a known response: the decoded bytes of the contents (or messages) returned. */
+  contentBytes?: number;
+  /** resource_read, prompt_get with a known response: how many contents (or messages). */
+  contentCount?: number;
 }
+
+export type McpAuditKind = 'tool_call' | 'resource_read' | 'prompt_get';
 
 export interface McpAuditListInput {
   /** Only this registration's calls. */
@@ -376,6 +394,14 @@ export interface TtmcpMcpServersApi extends TauriTavernMcpServersApi {
   signIn(input: string | McpSignInInput, options?: McpSignInOptions): Promise<TauriTavernMcpServer>;
   /** Forgets the server's sign-in (tokens, client, last challenge); resolves with the server (auth.state 'none'). */
   signOut(input: McpRegistrationIdInput): Promise<TauriTavernMcpServer>;
+  /**
+   * What the server advertises and what the user allows. Connects to an Active server whose capabilities are
+   * not known yet (this backend has not talked to it since it started, or its connection changed); a paused
+   * one answers without advertised until then.
+   */
+  capabilities(input: McpRegistrationIdInput): Promise<McpServerCapabilities>;
+  /** Turns resources or prompts on or off for a server (an absent member keeps its value); resolves with the server. */
+  setCapabilities(input: SetMcpServerCapabilitiesInput): Promise<TauriTavernMcpServer>;
 }
 
 /**
@@ -541,6 +567,243 @@ export interface McpToolSetsApi {
   remove(input: string | { id: string }): Promise<void>;
 }
 
+// ---------------------------------------------------------------- resources and prompts (ttmcp, SPEC §10)
+
+/**
+ * A server's capabilities as ttmcp knows them. Resources and prompts are allowed by default; a primitive the
+ * user turned off is refused by the backend (Conflict mcp.resources_disabled / mcp.prompts_disabled), for the
+ * lists, reads, gets and completions alike.
+ */
+export interface McpServerCapabilities {
+  allowed: { resources: boolean; prompts: boolean };
+  /** What the server said at its last startup on this backend, for the registration's current connection. */
+  advertised?: McpAdvertisedCapabilities;
+  /** Why the allowlist file cannot be read: resources and prompts are refused until setCapabilities writes it again. */
+  issue?: string;
+}
+
+export interface McpAdvertisedCapabilities {
+  protocolVersion: string;
+  tools: boolean;
+  toolsListChanged: boolean;
+  resources: boolean;
+  resourcesSubscribe: boolean;
+  resourcesListChanged: boolean;
+  prompts: boolean;
+  promptsListChanged: boolean;
+  /** completion/complete is offered (prompt arguments, template variables). */
+  completions: boolean;
+  logging: boolean;
+  /** RFC 3339 UTC. */
+  observedAt: string;
+}
+
+export interface SetMcpServerCapabilitiesInput {
+  registrationId: string;
+  resources?: boolean;
+  prompts?: boolean;
+}
+
+/** A list's input: a registration id, or the id with refresh (ask the server, whatever memory holds). */
+export type McpListInput = string | { registrationId: string; refresh?: boolean };
+
+/**
+ * Every list answers with its entries, in the server's order, and a diagnostic per entry left out (an empty
+ * name, a URI that is not absolute, a malformed mime type or template, duplicates: the whole group). A list
+ * fails (rejects) as a whole when the server breaks its limits: more than 512 entries
+ * (mcp.list_entry_limit), 8 MiB (mcp.list_size_limit), 32 pages (mcp.list_page_limit), a repeated cursor
+ * (mcp.list_cursor_cycle), or in time (mcp.list_timeout); mcp.list_failed otherwise. A server that does not
+ * advertise the primitive answers an empty list with one diagnostic (mcp.resources_unsupported,
+ * mcp.prompts_unsupported). Lists are kept in memory: for a 2026-07-28 server's ttlMs, otherwise until a
+ * refresh; nothing is fetched in the background.
+ */
+export interface McpListResult<T> {
+  registrationId: string;
+  items: T[];
+  diagnostics: McpListDiagnostic[];
+  /** When the server was asked (RFC 3339 UTC). */
+  listedAt: string;
+  /** When the list stops being fresh (a 2026 server's ttlMs); absent: until refreshed. */
+  expiresAt?: string;
+  /** Served from memory, not asked of the server now. */
+  fromCache: boolean;
+}
+
+export interface McpListDiagnostic {
+  code: string;
+  /** The entry as the server named it: a resource's uri, a template's uriTemplate, a prompt's name. */
+  item?: string;
+  message: string;
+}
+
+/** Hints of the server's (untrusted). */
+export interface McpAnnotations {
+  audience?: ('user' | 'assistant')[];
+  /** 0 (optional) to 1 (required). */
+  priority?: number;
+  lastModified?: string;
+}
+
+export interface McpResource {
+  /** Absolute. */
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  /** Bytes, as the server says. */
+  size?: number;
+  annotations?: McpAnnotations;
+}
+
+export interface McpResourceTemplate {
+  /** An RFC 6570 URI template starting with its scheme (e.g. "file:///{path}"). */
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: McpAnnotations;
+  /** Its variable names, in order of first appearance (parsed by ttmcp). */
+  variables: string[];
+}
+
+export interface McpPromptArgument {
+  name: string;
+  title?: string;
+  description?: string;
+  required: boolean;
+}
+
+export interface McpPrompt {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments: McpPromptArgument[];
+}
+
+export type McpResourceList = McpListResult<McpResource>;
+export type McpResourceTemplateList = McpListResult<McpResourceTemplate>;
+export type McpPromptList = McpListResult<McpPrompt>;
+
+export interface ReadMcpResourceInput {
+  registrationId: string;
+  /** Absolute; a listed resource's uri, or a template expanded by the page. */
+  uri: string;
+}
+
+/** One content of a resource. Neither text nor blob when it was refused: a diagnostic names its index. */
+export interface McpResourceContent {
+  type: 'text' | 'blob';
+  uri: string;
+  mimeType?: string;
+  text?: string;
+  /** Base64, as the server sent it. */
+  blob?: string;
+  /** Bytes: the text's UTF-8 bytes, the blob's decoded bytes. */
+  size: number;
+}
+
+/**
+ * A resources/read result: every content, in order. A content over 8 MiB is kept without its text or blob
+ * (diagnostic mcp.resource_content_too_large); nothing is truncated.
+ */
+export interface McpResourceContentsResponse {
+  kind: 'resource_contents';
+  uri: string;
+  contents: McpResourceContent[];
+  totalBytes: number;
+  diagnostics: McpCallDiagnostic[];
+}
+
+export type McpContentBlock =
+  | { type: 'text'; text: string; annotations?: McpAnnotations }
+  | { type: 'image' | 'audio'; data: string; mimeType: string; annotations?: McpAnnotations }
+  | { type: 'resource'; resource: McpResourceContent; annotations?: McpAnnotations }
+  | {
+      type: 'resource_link';
+      uri: string;
+      name: string;
+      title?: string;
+      description?: string;
+      mimeType?: string;
+      size?: number;
+      annotations?: McpAnnotations;
+    };
+
+export interface McpPromptMessage {
+  role: 'user' | 'assistant';
+  content: McpContentBlock;
+}
+
+/** A prompts/get result: its messages in order; one ttmcp cannot show is left out with a diagnostic naming its index. */
+export interface McpPromptMessagesResponse {
+  kind: 'prompt_messages';
+  name: string;
+  description?: string;
+  messages: McpPromptMessage[];
+  diagnostics: McpCallDiagnostic[];
+}
+
+/**
+ * What a read or a get did, in the call's vocabulary: not_sent while the request provably never left (e.g.
+ * mcp.call_cancelled_before_send, a failed startup), outcome_unknown once it may have reached the server
+ * and no whole answer came (e.g. mcp.call_timeout, mcp.resource_too_large: the answer went over 12 MiB and
+ * was not kept). A 2026 input_required answer is an unsupported_response for now.
+ */
+export type McpRequestOutcome<R> =
+  | { outcome: 'known_response'; response: R | McpServerErrorResponse | McpUnsupportedResponse }
+  | { outcome: 'not_sent'; code: string; message: string }
+  | { outcome: 'outcome_unknown'; code: string; message: string };
+
+export type McpResourceReadOutcome = McpRequestOutcome<McpResourceContentsResponse>;
+export type McpPromptGetOutcome = McpRequestOutcome<McpPromptMessagesResponse>;
+
+export interface GetMcpPromptInput {
+  registrationId: string;
+  name: string;
+  /** Argument name → value. Required ones missing, or names the prompt does not declare, are refused before anything is sent (BadRequest mcp.prompt_argument_missing / mcp.prompt_argument_unknown). */
+  arguments?: Record<string, string>;
+}
+
+export type McpCompletionRef = { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
+
+export interface CompleteMcpArgumentInput {
+  registrationId: string;
+  /** A prompt, or a resource template (uri: its uriTemplate). */
+  ref: McpCompletionRef;
+  /** The argument (or template variable) and what the user typed so far. */
+  argument: { name: string; value: string };
+  /** The arguments already filled in. */
+  context?: { arguments?: Record<string, string> };
+}
+
+export interface McpCompletion {
+  /** At most 100, best first. */
+  values: string[];
+  /** How many there are, when the server said. */
+  total?: number;
+  hasMore: boolean;
+}
+
+export interface McpResourcesApi {
+  list(input: McpListInput): Promise<McpResourceList>;
+  templates(input: McpListInput): Promise<McpResourceTemplateList>;
+  /** Recorded in the audit log (the URI, sizes, the outcome; never the content). */
+  read(input: ReadMcpResourceInput): Promise<McpResourceReadOutcome>;
+}
+
+export interface McpPromptsApi {
+  list(input: McpListInput): Promise<McpPromptList>;
+  /** Recorded in the audit log (the name, the arguments' size and SHA-256, sizes, the outcome; never the content). */
+  get(input: GetMcpPromptInput): Promise<McpPromptGetOutcome>;
+}
+
+export interface McpCompletionsApi {
+  /** BadRequest mcp.completions_unsupported when the server does not advertise completions; Unavailable mcp.completion_failed when it fails. */
+  complete(input: CompleteMcpArgumentInput): Promise<McpCompletion>;
+}
+
 /** api.mcp as ttmcp publishes it: upstream's surface plus ttmcp's additions. */
 export interface TtmcpMcpApi extends TauriTavernMcpApi {
   servers: TtmcpMcpServersApi;
@@ -548,6 +811,9 @@ export interface TtmcpMcpApi extends TauriTavernMcpApi {
   stdio: McpStdioApi;
   toolSets: McpToolSetsApi;
   results: McpResultsApi;
+  resources: McpResourcesApi;
+  prompts: McpPromptsApi;
+  completions: McpCompletionsApi;
 }
 
 // ---------------------------------------------------------------- extension store
@@ -693,6 +959,14 @@ export interface McpCommandMap {
   save_mcp_tool_set: { args: { dto: SaveMcpToolSetInput }; result: McpToolSet };
   remove_mcp_tool_set: { args: { dto: { id: string } }; result: null };
   read_mcp_tool_result: { args: { dto: ReadMcpToolResultInput }; result: McpToolResultPage };
+  list_mcp_resources: { args: { dto: { registrationId: string; refresh?: boolean } }; result: McpResourceList };
+  list_mcp_resource_templates: { args: { dto: { registrationId: string; refresh?: boolean } }; result: McpResourceTemplateList };
+  read_mcp_resource: { args: { dto: ReadMcpResourceInput }; result: McpResourceReadOutcome };
+  list_mcp_prompts: { args: { dto: { registrationId: string; refresh?: boolean } }; result: McpPromptList };
+  get_mcp_prompt: { args: { dto: GetMcpPromptInput }; result: McpPromptGetOutcome };
+  complete_mcp_argument: { args: { dto: CompleteMcpArgumentInput }; result: McpCompletion };
+  get_mcp_server_capabilities: { args: { dto: { registrationId: string } }; result: McpServerCapabilities };
+  set_mcp_server_capabilities: { args: { dto: SetMcpServerCapabilitiesInput }; result: TauriTavernMcpServer };
 }
 
 export type McpCommandName = keyof McpCommandMap;

@@ -18,6 +18,9 @@ const (
 	argsRegistrationID argShape = "registrationId" // {dto: {registrationId}} from a string id or an object
 	argsOptionalDTO    argShape = "optionalDto"    // {dto: input}, {dto: {}} without one
 	argsID             argShape = "id"             // {dto: {id}} from a string id or an object
+	// {dto: {registrationId}} from a string id, {dto: input} from an object
+	// (the lists' {registrationId, refresh}).
+	argsRegistrationIDOrDTO argShape = "registrationIdOrDto"
 )
 
 // method maps one api.mcp method onto its command (reference §1.2).
@@ -37,6 +40,9 @@ var serverMethods = [...]method{
 	{"refresh", jsapi.CmdRefreshTools, argsRegistrationID},
 	// ttmcp's addition (SPEC §10); signIn is its own method (signin.go).
 	{"signOut", jsapi.CmdSignOut, argsRegistrationID},
+	// ttmcp's capability allowlist (SPEC §10 "Resources and prompts").
+	{"capabilities", jsapi.CmdGetServerCapabilities, argsRegistrationID},
+	{"setCapabilities", jsapi.CmdSetServerCapabilities, argsDTO},
 }
 
 var toolMethods = [...]method{
@@ -68,54 +74,53 @@ var resultMethods = [...]method{
 	{"read", jsapi.CmdReadToolResult, argsDTO},
 }
 
+// resourceMethods, promptMethods and completionMethods are ttmcp's
+// addition (SPEC §10 "Resources and prompts"): api.mcp.resources,
+// api.mcp.prompts, api.mcp.completions.
+var resourceMethods = [...]method{
+	{"list", jsapi.CmdListResources, argsRegistrationIDOrDTO},
+	{"templates", jsapi.CmdListResourceTemplates, argsRegistrationIDOrDTO},
+	{"read", jsapi.CmdReadResource, argsDTO},
+}
+
+var promptMethods = [...]method{
+	{"list", jsapi.CmdListPrompts, argsRegistrationIDOrDTO},
+	{"get", jsapi.CmdGetPrompt, argsDTO},
+}
+
+var completionMethods = [...]method{
+	{"complete", jsapi.CmdCompleteArgument, argsDTO},
+}
+
 // publish installs the API on window.__TAURITAVERN__, keeping whatever the
 // page already put there: api.mcp (exactly servers and tools),
 // invoke.safeInvoke and the mcpBridge status object. api.mcp holds
-// upstream's servers and tools, and ttmcp's audit, stdio, toolSets and
-// results. The methods of the
+// upstream's servers and tools, and ttmcp's audit, stdio, toolSets,
+// results, resources, prompts and completions. The methods of the
 // tables above and safeInvoke are the transport's stubs (the data plane,
 // transport.go); tools.testCall is Go's.
 func publish(b *bridge) {
 	tt := ensureObject(global, "__TAURITAVERN__")
 	api := ensureObject(tt, "api")
 
-	servers := jsObject.New()
-	for _, m := range serverMethods {
-		servers.Set(m.name, b.method(m))
-	}
+	servers := b.methods(serverMethods[:])
 	servers.Set("signIn", guard("servers.signIn", func(args []js.Value) js.Value {
 		return b.signIn(arg(args, 0), arg(args, 1))
 	}))
-	tools := jsObject.New()
-	for _, m := range toolMethods {
-		tools.Set(m.name, b.method(m))
-	}
+	tools := b.methods(toolMethods[:])
 	tools.Set("testCall", guard("tools.testCall", func(args []js.Value) js.Value {
 		return b.testCall(arg(args, 0), arg(args, 1))
 	}))
-	audit := jsObject.New()
-	for _, m := range auditMethods {
-		audit.Set(m.name, b.method(m))
-	}
-	stdio := jsObject.New()
-	for _, m := range stdioMethods {
-		stdio.Set(m.name, b.method(m))
-	}
-	toolSets := jsObject.New()
-	for _, m := range toolSetMethods {
-		toolSets.Set(m.name, b.method(m))
-	}
-	results := jsObject.New()
-	for _, m := range resultMethods {
-		results.Set(m.name, b.method(m))
-	}
 	mcp := jsObject.New()
 	mcp.Set("servers", servers)
 	mcp.Set("tools", tools)
-	mcp.Set("audit", audit)
-	mcp.Set("stdio", stdio)
-	mcp.Set("toolSets", toolSets)
-	mcp.Set("results", results)
+	mcp.Set("audit", b.methods(auditMethods[:]))
+	mcp.Set("stdio", b.methods(stdioMethods[:]))
+	mcp.Set("toolSets", b.methods(toolSetMethods[:]))
+	mcp.Set("results", b.methods(resultMethods[:]))
+	mcp.Set("resources", b.methods(resourceMethods[:]))
+	mcp.Set("prompts", b.methods(promptMethods[:]))
+	mcp.Set("completions", b.methods(completionMethods[:]))
 	api.Set("mcp", mcp)
 
 	invoke := ensureObject(tt, "invoke")
@@ -133,6 +138,15 @@ func ensureObject(parent js.Value, key string) js.Value {
 		parent.Set(key, v)
 	}
 	return v
+}
+
+// methods returns an object of the transport's stubs of ms.
+func (b *bridge) methods(ms []method) js.Value {
+	o := jsObject.New()
+	for _, m := range ms {
+		o.Set(m.name, b.method(m))
+	}
+	return o
 }
 
 // method returns the transport's stub of m.

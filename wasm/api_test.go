@@ -28,10 +28,10 @@ func TestPublishSurface(t *testing.T) {
 		return jsObject.Call("keys", v).Call("join", ",").String()
 	}
 	mcp := tt.Get("api").Get("mcp")
-	if k := keys(mcp); k != "servers,tools,audit,stdio,toolSets,results" {
+	if k := keys(mcp); k != "servers,tools,audit,stdio,toolSets,results,resources,prompts,completions" {
 		t.Errorf("api.mcp keys = %s", k)
 	}
-	if k := keys(mcp.Get("servers")); k != "list,create,update,setState,remove,discover,refresh,signOut,signIn" {
+	if k := keys(mcp.Get("servers")); k != "list,create,update,setState,remove,discover,refresh,signOut,capabilities,setCapabilities,signIn" {
 		t.Errorf("servers keys = %s", k)
 	}
 	if k := keys(mcp.Get("tools")); k != "setPermission,setDescriptionOverride,testCall" {
@@ -45,6 +45,15 @@ func TestPublishSurface(t *testing.T) {
 	}
 	if k := keys(mcp.Get("toolSets")); k != "list,save,remove" {
 		t.Errorf("toolSets keys = %s", k)
+	}
+	if k := keys(mcp.Get("resources")); k != "list,templates,read" {
+		t.Errorf("resources keys = %s", k)
+	}
+	if k := keys(mcp.Get("prompts")); k != "list,get" {
+		t.Errorf("prompts keys = %s", k)
+	}
+	if k := keys(mcp.Get("completions")); k != "complete" {
+		t.Errorf("completions keys = %s", k)
 	}
 	if tt.Get("invoke").Get("safeInvoke").Type() != js.TypeFunction {
 		t.Error("no safeInvoke")
@@ -92,6 +101,14 @@ func TestPublishedMethodsSendCommands(t *testing.T) {
 		{mcp.Get("toolSets").Call("save", obj("name", "Coding")), jsapi.CmdSaveToolSet, `{"dto":{"name":"Coding"}}`},
 		{mcp.Get("toolSets").Call("remove", "set-1"), jsapi.CmdRemoveToolSet, `{"dto":{"id":"set-1"}}`},
 		{mcp.Get("results").Call("read", obj("resultId", "r")), jsapi.CmdReadToolResult, `{"dto":{"resultId":"r"}}`},
+		{servers.Call("capabilities", "id-5"), jsapi.CmdGetServerCapabilities, `{"dto":{"registrationId":"id-5"}}`},
+		{servers.Call("setCapabilities", obj("prompts", false)), jsapi.CmdSetServerCapabilities, `{"dto":{"prompts":false}}`},
+		{mcp.Get("resources").Call("list", "id-6"), jsapi.CmdListResources, `{"dto":{"registrationId":"id-6"}}`},
+		{mcp.Get("resources").Call("templates", obj("refresh", true)), jsapi.CmdListResourceTemplates, `{"dto":{"refresh":true}}`},
+		{mcp.Get("resources").Call("read", obj("uri", "test://a")), jsapi.CmdReadResource, `{"dto":{"uri":"test://a"}}`},
+		{mcp.Get("prompts").Call("list", "id-7"), jsapi.CmdListPrompts, `{"dto":{"registrationId":"id-7"}}`},
+		{mcp.Get("prompts").Call("get", obj("name", "p")), jsapi.CmdGetPrompt, `{"dto":{"name":"p"}}`},
+		{mcp.Get("completions").Call("complete", obj("registrationId", "id-8")), jsapi.CmdCompleteArgument, `{"dto":{"registrationId":"id-8"}}`},
 		{global.Get("__TAURITAVERN__").Get("invoke").Call("safeInvoke", jsapi.CmdListLegacyTools), jsapi.CmdListLegacyTools, `{}`},
 		{global.Get("__TAURITAVERN__").Get("invoke").Call("safeInvoke", jsapi.CmdCallLegacyTool, obj("dto", obj("toolId", "t"))), jsapi.CmdCallLegacyTool, `{"dto":{"toolId":"t"}}`},
 		{global.Get("__TAURITAVERN__").Get("invoke").Call("safeInvoke", "no\"such", obj("dto", 1)), `no"such`, `{"dto":1}`},

@@ -51,10 +51,28 @@ func ParseApproval(raw string) (Approval, error) {
 // invalid approval): nothing was sent.
 const OutcomeRejected Outcome = "rejected"
 
-// CallRecord is one line of the audit log: a tools/call that ttmcp sent or
-// refused. It holds what the call was and how it ended, never the
-// arguments themselves (only their size and hash) nor the result.
+// AuditKind is what an audit record is of.
+type AuditKind string
+
+// The kinds (jsapi.AuditKind*). A record written before kinds existed is a
+// tool call.
+const (
+	AuditToolCall     AuditKind = "tool_call"
+	AuditResourceRead AuditKind = "resource_read"
+	AuditPromptGet    AuditKind = "prompt_get"
+)
+
+// SourcePage: a resource read or prompt get asked by a page through
+// api.mcp (the Manager, a chat attachment, /mcp-prompt).
+const SourcePage CallSource = "page"
+
+// CallRecord is one line of the audit log: a tools/call, resources/read or
+// prompts/get that ttmcp sent or refused. It holds what the request was
+// and how it ended, never the arguments themselves (only their size and
+// hash) nor the result or the content.
 type CallRecord struct {
+	// Kind is what was sent; "" reads as AuditToolCall.
+	Kind AuditKind
 	// Time is when the outcome was known; the log sets it when appending.
 	Time time.Time
 	// CallID is the page's id of the call (callId or executionCallId).
@@ -83,6 +101,16 @@ type CallRecord struct {
 	// ResultID names the readable result kept for a reader when it was too
 	// long for the model's prompt (a ttmcp result store id); "" otherwise.
 	ResultID ResultID
+	// URI is the resource read; PromptName the prompt got (its arguments'
+	// JSON is what ArgumentsBytes and ArgumentsSHA256 describe).
+	URI        string
+	PromptName string
+	// ContentBytes and ContentCount describe what a known read or get
+	// returned (decoded bytes, contents or messages); HasContent says they
+	// were recorded.
+	HasContent   bool
+	ContentBytes int64
+	ContentCount int
 }
 
 // DigestArguments returns the size and hex SHA-256 of argumentsJson.

@@ -88,6 +88,15 @@ func NewCommands(svc *service.Service, log *slog.Logger) *Commands {
 			return nil, svc.RemoveToolSet(ctx, dto)
 		}),
 		jsapi.CmdReadToolResult: withDTO(svc.ReadToolResult),
+		// ttmcp's resources and prompts (SPEC §10).
+		jsapi.CmdListResources:         withDTO(svc.ListResources),
+		jsapi.CmdListResourceTemplates: withDTO(svc.ListResourceTemplates),
+		jsapi.CmdReadResource:          withDTO(svc.ReadResource),
+		jsapi.CmdListPrompts:           withDTO(svc.ListPrompts),
+		jsapi.CmdGetPrompt:             withDTO(svc.GetPrompt),
+		jsapi.CmdCompleteArgument:      withDTO(svc.CompleteArgument),
+		jsapi.CmdGetServerCapabilities: withDTO(svc.ServerCapabilities),
+		jsapi.CmdSetServerCapabilities: withDTO(svc.SetServerCapabilities),
 	}, signIn: svc.CompleteSignIn}
 	for name, h := range c.table {
 		c.table[name] = refuseStdioMembers(h)

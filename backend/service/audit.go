@@ -156,5 +156,18 @@ func AuditEntryDTO(r domain.CallRecord) jsapi.McpAuditEntry {
 		id := string(r.ResultID)
 		e.ResultID = &id
 	}
+	e.Kind = string(r.Kind)
+	if e.Kind == "" {
+		e.Kind = jsapi.AuditKindToolCall
+	}
+	if r.URI != "" {
+		e.URI = &r.URI
+	}
+	if r.PromptName != "" {
+		e.PromptName = &r.PromptName
+	}
+	if r.HasContent {
+		e.ContentBytes, e.ContentCount = &r.ContentBytes, &r.ContentCount
+	}
 	return e
 }

@@ -109,12 +109,19 @@ type auditLine struct {
 	ArgumentsBytes    int     `json:"argumentsBytes"`
 	ArgumentsSHA256   string  `json:"argumentsSha256"`
 	ResultID          string  `json:"resultId,omitempty"`
+	// A resource read or prompt get (ttmcp's resources and prompts); a
+	// line without kind is a tool call.
+	Kind         string `json:"kind,omitempty"`
+	URI          string `json:"uri,omitempty"`
+	PromptName   string `json:"promptName,omitempty"`
+	ContentBytes *int64 `json:"contentBytes,omitempty"`
+	ContentCount *int   `json:"contentCount,omitempty"`
 }
 
 var lineOptions = json.JoinOptions(jsontext.EscapeForHTML(false), jsontext.EscapeForJS(false), json.Deterministic(true))
 
 func encodeAuditLine(r domain.CallRecord) ([]byte, error) {
-	b, err := json.Marshal(auditLine{
+	a := auditLine{
 		V:                 auditVersion,
 		Time:              r.Time.UTC().Format(domain.AuditTimeLayout),
 		CallID:            r.CallID,
@@ -132,7 +139,16 @@ func encodeAuditLine(r domain.CallRecord) ([]byte, error) {
 		ArgumentsBytes:    r.ArgumentsBytes,
 		ArgumentsSHA256:   r.ArgumentsSHA256,
 		ResultID:          string(r.ResultID),
-	}, lineOptions)
+		URI:               r.URI,
+		PromptName:        r.PromptName,
+	}
+	if r.Kind != domain.AuditToolCall {
+		a.Kind = string(r.Kind) // a tool call's line stays as before kinds
+	}
+	if r.HasContent {
+		a.ContentBytes, a.ContentCount = &r.ContentBytes, &r.ContentCount
+	}
+	b, err := json.Marshal(a, lineOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +166,8 @@ func decodeAuditLine(b []byte) (domain.CallRecord, bool) {
 	if err != nil {
 		return domain.CallRecord{}, false
 	}
-	return domain.CallRecord{
+	r := domain.CallRecord{
+		Kind:              domain.AuditKind(a.Kind),
 		Time:              t,
 		CallID:            a.CallID,
 		Source:            domain.CallSource(a.Source),
@@ -167,7 +184,13 @@ func decodeAuditLine(b []byte) (domain.CallRecord, bool) {
 		ArgumentsBytes:    a.ArgumentsBytes,
 		ArgumentsSHA256:   a.ArgumentsSHA256,
 		ResultID:          domain.ResultID(a.ResultID),
-	}, true
+		URI:               a.URI,
+		PromptName:        a.PromptName,
+	}
+	if a.ContentBytes != nil && a.ContentCount != nil {
+		r.HasContent, r.ContentBytes, r.ContentCount = true, *a.ContentBytes, *a.ContentCount
+	}
+	return r, true
 }
 
 // Append writes r as the newest record and returns it with its time. The

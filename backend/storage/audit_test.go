@@ -126,6 +126,42 @@ func TestAuditLineRoundTrip(t *testing.T) {
 	}
 }
 
+// A resource read and a prompt get keep their kind, their URI or prompt
+// name and the sizes of what came back, and a tool call's line is as it
+// was before kinds.
+func TestAuditKindsRoundTrip(t *testing.T) {
+	c := &clock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	l := OpenAuditLog(t.TempDir(), AuditOptions{Now: c.now})
+	read := record("read-1", regA)
+	read.Kind, read.Source, read.NativeName, read.URI = domain.AuditResourceRead, domain.SourcePage, "", "test://static/resource/1"
+	read.HasContent, read.ContentBytes, read.ContentCount = true, 0, 2 // zero bytes is still recorded
+	get := record("get-1", regA)
+	get.Kind, get.Source, get.NativeName, get.PromptName = domain.AuditPromptGet, domain.SourcePage, "", "summarize"
+	call := record("call-1", regA)
+	call.Kind = domain.AuditToolCall
+	appendAll(t, l, read, get, call)
+	data, err := os.ReadFile(filepath.Join(l.Dir(), "2026-11.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], `"kind":"resource_read","uri":"test://static/resource/1","contentBytes":0,"contentCount":2}`) ||
+		!strings.Contains(lines[1], `"kind":"prompt_get","promptName":"summarize"}`) || strings.Contains(lines[2], "kind") {
+		t.Fatalf("lines:\n%s", data)
+	}
+	recs, _, err := l.List(domain.AuditQuery{Limit: 10})
+	if err != nil || len(recs) != 3 {
+		t.Fatalf("list: %v %v", recs, err)
+	}
+	call.Kind = "" // read back as written: a line without a kind
+	for i, want := range []domain.CallRecord{call, get, read} {
+		want.Time = recs[i].Time
+		if recs[i] != want {
+			t.Errorf("read back %+v\nwant %+v", recs[i], want)
+		}
+	}
+}
+
 // Newest first, across months; filtered by registration; paged with
 // before (the time of the last record seen) and limit. Equal clock
 // readings still give strictly increasing times.
