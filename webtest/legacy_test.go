@@ -47,10 +47,13 @@ type chatServer struct {
 	bodies  []string
 }
 
-// reply is one scripted answer of the model.
+// reply is one scripted answer of the model. From, when set, makes the
+// answer from the request it answers (a model that reads what it was
+// sent), instead of Text and Calls.
 type reply struct {
 	Text  string
 	Calls []toolCall
+	From  func(req chatRequest) reply
 }
 
 type toolCall struct{ ID, Name, Arguments string }
@@ -105,6 +108,11 @@ func (s *chatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.tb.Errorf("the model got request %d, beyond its script:\n%s", n, body)
 		http.Error(w, "the script has no reply left", http.StatusInternalServerError)
 		return
+	}
+	if next.From != nil {
+		var cr chatRequest
+		json.Unmarshal(body, &cr)
+		next = next.From(cr)
 	}
 	if req.Stream {
 		s.stream(w, next)

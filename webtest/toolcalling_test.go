@@ -177,8 +177,10 @@ func wantAudit(t *testing.T, got []jsapi.McpAuditEntry, want ...string) {
 }
 
 // The model is offered the Allow and Ask tools under their aliases (Off
-// not), calls one, gets the pretty outcome in the second request, and the
-// answer ends the loop — without and with streaming. The audit log holds
+// not) and the reader tool, calls one, gets its result as the text it is
+// (not ttmcp's outcome JSON) in the second request — also what the chat's
+// tool-call record shows —, and the answer ends the loop — without and
+// with streaming. The audit log holds
 // each call, and the Manager says the tools reach the model.
 func TestSTToolCallReachesTheModel(t *testing.T) {
 	for _, stream := range []bool{false, true} {
@@ -194,15 +196,18 @@ func TestSTToolCallReachesTheModel(t *testing.T) {
 				t.Fatalf("the model got %d requests; want 2", len(reqs))
 			}
 			for i, q := range reqs {
-				if names := q.toolNames(); !slices.Equal(names, []string{"mcp__Demo__add", "mcp__Demo__echo"}) || q.ToolChoice != "auto" {
-					t.Errorf("request %d offered %v (%v); want add and echo, not fail", i+1, names, q.ToolChoice)
+				if names := q.toolNames(); !slices.Equal(names, []string{"mcp__Demo__add", "mcp__Demo__echo", "ttmcp_read_result"}) || q.ToolChoice != "auto" {
+					t.Errorf("request %d offered %v (%v); want add, echo and the reader, not fail", i+1, names, q.ToolChoice)
 				}
 			}
-			wantPretty(t, "the tool message", reqs[1].toolMessages()["c1"], echoOutcome("hello"))
+			if got := reqs[1].toolMessages()["c1"]; got != "hello" {
+				t.Errorf("the tool message is %q; want the text itself", got)
+			}
 			if mc := e.mcp.toolCalls(); len(mc) != 1 || mc[0].Tool != "echo" || !strings.Contains(mc[0].Body, `"arguments":{"text":"hello"}`) {
 				t.Errorf("the MCP server got %+v", mc)
 			}
-			if n := len(r.Chat); n != 3 || !r.Chat[1].IsSystem || r.Chat[1].Extra.ToolInvocations[0].DisplayName != "Echo (Demo)" || r.Chat[2].Mes != "It said hello." {
+			if n := len(r.Chat); n != 3 || !r.Chat[1].IsSystem || r.Chat[1].Extra.ToolInvocations[0].DisplayName != "Echo (Demo)" ||
+				r.Chat[1].Extra.ToolInvocations[0].Result != "hello" || r.Chat[2].Mes != "It said hello." {
 				t.Errorf("chat %+v", r.Chat)
 			}
 			wantAudit(t, e.audit(), "echo allow none known_response ")
@@ -254,11 +259,11 @@ func TestSTAskApproval(t *testing.T) {
 		button, wantOutcome string
 		calls               int
 	}{
-		{"Allow once", echoOutcome("a1"), 1},
-		// the chat shows the result: the tool by its name, as the Ask prompt showed it
-		{"Deny", `{"outcome":"not_sent","code":"mcp.call_denied_by_user","message":"The user denied the call to MCP tool Echo (Demo); it was not sent."}`, 0},
-		{"Escape", `{"outcome":"not_sent","code":"mcp.call_denied_by_user","message":"The user denied the call to MCP tool Echo (Demo); it was not sent."}`, 0},
-		{"Always allow", echoOutcome("a4"), 1},
+		{"Allow once", "a1", 1},
+		// the model and the chat read the tool by its title, as the Ask prompt showed it
+		{"Deny", "The MCP tool `Echo` (Demo) was not called (mcp.call_denied_by_user): The user denied the call to MCP tool `Echo`; it was not sent", 0},
+		{"Escape", "The MCP tool `Echo` (Demo) was not called (mcp.call_denied_by_user): The user denied the call to MCP tool `Echo`; it was not sent", 0},
+		{"Always allow", "a4", 1},
 	}
 	for i, c := range cases {
 		id := fmt.Sprintf("a%d", i+1)
@@ -273,7 +278,9 @@ func TestSTAskApproval(t *testing.T) {
 			t.Fatalf("%s: ended %s: %s", c.button, r.Status, r.Error)
 		}
 		reqs := e.llm.requests()
-		wantPretty(t, c.button+"'s tool message", reqs[len(reqs)-1].toolMessages()[id], c.wantOutcome)
+		if got := reqs[len(reqs)-1].toolMessages()[id]; got != c.wantOutcome {
+			t.Errorf("%s's tool message:\n%s\nwant\n%s", c.button, got, c.wantOutcome)
+		}
 		if n := len(e.mcp.toolCalls()) - before; n != c.calls {
 			t.Errorf("%s: the MCP server got %d calls; want %d", c.button, n, c.calls)
 		}
@@ -324,11 +331,12 @@ func TestSTOutcomeUnknownEndsTheLoop(t *testing.T) {
 		t.Fatalf("chat %+v", r.Chat)
 	}
 	inv := r.Chat[1].Extra.ToolInvocations
-	if len(inv) != 2 || !strings.Contains(inv[0].Result, `"outcome": "outcome_unknown"`) || !strings.Contains(inv[1].Result, "mcp.call_skipped_after_unknown") {
+	if len(inv) != 2 || !strings.Contains(inv[0].Result, "The MCP tool `Slow` (Demo) may have run, but its result is unknown (mcp.call_response_failed)") ||
+		!strings.Contains(inv[1].Result, "The MCP tool `Echo` (Demo) was not called (mcp.call_skipped_after_unknown)") {
 		t.Errorf("saved invocations %+v", inv)
 	}
 	// two sentences: the backend's (which ends without a full stop), then ours
-	if len(inv) > 0 && !strings.Contains(inv[0].Result, `may have executed. The tool may have run; ttmcp did not retry it`) {
+	if len(inv) > 0 && !strings.Contains(inv[0].Result, `may have executed. It was not retried, and the tool loop ends here.`) {
 		t.Errorf("the unknown outcome's message: %s", inv[0].Result)
 	}
 	wantAudit(t, env.audit(), "slow allow none outcome_unknown mcp.call_response_failed")

@@ -10,6 +10,7 @@ import type { TauriTavernMcpApi } from '../../../jsapi/tauritavern-mcp';
 import type { BridgeStatus } from '../host/tauritavern';
 import { McpManagerApp, type McpManagerActions } from '../manager/McpManagerApp';
 import { ToolsContext, type ToolsPanelDeps } from '../tools/ToolsPanel';
+import { ToolSetsContext, type ToolSetsDeps } from '../toolsets/ToolSetsPanel';
 import { ApiMissing, BackendDown, Connecting, ConnectionLost, LoadFailed, OriginRefused } from '../status/StatusPanels';
 import { refusal, type Connection } from './connect';
 import { RetryLoop, type AttemptOutcome, type RetryClock } from './retry';
@@ -28,6 +29,8 @@ export interface RootDeps {
   origin: string;
   /** What the Manager shows about the model's tools (absent: nothing). */
   tools?: ToolsPanelDeps;
+  /** The tool sets' screen (absent: none, as in TauriTavern). */
+  toolSets?: ToolSetsDeps;
   /**
    * When registrations may have changed outside the Manager (absent: never
    * re-listed). The same moments (focus, visibility, the drawer in view)
@@ -225,12 +228,14 @@ function ManagerFor(props: {
   actions.current ??= deps.createActions(api);
   return (
     <ToolsContext.Provider value={deps.tools}>
-      <McpManagerApp
-        initial={phase.initial}
-        actions={actions.current}
-        notice={notice}
-        {...(deps.watchChanges ? { watchChanges: deps.watchChanges } : {})}
-      />
+      <ToolSetsContext.Provider value={api === undefined ? undefined : deps.toolSets}>
+        <McpManagerApp
+          initial={phase.initial}
+          actions={actions.current}
+          notice={notice}
+          {...(deps.watchChanges ? { watchChanges: deps.watchChanges } : {})}
+        />
+      </ToolSetsContext.Provider>
     </ToolsContext.Provider>
   );
 }

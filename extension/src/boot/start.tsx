@@ -82,6 +82,7 @@ export function startManager(opts: StartOptions): Started | null {
     onBridgeChange,
     origin: window.location.origin,
     tools: tools.panel,
+    toolSets: tools.toolSets,
     watchChanges: (fn) => watchRegistrations(fn, { panel: content, bridgeState: () => bridgeStatus()?.state }),
     onWake: (fn) => {
       wakers.add(fn);
@@ -98,6 +99,7 @@ export function startManager(opts: StartOptions): Started | null {
   return {
     unmount() {
       tools.bridge?.uninstall();
+      tools.unmount();
       root.unmount();
       content.closest('.extension_container')?.remove();
     },

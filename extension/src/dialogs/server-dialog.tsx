@@ -15,6 +15,7 @@ import { isHttpUrl, PROTOCOL_VERSIONS } from '../protocol';
 import type { Tr } from '../texts';
 import { StdioCommand, stdioOf } from '../manager/Stdio';
 import { errorMessage } from '../ui/errors';
+import { FormStatus } from '../ui/FormStatus';
 import { useTr } from '../ui/tr';
 import { parseServerJson } from './server-json';
 
@@ -282,16 +283,7 @@ export const ServerForm = forwardRef(function ServerForm(props: ServerFormProps,
           </div>
         )}
       </fieldset>
-      {busy && (
-        <p className="tt-mcp-note" role="status">
-          {editing ? tr('saving') : tr('adding')}
-        </p>
-      )}
-      {error !== undefined && (
-        <p className="tt-mcp-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormStatus busy={busy ? (editing ? tr('saving') : tr('adding')) : undefined} error={error} />
     </form>
   );
 });

@@ -8,6 +8,7 @@ import type { McpDiscoveredTool, ToolDescriptionOverride } from '../../../jsapi/
 import { RESULT, showDialog } from '../host/popup';
 import type { Tr } from '../texts';
 import { errorMessage } from '../ui/errors';
+import { FormStatus } from '../ui/FormStatus';
 import { useTr } from '../ui/tr';
 
 /** The popup result of "Reset all customizations". */
@@ -109,16 +110,7 @@ const ToolDescriptionForm = forwardRef(function ToolDescriptionForm(
         </small>
       </div>
       {kept.length > 0 && <p className="tt-mcp-note">{tr('property_overrides_kept', { names: kept.join(', ') })}</p>}
-      {busy && (
-        <p className="tt-mcp-note" role="status">
-          {tr('saving')}
-        </p>
-      )}
-      {error !== undefined && (
-        <p className="tt-mcp-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormStatus busy={busy ? tr('saving') : undefined} error={error} />
     </form>
   );
 });

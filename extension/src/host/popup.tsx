@@ -112,3 +112,42 @@ function focusAutofocus(content: HTMLElement): void {
   focus();
   setTimeout(focus, 0);
 }
+
+/** A form in a dialog whose OK saves it. */
+export interface SaveHandle {
+  /** Saves; true when the dialog may close. */
+  save(): Promise<boolean>;
+  /** A save is running: Cancel and Escape wait for it. */
+  busy?(): boolean;
+}
+
+/**
+ * Shows the form render makes (binding its handle with bind), with Save and
+ * Cancel: Save closes only once the form saved; nothing closes while a save
+ * runs. Resolves the closing result.
+ */
+export async function showSaveDialog(
+  render: (bind: (handle: SaveHandle | null) => void) => ReactNode,
+  options: Omit<DialogOptions, 'kind' | 'okButton' | 'cancelButton' | 'onClosing'>,
+  tr: Tr,
+): Promise<number | null> {
+  const form: { current: SaveHandle | null } = { current: null };
+  return showDialog(
+    render((h) => {
+      form.current = h;
+    }),
+    {
+      ...options,
+      kind: 'confirm',
+      okButton: tr('save'),
+      cancelButton: tr('cancel'),
+      async onClosing(result) {
+        const f = form.current;
+        if (!f) return true;
+        if (result === RESULT.AFFIRMATIVE) return f.save();
+        return !(f.busy?.() ?? false);
+      },
+    },
+    tr,
+  );
+}

@@ -18,6 +18,7 @@ import type {
 } from '../../../jsapi/tauritavern-mcp';
 import type { ToolDialogInput } from '../dialogs/tool-dialog';
 import { ToolReachSection } from '../tools/ToolsPanel';
+import { ToolSetsSection } from '../toolsets/ToolSetsPanel';
 import { errorMessage } from '../ui/errors';
 import { useTr } from '../ui/tr';
 import { ServerRow, type ServerActivity, type ServerRowHandlers, type ServerStatus } from './ServerRow';
@@ -550,6 +551,7 @@ export function McpManagerApp({ initial, actions, notice, watchChanges }: McpMan
               />
             ))}
           </ul>
+          <ToolSetsSection />
         </>
       )}
     </div>

@@ -28,7 +28,7 @@ describe('tools for the model', () => {
   test('says whether the tools reach the model, and checks again on changes and on request', async () => {
     const d = deps([
       { kind: 'function_calling_off' },
-      { kind: 'ready', tools: 3, servers: 2, diagnostics: 1 },
+      { kind: 'ready', tools: 3, servers: 2, diagnostics: 1, total: 3, leftOut: 0, local: 0, limit: 128, missing: [] },
       { kind: 'too_old' },
     ]);
     render(
@@ -40,8 +40,42 @@ describe('tools for the model', () => {
     d.fire();
     expect(await screen.findByText(/3 tools from 2 servers/)).toBeTruthy();
     expect(screen.getByText(/1 left out/)).toBeTruthy();
+    expect(screen.getByText(/No tool set: every tool you allow/)).toBeTruthy();
     await userEvent.click(screen.getByRole('button', { name: 'Check again' }));
     expect(await screen.findByText(/too old/)).toBeTruthy();
+  });
+
+  test('names the tool set in use and what the provider\'s limit leaves out', async () => {
+    const d = deps([
+      { kind: 'ready', tools: 124, servers: 3, diagnostics: 0, total: 300, leftOut: 176, local: 3, limit: 128, set: { name: 'Coding', level: 'character' }, missing: [] },
+      { kind: 'set_offers_nothing', diagnostics: 2, set: { name: 'Coding', level: 'chat' }, missing: ['default'] },
+    ]);
+    render(
+      <ToolsContext.Provider value={d}>
+        <ToolReachSection />
+      </ToolsContext.Provider>,
+    );
+    const line = await screen.findByRole('status');
+    await waitFor(() => expect(line.textContent).toContain('124 tools from 3 servers'));
+    expect(line.textContent).toContain('Tool set “Coding” (this character).');
+    expect(line.textContent).toContain('This source takes at most 128 tools and SillyTavern has 3 of its own, so 176 of the 300 MCP tools are left out');
+    expect(line.closest('section')!.className).toContain('tt-mcp-reach-off'); // something is left out: not all is well
+    d.fire();
+    await waitFor(() => expect(line.textContent).toContain('the tool set of this chat offers none of its tools now'));
+    expect(line.textContent).toContain('Tool set “Coding” (this chat).');
+    expect(line.textContent).toContain('A tool set chosen here was removed');
+  });
+
+  test('a call whose result was kept offers it in full', async () => {
+    const d = { ...deps([], [{ ...entry, resultId: 'r-1' }]), openResult: vi.fn(async () => {}) };
+    render(
+      <ToolsContext.Provider value={d}>
+        <RecentCalls registrationId="r" />
+      </ToolsContext.Provider>,
+    );
+    await userEvent.click(screen.getByText('Recent calls'));
+    await userEvent.click(await screen.findByRole('button', { name: 'Full result' }));
+    expect(d.openResult).toHaveBeenCalledWith('r-1');
   });
 
   test('renders nothing without the context', () => {

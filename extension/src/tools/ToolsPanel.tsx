@@ -17,16 +17,33 @@ export interface ToolsPanelDeps {
   onChange(fn: () => void): () => void;
   /** The newest audit entries of a registration (api.mcp.audit.list); undefined without the audit API. */
   recentCalls?(registrationId: string, limit: number): Promise<McpAuditEntry[]>;
+  /** Opens a kept result (a model call's, too long for its prompt) for reading; undefined without the results API. */
+  openResult?(resultId: string): Promise<void>;
 }
 
 export const ToolsContext = createContext<ToolsPanelDeps | undefined>(undefined);
 
 const RECENT_LIMIT = 10;
 
+/** Which tool set the reach is for, and the limit's effect, in words (empty: nothing to say). */
+function reachDetails(reach: ToolReach, tr: ReturnType<typeof useTr>): string[] {
+  const out: string[] = [];
+  if (reach.kind !== 'ready' && reach.kind !== 'set_offers_nothing') return out;
+  if (reach.set) out.push(tr(`reach_set_${reach.set.level}` as TextKey, { name: reach.set.name }));
+  else out.push(tr('reach_no_set'));
+  if (reach.missing.length > 0) out.push(tr('reach_set_missing'));
+  if (reach.kind === 'ready' && reach.leftOut > 0) {
+    out.push(tr('reach_limit', { limit: reach.limit ?? 0, local: reach.local, leftOut: reach.leftOut, total: reach.total }));
+  }
+  return out;
+}
+
 function reachText(reach: ToolReach, tr: ReturnType<typeof useTr>): string {
   switch (reach.kind) {
     case 'ready':
       return tr('reach_ready', { tools: tr('tool_count', { count: reach.tools }), servers: tr('server_count', { count: reach.servers }) });
+    case 'set_offers_nothing':
+      return tr('reach_set_offers_nothing');
     case 'not_chat_completion':
       return tr('reach_not_chat_completion', { api: reach.api });
     case 'source_without_tools':
@@ -65,13 +82,16 @@ export function ToolReachSection(props: { version?: unknown }) {
   useEffect(() => deps?.onChange(() => void check()), [deps, check]);
 
   if (!deps || !reach) return null;
-  const ok = reach.kind === 'ready' || reach.kind === 'host_offers_tools';
+  const ok = (reach.kind === 'ready' && reach.leftOut === 0) || reach.kind === 'host_offers_tools';
   return (
     <section className={`tt-mcp-reach tt-mcp-reach-${ok ? 'ok' : 'off'}`} aria-label={tr('tools_title')}>
       <i className={ok ? 'fa-solid fa-circle-check' : 'fa-solid fa-circle-exclamation'} aria-hidden="true" />
       <p role="status" data-reach={reach.kind}>
         {reachText(reach, tr)}
-        {reach.kind === 'ready' && reach.diagnostics > 0 && <> {tr('reach_diagnostics', { count: reach.diagnostics })}</>}
+        {reachDetails(reach, tr).map((d) => (
+          <span key={d}> {d}</span>
+        ))}
+        {(reach.kind === 'ready' || reach.kind === 'set_offers_nothing') && reach.diagnostics > 0 && <> {tr('reach_diagnostics', { count: reach.diagnostics })}</>}
         {reach.kind === 'backend_down' && reach.message !== '' && <> {tr('error_details', { message: reach.message })}</>}
       </p>
       <button type="button" className="menu_button" disabled={checking} onClick={() => void check()}>
@@ -86,9 +106,10 @@ function outcomeKey(e: McpAuditEntry): TextKey {
   return `call_${e.outcome}` as TextKey;
 }
 
-function CallRow(props: { entry: McpAuditEntry }) {
+function CallRow(props: { entry: McpAuditEntry; openResult: ((id: string) => Promise<void>) | undefined }) {
   const tr = useTr();
   const e = props.entry;
+  const { openResult } = props;
   const when = new Date(e.time);
   return (
     <li className={`tt-mcp-call tt-mcp-call-${e.outcome}`}>
@@ -103,6 +124,11 @@ function CallRow(props: { entry: McpAuditEntry }) {
         {e.code !== '' && <> · <code>{e.code}</code></>}
       </span>
       <span className="tt-mcp-call-duration">{tr('duration_ms', { ms: Math.round(e.durationMs) })}</span>
+      {e.resultId !== undefined && openResult && (
+        <button type="button" className="menu_button tt-mcp-call-result" onClick={() => void openResult(e.resultId!)}>
+          <i className="fa-solid fa-file-lines" aria-hidden="true" /> {tr('open_full_result')}
+        </button>
+      )}
     </li>
   );
 }
@@ -147,7 +173,7 @@ export function RecentCalls(props: { registrationId: string }) {
       {entries !== undefined && entries.length > 0 && (
         <ul className="tt-mcp-calls">
           {entries.map((e) => (
-            <CallRow key={`${e.time} ${e.callId}`} entry={e} />
+            <CallRow key={`${e.time} ${e.callId}`} entry={e} openResult={deps?.openResult} />
           ))}
         </ul>
       )}

@@ -3,10 +3,12 @@
 // roots and rounds, aliases, Ask answers, unknown outcomes and Stop.
 
 import { describe, expect, test, vi } from 'vitest';
-import type { LegacyMcpTool, McpCallOutcome, TauriTavernMcpServer, TtmcpMcpApi } from '../../../jsapi/tauritavern-mcp';
+import type { LegacyMcpTool, McpCallOutcome, McpToolSet, TauriTavernMcpServer, TtmcpMcpApi } from '../../../jsapi/tauritavern-mcp';
 import { englishTr } from '../texts';
 import type { ApprovalAnswer, ApprovalRequest } from './approval';
-import { sentence, ToolBridge, type ToolBridgeHost } from './bridge';
+import type { BindingScope } from './binding';
+import { ToolBridge, type ToolBridgeHost } from './bridge';
+import { sentence } from './readable';
 import { toolReach } from './reach';
 import { ST_EVENTS, type StFunctionTool, type StToolContext } from './sillytavern-tools';
 
@@ -25,6 +27,12 @@ const known = (text: string): McpCallOutcome => ({
   outcome: 'known_response',
   response: { kind: 'tool_result', isError: false, textBlocks: [{ index: 0, text }], diagnostics: [] },
 });
+
+/** What the backend's projection makes of an outcome, in short (domain/readable.go is table-tested). */
+function projected(o: McpCallOutcome): string {
+  if (o.outcome !== 'known_response') return `not called (${o.code}): ${o.message}`;
+  return o.response.kind === 'tool_result' ? o.response.textBlocks.map((b) => b.text).join('\n\n') : o.response.message;
+}
 
 /** SillyTavern as the bridge sees it: a registry, an awaited event bus, stopGeneration. */
 class FakeSt {
@@ -95,6 +103,12 @@ interface World {
   wakes: number;
   listed: number;
   changed: number;
+  /** The tool sets the backend keeps, and the chat's bindings. */
+  sets: McpToolSet[];
+  scope: BindingScope;
+  /** The lists the backend answers per tool set id ('' without one). */
+  setTools: Record<string, LegacyMcpTool[]>;
+  reads: unknown[];
 }
 
 function world(): World {
@@ -116,6 +130,10 @@ function world(): World {
     wakes: 0,
     listed: 0,
     changed: 0,
+    sets: [],
+    scope: { chatOpen: true },
+    setTools: {},
+    reads: [],
   } as unknown as World;
   const server = (): TauriTavernMcpServer => ({
     id: REG, displayName: 'Demo', endpoint: 'http://x/mcp', headers: {}, protocolVersion: 'auto', state: 'active',
@@ -125,6 +143,13 @@ function world(): World {
   const api = {
     servers: { list: async () => ({ servers: [server()], storageIssues: [] }) },
     tools: { setPermission: w.setPermission },
+    toolSets: { list: async () => ({ toolSets: w.sets, storageIssues: [] }) },
+    results: {
+      read: async (input: unknown) => {
+        w.reads.push(input);
+        return { resultId: 'r-1', registrationId: REG, storedAt: '2026-12-01T00:00:00Z', charCount: 9, totalLines: 3, startLine: 2, endLine: 2, text: 'line two', nextStartLine: 3 };
+      },
+    },
   } as unknown as TtmcpMcpApi;
   const host: ToolBridgeHost = {
     context: () => st.context(),
@@ -133,8 +158,16 @@ function world(): World {
       w.loaded
         ? async (command: string, args?: unknown) => {
             w.commands.push([command, args]);
-            if (command === 'list_legacy_mcp_tools') return { tools: w.tools, diagnostics: [] };
-            if (command === 'call_legacy_mcp_tool') return w.callAnswer((args as { dto: Record<string, unknown> }).dto);
+            if (command === 'list_legacy_mcp_tools') {
+              const setId = (args as { dto?: { toolSetId?: string } } | undefined)?.dto?.toolSetId;
+              return { tools: setId === undefined ? w.tools : (w.setTools[setId] ?? []), diagnostics: [] };
+            }
+            if (command === 'call_legacy_mcp_tool') {
+              const dto = (args as { dto: Record<string, unknown> }).dto;
+              const o = await w.callAnswer(dto);
+              // the backend answers the readable text when asked (and never otherwise)
+              return dto.readable ? { ...o, readable: { text: projected(o), isError: o.outcome !== 'known_response' } } : o;
+            }
             return null;
           }
         : undefined,
@@ -153,6 +186,7 @@ function world(): World {
     toast: (level, text, title, persistent = false) => void w.toasts.push([level, `${title}: ${text}`, persistent]),
     listed: () => void w.listed++,
     changed: () => void w.changed++,
+    scope: () => w.scope,
     tr: englishTr,
   };
   w.bridge = new ToolBridge(host);
@@ -167,7 +201,7 @@ describe('roots and rounds', () => {
     const w = world();
     await w.st.round();
     // "mcp__Demo__add" is a local tool's name: the MCP add takes __2.
-    expect(await w.st.offered()).toEqual(['mcp__Demo__echo', 'mcp__Demo__add__2']);
+    expect(await w.st.offered()).toEqual(['mcp__Demo__echo', 'mcp__Demo__add__2', 'ttmcp_read_result']);
     expect(w.st.registry.get('mcp__Demo__echo')).toMatchObject({ displayName: 'Echo (Demo)', description: 'Echoes its text.' });
     expect(await w.st.registry.get('mcp__Demo__echo')!.formatMessage!({})).toBe('Invoking MCP tool: Echo (Demo)');
     await w.st.saveBatch();
@@ -185,7 +219,7 @@ describe('roots and rounds', () => {
     await w.st.round();
     w.tools = [add];
     await w.st.round();
-    expect(await w.st.offered()).toEqual(['mcp__Demo__add__2']);
+    expect(await w.st.offered()).toEqual(['mcp__Demo__add__2', 'ttmcp_read_result']);
     expect(w.st.registry.has('mcp__Demo__echo')).toBe(false);
     w.connected = false;
     expect(await w.st.offered()).toEqual([]);
@@ -195,7 +229,7 @@ describe('roots and rounds', () => {
     const w = world();
     await w.st.emit(ST_EVENTS.CHAT_COMPLETION_SETTINGS_READY, { tools: [{ function: { name: 'mcp__Demo__echo' } }] });
     await w.st.round();
-    expect(await w.st.offered()).toEqual(['mcp__Demo__echo__2', 'mcp__Demo__add__2']);
+    expect(await w.st.offered()).toEqual(['mcp__Demo__echo__2', 'mcp__Demo__add__2', 'ttmcp_read_result']);
   });
 
   test('not ttmcp (TauriTavern offers its own), or no registerFunctionTool: nothing is offered', async () => {
@@ -237,7 +271,7 @@ describe('roots and rounds', () => {
     await w.st.round();
     expect(w.wakes).toBe(1);
     expect(w.toasts).toEqual([]);
-    expect(await w.st.offered()).toEqual(['mcp__Demo__echo', 'mcp__Demo__add__2']);
+    expect(await w.st.offered()).toEqual(['mcp__Demo__echo', 'mcp__Demo__add__2', 'ttmcp_read_result']);
     await w.st.round(); // connected: no further attempt
     expect(w.wakes).toBe(1);
   });
@@ -261,15 +295,20 @@ describe('calls', () => {
     expect(sentence(text)).toBe(want);
   });
 
-  test('Allow: start and call with the arguments as SillyTavern parsed them; the pretty outcome is the result', async () => {
+  test('Allow: start and call with the arguments as SillyTavern parsed them; the model reads the readable text, not the outcome JSON', async () => {
     const w = world();
     await w.st.round();
     w.commands.length = 0;
     const result = await w.st.call('mcp__Demo__echo', { text: 'hi', n: 1 });
     expect(names(w)).toEqual(['start_legacy_mcp_tool_call', 'call_legacy_mcp_tool']);
     const dto = (w.commands[1]![1] as { dto: Record<string, unknown> }).dto;
-    expect(dto).toEqual({ executionCallId: expect.any(String), toolId: echo.toolId, argumentsJson: '{"text":"hi","n":1}' });
-    expect(result).toBe(JSON.stringify(known('{"text":"hi","n":1}'), null, 2));
+    expect(dto).toEqual({
+      executionCallId: expect.any(String),
+      toolId: echo.toolId,
+      argumentsJson: '{"text":"hi","n":1}',
+      readable: { inlineCharLimit: 50000, readerTool: true }, // no tool set: upstream's 50,000, the reader on
+    });
+    expect(result).toBe('{"text":"hi","n":1}');
     expect(w.asked).toEqual([]);
   });
 
@@ -303,22 +342,21 @@ describe('calls', () => {
     expect(names(w).filter((c) => c === 'call_legacy_mcp_tool')).toHaveLength(1);
   });
 
-  test('Ask denied: the denial is sent (recorded, never called) and its answer, naming the tool, is the result', async () => {
+  test('Ask denied: the denial is sent (recorded, never called) and the backend\'s readable answer is the result', async () => {
     const w = world();
     w.permission.value = 'ask';
-    w.answers.push('denied', 'denied', 'denied');
-    const denied: McpCallOutcome = { outcome: 'not_sent', code: 'mcp.call_denied_by_user', message: `The user denied the call to MCP tool \`${echo.toolId}\`; it was not sent` };
+    w.answers.push('denied', 'denied');
+    const denied: McpCallOutcome = { outcome: 'not_sent', code: 'mcp.call_denied_by_user', message: 'The user denied the call to MCP tool `Echo`; it was not sent' };
     w.callAnswer = (dto) => (dto.approval === 'denied' ? denied : known('ran'));
     await w.st.round();
-    const named = { ...denied, message: 'The user denied the call to MCP tool Echo (Demo); it was not sent.' };
-    expect(await w.st.call('mcp__Demo__echo', {})).toBe(JSON.stringify(named, null, 2));
-    // another answer of the backend (the registration is gone) is passed on as it is
-    const gone: McpCallOutcome = { outcome: 'not_sent', code: 'mcp.registration_not_found', message: 'gone' };
-    w.callAnswer = () => gone;
-    expect(await w.st.call('mcp__Demo__echo', {})).toBe(JSON.stringify(gone, null, 2));
-    // a denial the backend could not record still names the tool
+    expect(await w.st.call('mcp__Demo__echo', {})).toBe('not called (mcp.call_denied_by_user): The user denied the call to MCP tool `Echo`; it was not sent');
+    const call = w.commands.find(([c]) => c === 'call_legacy_mcp_tool')![1] as { dto: Record<string, unknown> };
+    expect(call.dto).toMatchObject({ approval: 'denied', readable: { inlineCharLimit: 50000, readerTool: true } });
+    // a denial the backend could not record still names the tool, as the backend would
     w.callAnswer = () => Promise.reject(new Error('mcp.host_unavailable: down'));
-    expect(JSON.parse(await w.st.call('mcp__Demo__echo', {}))).toEqual(named);
+    expect(await w.st.call('mcp__Demo__echo', {})).toBe(
+      'The MCP tool `Echo` (Demo) was not called (mcp.call_denied_by_user): The user denied the call to MCP tool `Echo`; it was not sent',
+    );
   });
 
   test('an unknown outcome: the persistent warning, the rest of the batch skipped, the next round stopped', async () => {
@@ -326,19 +364,19 @@ describe('calls', () => {
     // the backend's messages end without a full stop
     w.callAnswer = () => ({ outcome: 'outcome_unknown', code: 'mcp.call_timeout', message: 'Timed out waiting for the tool response; echo may have executed' });
     await w.st.round();
-    const first = JSON.parse(await w.st.call('mcp__Demo__echo', {}));
-    expect(first).toEqual({
-      outcome: 'outcome_unknown',
-      code: 'mcp.call_timeout',
-      message: 'Timed out waiting for the tool response; echo may have executed. The tool may have run; ttmcp did not retry it, and the tool loop ends here.',
-    });
+    const first = await w.st.call('mcp__Demo__echo', {});
+    expect(first).toBe(
+      'The MCP tool `Echo` (Demo) may have run, but its result is unknown (mcp.call_timeout): Timed out waiting for the tool response; echo may have executed. It was not retried, and the tool loop ends here.',
+    );
     expect(w.toasts).toHaveLength(1);
     expect(w.toasts[0]![0]).toBe('warning');
     expect(w.toasts[0]![1]).toContain('MCP tool result unknown: Echo (Demo) may have run');
     expect(w.toasts[0]![2]).toBe(true);
     const calls = names(w).length;
-    const second = JSON.parse(await w.st.call('mcp__Demo__add__2', {}));
-    expect(second).toMatchObject({ outcome: 'not_sent', code: 'mcp.call_skipped_after_unknown' });
+    const second = await w.st.call('mcp__Demo__add__2', {});
+    expect(second).toBe(
+      'The MCP tool `Add` (Demo) was not called (mcp.call_skipped_after_unknown): an earlier MCP tool call in this batch may have run, but its result is unknown; the tool loop ends here.',
+    );
     expect(names(w)).toHaveLength(calls); // nothing sent
     await w.st.saveBatch();
     await w.st.round(); // SillyTavern's next round is stopped before its request
@@ -357,7 +395,7 @@ describe('calls', () => {
     await w.st.emit(ST_EVENTS.GENERATION_STOPPED);
     expect(names(w)).toContain('cancel_legacy_mcp_tool_call');
     release({ outcome: 'outcome_unknown', code: 'mcp.call_cancelled', message: 'Stopped waiting.' });
-    expect(JSON.parse(await pending)).toMatchObject({ outcome: 'outcome_unknown', code: 'mcp.call_cancelled' });
+    expect(await pending).toContain('may have run, but its result is unknown (mcp.call_cancelled): Stopped waiting.');
     await w.st.saveBatch();
     await w.st.round();
     expect(w.st.stops).toBe(1);
@@ -397,6 +435,92 @@ describe('reach', () => {
   ] as const)('%s', async (kind, inputs) => {
     const r = await toolReach(inputs);
     expect(r.kind).toBe(kind);
-    if (r.kind === 'ready') expect(r).toEqual({ kind: 'ready', tools: 2, servers: 1, diagnostics: 1 });
+    if (r.kind === 'ready') expect(r).toEqual({ kind: 'ready', tools: 2, servers: 1, diagnostics: 1, total: 2, leftOut: 0, local: 0, limit: 128, missing: [] });
+  });
+});
+
+describe('tool sets, the provider limit and the reader', () => {
+  const set = (patch: Partial<McpToolSet>): McpToolSet => ({
+    id: 'set-coding',
+    name: 'Coding',
+    tools: [`mcp/${REG}:echo`],
+    descriptionOverrides: {},
+    resultInlineCharLimit: 1000,
+    readerTool: true,
+    ...patch,
+  });
+
+  test('a root lists the tools of the set its chat uses; calls carry the set\'s inline limit and reader', async () => {
+    const w = world();
+    w.sets = [set({}), set({ id: 'set-other', name: 'Other', readerTool: false })];
+    w.setTools = { 'set-coding': [echo], 'set-other': [add] };
+    w.scope = { chatOpen: true, character: { key: 'a.png', name: 'Ada', toolSetId: 'set-coding' }, default: 'set-other' };
+    await w.st.round();
+    const list = w.commands.find(([c]) => c === 'list_legacy_mcp_tools')!;
+    expect(list[1]).toEqual({ dto: { toolSetId: 'set-coding' } });
+    expect(await w.st.offered()).toEqual(['mcp__Demo__echo', 'ttmcp_read_result']);
+    await w.st.call('mcp__Demo__echo', {});
+    const call = w.commands.find(([c]) => c === 'call_legacy_mcp_tool')![1] as { dto: Record<string, unknown> };
+    expect(call.dto.readable).toEqual({ inlineCharLimit: 1000, readerTool: true });
+    // the chat's own choice wins over the character's; that set has the reader off
+    w.scope = { ...w.scope, chat: 'set-other' };
+    await w.st.round();
+    expect(await w.st.offered()).toEqual(['mcp__Demo__add__2']);
+    await w.st.call('mcp__Demo__add__2', {});
+    const last = w.commands.filter(([c]) => c === 'call_legacy_mcp_tool').at(-1)![1] as { dto: Record<string, unknown> };
+    expect(last.dto.readable).toEqual({ inlineCharLimit: 1000, readerTool: false });
+    // a chat bound to a removed set falls through to the character's
+    w.scope = { ...w.scope, chat: 'set-gone' };
+    await w.st.round();
+    expect(await w.st.offered()).toEqual(['mcp__Demo__echo', 'ttmcp_read_result']);
+  });
+
+  test('without the tool set API, or when it fails, every permitted tool is offered', async () => {
+    const w = world();
+    w.scope = { chatOpen: true, default: 'set-coding' };
+    (w as unknown as { sets: unknown }).sets = undefined; // toolSets.list() answers something broken
+    await w.st.round();
+    expect(await w.st.offered()).toEqual(['mcp__Demo__echo', 'mcp__Demo__add__2', 'ttmcp_read_result']);
+    expect(w.commands.find(([c]) => c === 'list_legacy_mcp_tools')![1]).toBeUndefined();
+  });
+
+  test('300 tools and no set: no request carries more than 128 tools; the listing\'s order decides; the generation says so once', async () => {
+    const w = world();
+    w.tools = Array.from({ length: 300 }, (_, i) => ({ ...echo, toolId: `mcp/${REG}:t${String(i).padStart(3, '0')}`, nativeName: `t${String(i).padStart(3, '0')}`, title: `T${i}` }));
+    await w.st.round();
+    const offered = await w.st.offered();
+    // one tool of SillyTavern's own (mcp__Demo__add) and the reader count: 126 MCP tools
+    expect(offered).toHaveLength(127);
+    expect(offered.length + 1).toBe(128);
+    expect(offered.at(-1)).toBe('ttmcp_read_result');
+    expect(offered[0]).toBe('mcp__Demo__t000');
+    expect(offered[125]).toBe('mcp__Demo__t125');
+    expect(w.toasts).toHaveLength(1);
+    expect(w.toasts[0]![0]).toBe('warning');
+    expect(w.toasts[0]![1]).toBe(
+      'MCP tools left out: This source takes at most 128 tools, 1 of them SillyTavern’s own: 126 of 300 MCP tools are offered. Left out (the last in order): ' +
+        'T126 (Demo), T127 (Demo), T128 (Demo), T129 (Demo), T130 (Demo), T131 (Demo), T132 (Demo), T133 (Demo) and 166 more.',
+    );
+    await w.st.saveBatch();
+    await w.st.round(); // the same generation: not said again
+    expect(w.toasts).toHaveLength(1);
+    // a source SillyTavern converts to another API: no cap of ttmcp's
+    const ctx = w.st.context.bind(w.st);
+    w.st.context = () => ({ ...ctx(), chatCompletionSettings: { function_calling: true, chat_completion_source: 'claude' } });
+    await w.st.round();
+    expect(await w.st.offered()).toHaveLength(301);
+  });
+
+  test('the reader reads the kept result by lines and says where to go on', async () => {
+    const w = world();
+    w.sets = [set({ resultInlineCharLimit: 8000 })];
+    w.setTools = { 'set-coding': [echo] };
+    w.scope = { chatOpen: true, default: 'set-coding' };
+    await w.st.round();
+    const reader = w.st.registry.get('ttmcp_read_result')!;
+    expect(reader.parameters).toMatchObject({ required: ['resultId'] });
+    const text = await w.st.call('ttmcp_read_result', { resultId: 'r-1', startLine: 2, lineCount: 9999 });
+    expect(w.reads).toEqual([{ resultId: 'r-1', startLine: 2, lineCount: 500, maxChars: 8000 }]);
+    expect(text).toBe('Result r-1, lines 2–2 of 3:\n\nline two\n\nMore follows: call ttmcp_read_result with {"resultId": "r-1", "startLine": 3}.');
   });
 });

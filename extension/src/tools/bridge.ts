@@ -13,10 +13,19 @@
 // (re)registered; shouldRegister offers exactly the current round's, so a
 // permission change or a pause applies to the next root without a reload.
 //
+// Which tools a root lists is its tool set's (binding.ts: the chat's, the
+// character's or group's, the default; none: every permitted tool), and
+// the provider's tool limit decides how many of them a round offers
+// (limit.ts; the generation says which were left out).
+//
 // A call: the permission is read again (Ask prompts, Allow runs; the
 // backend refuses Off and paused servers itself), the arguments go on as
-// SillyTavern parsed them, and the outcome, pretty JSON, is the tool
-// result. An unknown outcome (the tool may have run) ends the tool loop:
+// SillyTavern parsed them, and the tool result is what the model reads
+// well (the backend's projection, readable.ts for the page's own answers):
+// text, not ttmcp's outcome JSON; a result over the set's inline limit is
+// a note with a preview, read back with the reader tool (reader.ts). It is
+// also what SillyTavern shows in the tool-call block. An unknown outcome
+// (the tool may have run) ends the tool loop:
 // the rest of the batch is not called, a persistent warning says so, and
 // the round SillyTavern starts next is stopped before its request. Nothing
 // is retried. Stop during a call or a prompt cancels it and ends the loop
@@ -30,10 +39,14 @@ import {
   type LegacyMcpGenerationContext,
   type LegacyMcpInvokeCommand,
 } from '../../../jsapi/legacy-mcp-tools.js';
-import type { LegacyMcpTool, McpToolPermission, TtmcpMcpApi } from '../../../jsapi/tauritavern-mcp';
+import type { LegacyMcpTool, McpReadableOptions, McpToolPermission, TtmcpMcpApi } from '../../../jsapi/tauritavern-mcp';
 import type { Tr } from '../texts';
 import { errorMessage } from '../ui/errors';
 import type { ApprovalAnswer, ApprovalRequest } from './approval';
+import { applyBindings, type AppliedToolSet, type BindingScope } from './binding';
+import { fitToolLimit, providerToolLimit } from './limit';
+import { notCalledText, unknownText } from './readable';
+import { READER_TOOL, readerDefinition } from './reader';
 import { ST_EVENTS, toolName, type StFunctionTool, type StToolContext } from './sillytavern-tools';
 
 export const CODE_CALL_DENIED = 'mcp.call_denied_by_user';
@@ -69,23 +82,25 @@ export interface ToolBridgeHost {
   listed?(): void;
   /** Called after the bridge changed a registration ("Always allow"): the Manager shows it at once. */
   changed?(): void;
+  /** The tool set bindings of the chat open now (absent: none, every permitted tool). */
+  scope?(): BindingScope;
   tr: Tr;
 }
+
+/** A root's listing: its tools, the set it applied, and how results are read. */
+interface RootListing {
+  context: LegacyMcpGenerationContext;
+  applied: AppliedToolSet;
+  readable: { inlineCharLimit: number; readerTool: boolean };
+}
+
+/** Upstream's default inline limit, without a set. */
+export const DEFAULT_INLINE_CHAR_LIMIT = 50_000;
 
 interface Binding {
   tool: LegacyMcpTool;
   /** What was registered under the alias, to skip registering it again unchanged. */
   signature: string;
-}
-
-function pretty(outcome: Record<string, unknown>): string {
-  return JSON.stringify(outcome, null, 2);
-}
-
-/** text as a sentence: with a full stop unless it already ends one (the backend's messages have none). */
-export function sentence(text: string): string {
-  const t = text.trimEnd();
-  return t === '' || /[.!?…]$/.test(t) ? t : `${t}.`;
 }
 
 function registrationOf(toolId: string): string {
@@ -100,7 +115,11 @@ export function displayNameOf(tool: LegacyMcpTool): string {
 export class ToolBridge {
   readonly #host: ToolBridgeHost;
   /** The root's listing; null: none could be made (nothing is offered). */
-  #root: LegacyMcpGenerationContext | null = null;
+  #root: RootListing | null = null;
+  /** The reader tool is offered in this round. */
+  #reader = false;
+  /** This root's generation already said which tools the limit left out. */
+  #toldLeftOut = false;
   /** The current round: alias → tool. */
   #round = new Map<string, Binding>();
   /** Aliases registered with SillyTavern. */
@@ -151,11 +170,17 @@ export class ToolBridge {
     for (const off of this.#unsubscribe.splice(0)) off();
     this.#unregister(new Set());
     this.#round.clear();
+    this.#reader = false;
   }
 
   /** The aliases offered in the current round (for the Manager and tests). */
   get offered(): string[] {
-    return [...this.#round.keys()];
+    return [...this.#round.keys(), ...(this.#reader ? [READER_TOOL] : [])];
+  }
+
+  /** How many of SillyTavern's own tools a request may carry beside ttmcp's (the limit counts them). */
+  localToolCount(): number {
+    return this.#localNames().size;
   }
 
   #eligible(type: string, dryRun: boolean): boolean {
@@ -173,6 +198,7 @@ export class ToolBridge {
     if (!this.#continuing) {
       this.#stopArmed = false;
       this.#toldUnavailable = false;
+      this.#toldLeftOut = false;
       this.#root = await this.#listRoot();
       this.#host.listed?.();
     } else if (this.#root === null) {
@@ -221,7 +247,7 @@ export class ToolBridge {
   }
 
   /** Lists the tools for a new root; null (after telling the user) when they cannot be listed. */
-  async #listRoot(): Promise<LegacyMcpGenerationContext | null> {
+  async #listRoot(): Promise<RootListing | null> {
     const { tr } = this.#host;
     if (!this.#host.isTtmcp()) return null;
     // The backend may have come up since the last attempt: try once now.
@@ -233,13 +259,41 @@ export class ToolBridge {
       return null;
     }
     try {
-      const root = await createLegacyMcpGenerationContext({ invokeCommand });
-      if (root.diagnostics.length > 0) this.#host.toast('warning', tr('tools_partly_unavailable_body'), tr('tools_unavailable_title'));
-      return root;
+      const applied = await this.#appliedSet();
+      const args = applied.set ? { dto: { toolSetId: applied.set.id } } : undefined;
+      const context = await createLegacyMcpGenerationContext({
+        invokeCommand: (command, a) => invokeCommand(command, command === 'list_legacy_mcp_tools' ? args : a),
+      });
+      if (context.diagnostics.length > 0) this.#host.toast('warning', tr('tools_partly_unavailable_body'), tr('tools_unavailable_title'));
+      const set = applied.set;
+      return {
+        context,
+        applied,
+        readable: { inlineCharLimit: set?.resultInlineCharLimit ?? DEFAULT_INLINE_CHAR_LIMIT, readerTool: set?.readerTool ?? true },
+      };
     } catch (err) {
       console.error('[mcp-manager] MCP tools could not be listed for this generation:', err);
       this.#unavailable();
       return null;
+    }
+  }
+
+  /**
+   * The tool set this root uses. Without the tool set API (an older
+   * backend) or when the sets cannot be listed, every permitted tool, as
+   * before sets existed.
+   */
+  async #appliedSet(): Promise<AppliedToolSet> {
+    const toolSets = this.#host.api()?.toolSets;
+    const scope = this.#host.scope?.();
+    if (!toolSets || !scope) return { missing: [] };
+    try {
+      const applied = applyBindings(scope, (await toolSets.list()).toolSets);
+      for (const level of applied.missing) console.warn(`[mcp-manager] The tool set bound to the ${level} no longer exists; the next binding applies.`);
+      return applied;
+    } catch (err) {
+      console.warn('[mcp-manager] The tool sets could not be listed; every permitted tool is offered:', err);
+      return { missing: [] };
     }
   }
 
@@ -266,20 +320,54 @@ export class ToolBridge {
 
   #newRound(): void {
     const used = this.#localNames();
+    const root = this.#root;
+    const ctx = this.#host.context();
+    const fit = fitToolLimit(root?.context.tools ?? [], {
+      limit: providerToolLimit(ctx),
+      local: used.size,
+      reader: (root?.readable.readerTool ?? false) && !used.has(READER_TOOL),
+    });
+    if (fit.leftOut.length > 0) this.#leftOut(fit.leftOut, fit.offered.length + fit.leftOut.length, fit.limit ?? 0, fit.local);
     const round = new Map<string, Binding>();
-    for (const tool of this.#root?.tools ?? []) {
+    for (const tool of fit.offered) {
       const alias = allocateMcpAlias(tool.serverDisplayName, tool.nativeName, used);
       const description = tool.description || tool.title || tool.nativeName;
       round.set(alias, { tool, signature: `${tool.toolId}\n${description}\n${JSON.stringify(tool.inputSchema)}` });
     }
-    const ctx = this.#host.context();
     for (const [alias, binding] of round) {
       if (this.#registered.has(alias) && this.#round.get(alias)?.signature === binding.signature) continue;
       ctx?.registerFunctionTool?.(this.#definition(alias, binding.tool));
       this.#registered.add(alias);
     }
     this.#round = round;
-    this.#unregister(new Set(round.keys()));
+    this.#reader = fit.reader;
+    if (fit.reader && !this.#registered.has(READER_TOOL)) {
+      ctx?.registerFunctionTool?.(this.#readerDefinition());
+      this.#registered.add(READER_TOOL);
+    }
+    this.#unregister(new Set([...round.keys(), ...(fit.reader ? [READER_TOOL] : [])]));
+  }
+
+  /** Says, once per generation, which tools the provider's limit left out (the listing's order decides). */
+  #leftOut(tools: readonly LegacyMcpTool[], total: number, limit: number, local: number): void {
+    if (this.#toldLeftOut) return;
+    this.#toldLeftOut = true;
+    const { tr } = this.#host;
+    const names = tools.map(displayNameOf);
+    console.warn(`[mcp-manager] ${names.length} MCP tools left out of this generation (the source takes at most ${limit} tools, ${local} of them SillyTavern's own):`, names);
+    const shown = names.slice(0, 8).join(', ') + (names.length > 8 ? tr('and_more', { count: names.length - 8 }) : '');
+    this.#host.toast('warning', tr('tools_left_out_body', { offered: total - tools.length, total, limit, local, names: shown }), tr('tools_left_out_title'));
+  }
+
+  #readerDefinition(): StFunctionTool {
+    const { tr } = this.#host;
+    return readerDefinition({
+      results: () => this.#host.api()?.results,
+      inlineCharLimit: () => this.#root?.readable.inlineCharLimit ?? DEFAULT_INLINE_CHAR_LIMIT,
+      shouldRegister: () => this.#reader && this.#host.connected(),
+      displayName: tr('reader_tool_name'),
+      formatMessage: () => tr('invoking_tool', { name: tr('reader_tool_name') }),
+    });
   }
 
   #unregister(keep: Set<string>): void {
@@ -317,14 +405,16 @@ export class ToolBridge {
   async call(alias: string, args: unknown): Promise<string> {
     const tool = this.#round.get(alias)?.tool;
     if (!tool) {
-      return pretty({ outcome: 'not_sent', code: CODE_TOOL_NOT_OFFERED, message: `MCP tool alias "${alias}" is not offered in this round` });
+      return `The MCP tool ${alias} was not called (${CODE_TOOL_NOT_OFFERED}): it is not offered in this round.`;
     }
     if (this.#halted === 'unknown') {
-      return pretty({ outcome: 'not_sent', code: CODE_CALL_SKIPPED, message: 'Not called: an earlier MCP tool call in this batch may have run, but its result is unknown; the tool loop ends here.' });
+      return notCalledText(tool, CODE_CALL_SKIPPED, 'an earlier MCP tool call in this batch may have run, but its result is unknown; the tool loop ends here.');
     }
     if (this.#halted === 'stopped') {
-      return pretty({ outcome: 'not_sent', code: CODE_CALL_CANCELLED, message: 'Not called: the generation was stopped.' });
+      return notCalledText(tool, CODE_CALL_CANCELLED, 'the generation was stopped.');
     }
+    const readable: McpReadableOptions = { ...(this.#root?.readable ?? { inlineCharLimit: DEFAULT_INLINE_CHAR_LIMIT, readerTool: true }) };
+    readable.readerTool = this.#reader;
     const invokeCommand = this.#host.invokeCommand();
     if (!invokeCommand) throw new Error('The ttmcp backend is not connected');
     const argumentsJson = JSON.stringify(args ?? {});
@@ -337,20 +427,20 @@ export class ToolBridge {
           { serverDisplayName: tool.serverDisplayName, toolTitle: tool.title || tool.nativeName, nativeName: tool.nativeName, argumentsJson },
           controller.signal,
         );
-        if (approval === 'denied') return await this.#deny(invokeCommand, tool, argumentsJson, controller.signal.aborted);
+        if (approval === 'denied') return await this.#deny(invokeCommand, tool, argumentsJson, readable, controller.signal.aborted);
         if (approval === 'always') await this.#allowAlways(tool);
       }
-      const { result } = await invokeLegacyMcpTool(
+      const { result, readable: text } = await invokeLegacyMcpTool(
         { invokeCommand },
-        { toolId: tool.toolId, argumentsJson, signal: controller.signal, ...(approval ? { approval } : {}) },
+        { toolId: tool.toolId, argumentsJson, signal: controller.signal, readable, ...(approval ? { approval } : {}) },
       );
-      return result;
+      return text?.text ?? result;
     } catch (err) {
       if (err instanceof LegacyMcpOutcomeUnknownError) return this.#unknown(err, tool);
       if ((err as { name?: unknown })?.name === 'AbortError') {
         this.#halted ??= 'stopped';
         this.#stopArmed = true;
-        return pretty({ outcome: 'not_sent', code: CODE_CALL_CANCELLED, message: 'The generation was stopped before the tool request was sent.' });
+        return notCalledText(tool, CODE_CALL_CANCELLED, 'the generation was stopped before the tool request was sent.');
       }
       throw err;
     } finally {
@@ -359,21 +449,23 @@ export class ToolBridge {
   }
 
   /** A denial: recorded by the backend (never a call), and the model is told. */
-  async #deny(invokeCommand: LegacyMcpInvokeCommand, tool: LegacyMcpTool, argumentsJson: string, stopped: boolean): Promise<string> {
+  async #deny(
+    invokeCommand: LegacyMcpInvokeCommand,
+    tool: LegacyMcpTool,
+    argumentsJson: string,
+    readable: McpReadableOptions,
+    stopped: boolean,
+  ): Promise<string> {
     if (stopped) {
       this.#halted ??= 'stopped';
       this.#stopArmed = true;
     }
-    const denied = { outcome: 'not_sent', code: CODE_CALL_DENIED, message: `The user denied the call to MCP tool ${displayNameOf(tool)}; it was not sent.` };
     try {
-      const { result } = await invokeLegacyMcpTool({ invokeCommand }, { toolId: tool.toolId, argumentsJson, approval: 'denied' });
-      // The backend names the tool by its id (mcp/<uuid>:<name>); the chat
-      // shows the result, so it names the tool as the Ask prompt did.
-      const outcome = JSON.parse(result) as { code?: unknown };
-      return outcome.code === CODE_CALL_DENIED ? pretty({ ...outcome, message: denied.message }) : result;
+      const { result, readable: text } = await invokeLegacyMcpTool({ invokeCommand }, { toolId: tool.toolId, argumentsJson, approval: 'denied', readable });
+      return text?.text ?? result;
     } catch (err) {
       console.error('[mcp-manager] The denial could not be recorded:', err);
-      return pretty(denied);
+      return notCalledText(tool, CODE_CALL_DENIED, `The user denied the call to MCP tool \`${tool.title || tool.nativeName}\`; it was not sent`);
     }
   }
 
@@ -393,10 +485,6 @@ export class ToolBridge {
     this.#halted = 'unknown';
     this.#stopArmed = true;
     this.#host.toast('warning', `${tr('outcome_unknown_warning', { name: displayNameOf(tool) })}\n\n${err.message}`, tr('outcome_unknown_title'), true);
-    return pretty({
-      outcome: 'outcome_unknown',
-      code: err.code,
-      message: `${sentence(err.message.slice(err.code.length + 2))} The tool may have run; ttmcp did not retry it, and the tool loop ends here.`,
-    });
+    return unknownText(tool, err.code, err.message.slice(err.code.length + 2));
   }
 }

@@ -1,15 +1,24 @@
 // Wires the tool bridge and the Manager's tool parts to the real page:
 // SillyTavern's context and events, window.__TAURITAVERN__ (api.mcp,
-// invoke.safeInvoke, ttmcp's bridge status), toastr and the Ask popup.
+// invoke.safeInvoke, ttmcp's bridge status), toastr and the Ask popup; the
+// tool sets' screen and dialogs, their bindings in the chat and the
+// settings, and the chat-side control in the extensions menu.
 
 import type { LegacyMcpInvokeCommand } from '../../../jsapi/legacy-mcp-tools.js';
-import type { TtmcpMcpApi } from '../../../jsapi/tauritavern-mcp';
+import type { LegacyMcpToolList, TtmcpMcpApi } from '../../../jsapi/tauritavern-mcp';
+import { openResultDialog } from '../dialogs/result-dialog';
 import { notifyRegistrationsChanged } from '../host/changes';
 import { bridgeStatus, mcpApiPublished, onBridgeChange } from '../host/tauritavern';
 import type { Tr } from '../texts';
+import { openBindingDialog } from '../toolsets/binding-dialog';
+import { confirmRemoveToolSet } from '../toolsets/remove-dialog';
+import { openToolSetDialog } from '../toolsets/toolset-dialog';
+import type { ToolSetsDeps } from '../toolsets/ToolSetsPanel';
 import { askApproval } from './approval';
+import { applyBindings, bindToolSet, readScope, type AppliedToolSet, type StBindingContext } from './binding';
 import { ToolBridge, type ToolBridgeHost } from './bridge';
-import { toolReach } from './reach';
+import { mountChatMenu } from './chat-menu';
+import { toolReach, type ToolReach } from './reach';
 import { ST_EVENTS, stToolContext } from './sillytavern-tools';
 import type { ToolsPanelDeps } from './ToolsPanel';
 
@@ -41,6 +50,24 @@ interface Toastr {
 /** Dispatched on window after each root generation's listing. */
 export const TOOLS_LISTED_EVENT = 'ttmcp-tools:listed';
 
+/** Dispatched on window after a tool set or a binding changed. */
+export const TOOL_SETS_CHANGED_EVENT = 'ttmcp-tools:sets';
+
+function notifyToolSets(): void {
+  window.dispatchEvent(new Event(TOOL_SETS_CHANGED_EVENT));
+}
+
+function scope() {
+  return readScope(stToolContext() as StBindingContext | undefined);
+}
+
+/** The set the chat open now uses (every permitted tool without the tool set API). */
+async function appliedSet(): Promise<AppliedToolSet> {
+  const toolSets = api()?.toolSets;
+  if (!toolSets) return { missing: [] };
+  return applyBindings(scope(), (await toolSets.list()).toolSets);
+}
+
 function toast(level: 'warning' | 'error', text: string, title: string, persistent = false): void {
   const toastr = (globalThis as { toastr?: Toastr }).toastr;
   toastr?.[level]?.(text, title, persistent ? { timeOut: 0, extendedTimeOut: 0, closeButton: true } : undefined);
@@ -64,6 +91,7 @@ export function pageToolHost(tr: Tr, wake?: () => Promise<void>): ToolBridgeHost
     toast,
     listed: () => void window.dispatchEvent(new Event(TOOLS_LISTED_EVENT)),
     changed: notifyRegistrationsChanged,
+    scope,
     tr,
   };
 }
@@ -71,6 +99,38 @@ export function pageToolHost(tr: Tr, wake?: () => Promise<void>): ToolBridgeHost
 export interface ModelTools {
   bridge: ToolBridge | null;
   panel: ToolsPanelDeps;
+  toolSets: ToolSetsDeps;
+  /** Removes the chat-side control. */
+  unmount(): void;
+}
+
+/** Calls fn on the moments the tool set in use may change: chat, bindings, sets, the connection. */
+function onToolSetChange(fn: () => void): () => void {
+  const offBridge = onBridgeChange(fn);
+  window.addEventListener(TOOL_SETS_CHANGED_EVENT, fn);
+  window.addEventListener(TOOLS_LISTED_EVENT, fn);
+  const events = stToolContext()?.eventSource;
+  events?.on(ST_EVENTS.CHAT_CHANGED, fn);
+  return () => {
+    offBridge();
+    window.removeEventListener(TOOL_SETS_CHANGED_EVENT, fn);
+    window.removeEventListener(TOOLS_LISTED_EVENT, fn);
+    events?.removeListener?.(ST_EVENTS.CHAT_CHANGED, fn);
+  };
+}
+
+/** The chat-side control's text for a reach. */
+function menuLabel(reach: ToolReach, tr: Tr): string {
+  switch (reach.kind) {
+    case 'ready':
+      return reach.set ? tr('chat_menu_set', { name: reach.set.name, count: reach.tools }) : tr('chat_menu_all', { count: reach.tools });
+    case 'set_offers_nothing':
+      return reach.set ? tr('chat_menu_set', { name: reach.set.name, count: 0 }) : tr('chat_menu_all', { count: 0 });
+    case 'nothing_allowed':
+      return tr('chat_menu_all', { count: 0 });
+    default:
+      return tr('chat_menu_unavailable');
+  }
 }
 
 /**
@@ -82,18 +142,28 @@ export function startModelTools(tr: Tr, wake?: () => Promise<void>): ModelTools 
   const host = pageToolHost(tr, wake);
   const bridge = new ToolBridge(host);
   const installed = bridge.install();
+  const reach = () =>
+    toolReach({
+      context: host.context(),
+      isTtmcp: host.isTtmcp(),
+      connected: host.connected(),
+      invokeCommand: host.invokeCommand(),
+      appliedSet,
+      localTools: () => bridge.localToolCount(),
+    });
   const panel: ToolsPanelDeps = {
-    reach: () =>
-      toolReach({ context: host.context(), isTtmcp: host.isTtmcp(), connected: host.connected(), invokeCommand: host.invokeCommand() }),
+    reach,
     onChange(fn) {
       const offBridge = onBridgeChange(fn);
       window.addEventListener(TOOLS_LISTED_EVENT, fn);
       const events = host.context()?.eventSource;
-      const names = [ST_EVENTS.MAIN_API_CHANGED, ST_EVENTS.CHATCOMPLETION_SOURCE_CHANGED, ST_EVENTS.SETTINGS_UPDATED];
+      const names = [ST_EVENTS.MAIN_API_CHANGED, ST_EVENTS.CHATCOMPLETION_SOURCE_CHANGED, ST_EVENTS.SETTINGS_UPDATED, ST_EVENTS.CHAT_CHANGED];
       for (const n of names) events?.on(n, fn);
+      window.addEventListener(TOOL_SETS_CHANGED_EVENT, fn);
       return () => {
         offBridge();
         window.removeEventListener(TOOLS_LISTED_EVENT, fn);
+        window.removeEventListener(TOOL_SETS_CHANGED_EVENT, fn);
         for (const n of names) events?.removeListener?.(n, fn);
       };
     },
@@ -102,6 +172,48 @@ export function startModelTools(tr: Tr, wake?: () => Promise<void>): ModelTools 
       if (!audit) return [];
       return (await audit.list({ registrationId, limit })).entries;
     },
+    openResult: async (resultId) => {
+      const results = api()?.results;
+      if (results) await openResultDialog(results, resultId, tr);
+    },
   };
-  return { bridge: installed ? bridge : null, panel };
+  const bind = async (level: Parameters<typeof bindToolSet>[1], id: string | undefined) => {
+    const ok = await bindToolSet(stToolContext() as StBindingContext | undefined, level, id);
+    notifyToolSets();
+    return ok;
+  };
+  const choose = async (sets?: Parameters<ToolSetsDeps['choose']>[0]) => {
+    const all = sets ?? (await api()?.toolSets?.list())?.toolSets ?? [];
+    await openBindingDialog({ sets: all, scope: scope(), bind }, tr);
+  };
+  const toolSets: ToolSetsDeps = {
+    list: async () => {
+      const a = api()?.toolSets;
+      if (!a) throw new Error(tr('toolsets_unavailable'));
+      return a.list();
+    },
+    edit: async (set) => {
+      const a = api();
+      const invoke = invokeCommand();
+      if (!a?.toolSets || !invoke) throw new Error(tr('toolsets_unavailable'));
+      const [servers, listing] = await Promise.all([a.servers.list(), invoke('list_legacy_mcp_tools') as Promise<LegacyMcpToolList>]);
+      const saved = await openToolSetDialog({ set, servers: servers.servers, tools: listing.tools, save: (dto) => a.toolSets.save(dto) }, tr);
+      if (saved) notifyToolSets();
+      return saved;
+    },
+    remove: async (set) => {
+      const a = api()?.toolSets;
+      if (!a || !(await confirmRemoveToolSet(set, tr))) return false;
+      await a.remove(set.id);
+      notifyToolSets();
+      return true;
+    },
+    choose,
+    scope,
+    onChange: onToolSetChange,
+  };
+  const unmountMenu = installed
+    ? mountChatMenu({ label: async () => menuLabel(await reach(), tr), title: tr('chat_menu_title'), open: () => choose(), onChange: onToolSetChange })
+    : () => {};
+  return { bridge: installed ? bridge : null, panel, toolSets, unmount: unmountMenu };
 }

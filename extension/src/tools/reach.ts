@@ -4,11 +4,25 @@
 import type { LegacyMcpInvokeCommand } from '../../../jsapi/legacy-mcp-tools.js';
 import type { LegacyMcpToolList } from '../../../jsapi/tauritavern-mcp';
 import { errorMessage } from '../ui/errors';
+import type { AppliedToolSet, BindingLevel } from './binding';
+import { fitToolLimit, providerToolLimit } from './limit';
 import type { StToolContext } from './sillytavern-tools';
 
+/** The tool set a reach was worked out for, and which bindings named a set that is gone. */
+export interface ReachSet {
+  set?: { name: string; level: BindingLevel };
+  missing: BindingLevel[];
+}
+
 export type ToolReach =
-  /** Offered to the model in the next generation: tools from servers, diagnostics left out. */
-  | { kind: 'ready'; tools: number; servers: number; diagnostics: number }
+  /**
+   * Offered to the model in the next generation: tools from servers,
+   * diagnostics left out; of total listed, leftOut over the provider's
+   * limit (which counts local tools of SillyTavern's own).
+   */
+  | ({ kind: 'ready'; tools: number; servers: number; diagnostics: number; total: number; leftOut: number; limit?: number; local: number } & ReachSet)
+  /** The chat's tool set offers none of its tools now (Off, paused, removed). */
+  | ({ kind: 'set_offers_nothing'; diagnostics: number } & ReachSet)
   /** TauriTavern: its own Generate hooks offer the tools. */
   | { kind: 'host_offers_tools' }
   /** No registerFunctionTool (SillyTavern 1.12.6 and older). */
@@ -27,6 +41,10 @@ export interface ReachInputs {
   isTtmcp: boolean;
   connected: boolean;
   invokeCommand: LegacyMcpInvokeCommand | undefined;
+  /** The tool set the chat open now uses (absent: every permitted tool). */
+  appliedSet?: () => Promise<AppliedToolSet>;
+  /** SillyTavern's own tools a request may carry (the limit counts them). */
+  localTools?: () => number;
 }
 
 /** Works out the reach; lists the tools (cached catalogs only) when SillyTavern can take them. */
@@ -45,14 +63,32 @@ export async function toolReach(inputs: ReachInputs): Promise<ToolReach> {
   }
   if (!inputs.connected || !inputs.invokeCommand) return { kind: 'backend_down', message: '' };
   let list: LegacyMcpToolList;
+  let applied: AppliedToolSet = { missing: [] };
   try {
-    list = (await inputs.invokeCommand('list_legacy_mcp_tools')) as LegacyMcpToolList;
+    applied = (await inputs.appliedSet?.()) ?? applied;
+    const args = applied.set ? { dto: { toolSetId: applied.set.id } } : undefined;
+    list = (await inputs.invokeCommand('list_legacy_mcp_tools', args)) as LegacyMcpToolList;
   } catch (err) {
     return { kind: 'backend_down', message: errorMessage(err) };
   }
+  const reachSet: ReachSet = {
+    missing: applied.missing,
+    ...(applied.set && applied.level ? { set: { name: applied.set.name, level: applied.level } } : {}),
+  };
   const tools = Array.isArray(list?.tools) ? list.tools : [];
   const diagnostics = Array.isArray(list?.diagnostics) ? list.diagnostics.length : 0;
-  if (tools.length === 0) return { kind: 'nothing_allowed', diagnostics };
-  const servers = new Set(tools.map((t) => t.toolId.slice(0, t.toolId.indexOf(':')))).size;
-  return { kind: 'ready', tools: tools.length, servers, diagnostics };
+  if (tools.length === 0) return applied.set ? { kind: 'set_offers_nothing', diagnostics, ...reachSet } : { kind: 'nothing_allowed', diagnostics };
+  const fit = fitToolLimit(tools, { limit: providerToolLimit(ctx), local: inputs.localTools?.() ?? 0, reader: applied.set?.readerTool ?? true });
+  const servers = new Set(fit.offered.map((t) => t.toolId.slice(0, t.toolId.indexOf(':')))).size;
+  return {
+    kind: 'ready',
+    tools: fit.offered.length,
+    servers,
+    diagnostics,
+    total: tools.length,
+    leftOut: fit.leftOut.length,
+    local: fit.local,
+    ...(fit.limit !== undefined ? { limit: fit.limit } : {}),
+    ...reachSet,
+  };
 }

@@ -42,6 +42,7 @@ export const ST_EVENTS = {
   MAIN_API_CHANGED: 'main_api_changed',
   CHATCOMPLETION_SOURCE_CHANGED: 'chatcompletion_source_changed',
   SETTINGS_UPDATED: 'settings_updated',
+  CHAT_CHANGED: 'chat_id_changed',
 } as const;
 
 export interface StToolContext extends StContext {

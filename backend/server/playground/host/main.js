@@ -20,6 +20,7 @@ import { addLocaleData, applyLocale, getCurrentLocale, t, translate } from './i1
 import { callGenericPopup, Popup, POPUP_RESULT, POPUP_TYPE } from './popup.js';
 import { extensionSettings, saveSettingsDebounced } from './settings.js';
 import './tools.js'; // ToolManager, registerFunctionTool and the Chat Completion settings
+import { initChatPicker, initExtensionsMenu } from './chat.js'; // characters, chatMetadata, the wand menu
 
 /** The page's languages (SillyTavern's ids for them). */
 const LANGUAGES = [['en', 'English'], ['zh-cn', '简体中文'], ['zh-tw', '繁體中文']];
@@ -57,6 +58,8 @@ document.documentElement.lang = getCurrentLocale();
 
 initInlineDrawers();
 initTopDrawers();
+initExtensionsMenu(/** @type {HTMLElement} */ (document.getElementById('leftSendForm')));
+initChatPicker(/** @type {HTMLSelectElement} */ (document.getElementById('ttmcp_chat')));
 initLanguageSelect(/** @type {HTMLSelectElement} */ (document.getElementById('ttmcp_language')));
 
 const config = await loadConfig();
