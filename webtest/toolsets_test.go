@@ -138,7 +138,7 @@ func TestSTToolSetPerCharacter(t *testing.T) {
 	}
 	// The reach line of Seraphina's chat names the set.
 	openChat(e, 0)
-	if reach := e.reach(); !strings.Contains(reach, "2 tools from 1 servers") || !strings.Contains(reach, `Tool set “Coding” (this character).`) {
+	if reach := e.reach(); !strings.Contains(reach, "2 tools from 1 server") || !strings.Contains(reach, `Tool set “Coding” (this character).`) {
 		t.Errorf("the Manager says %q", reach)
 	}
 }
@@ -267,7 +267,7 @@ func TestST128ToolLimit(t *testing.T) {
 	e := newSTEnvWith(t, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}), perms)
 	loadUI(e.p)
 	e.p.run(`await ui.withText(/Servers · \d+/, document); window.dispatchEvent(new Event('focus'));`)
-	if reach := e.reach(); !strings.Contains(reach, "127 tools from 1 servers") ||
+	if reach := e.reach(); !strings.Contains(reach, "127 tools from 1 server") ||
 		!strings.Contains(reach, "This source takes at most 128 tools and SillyTavern has 0 of its own, so 173 of the 300 MCP tools are left out") {
 		t.Errorf("before sending the Manager says %q", reach)
 	}

@@ -313,7 +313,7 @@ export const TEXTS = {
   toolset_all_permitted: 'Every tool you allow',
   toolset_bind_failed: 'This choice cannot be kept here (no chat or character is open).',
   chat_menu_title: 'MCP tools in this chat',
-  chat_menu_set: 'MCP: {name} · {count} tools',
+  chat_menu_set: 'MCP: {name} · {tools}',
   chat_menu_all: 'MCP: every allowed tool · {count}',
   chat_menu_unavailable: 'MCP tools: not connected',
   reach_set_chat: 'Tool set “{name}” (this chat).',

@@ -123,9 +123,9 @@ function onToolSetChange(fn: () => void): () => void {
 function menuLabel(reach: ToolReach, tr: Tr): string {
   switch (reach.kind) {
     case 'ready':
-      return reach.set ? tr('chat_menu_set', { name: reach.set.name, count: reach.tools }) : tr('chat_menu_all', { count: reach.tools });
+      return reach.set ? tr('chat_menu_set', { name: reach.set.name, tools: tr('tool_count', { count: reach.tools }) }) : tr('chat_menu_all', { count: reach.tools });
     case 'set_offers_nothing':
-      return reach.set ? tr('chat_menu_set', { name: reach.set.name, count: 0 }) : tr('chat_menu_all', { count: 0 });
+      return reach.set ? tr('chat_menu_set', { name: reach.set.name, tools: tr('tool_count', { count: 0 }) }) : tr('chat_menu_all', { count: 0 });
     case 'nothing_allowed':
       return tr('chat_menu_all', { count: 0 });
     default:
