@@ -195,6 +195,8 @@ export const TEXTS = {
   reach_not_chat_completion: 'No MCP tool reaches the model: tools need the Chat Completion API (the current API is {api}).',
   reach_function_calling_off: 'No MCP tool reaches the model: function calling is off. Turn on “Enable function calling” in AI Response Configuration.',
   reach_source_without_tools: 'No MCP tool reaches the model: the chat completion source {source} does not support tool calling in this SillyTavern.',
+  reach_post_processing_without_tools:
+    'No MCP tool reaches the model: Prompt Post-Processing ({mode}) removes tools. In API Connections, choose None or a mode “with tools”.',
   reach_tool_calling_unsupported: 'No MCP tool reaches the model: turn on “Enable function calling” and use a chat completion source that supports tools.',
   reach_backend_down: 'No MCP tool reaches the model: the ttmcp backend is not connected.',
   reach_nothing_allowed: 'No MCP tool reaches the model: set a tool to Ask or Allow on an active server whose tools were discovered.',

@@ -48,6 +48,8 @@ function reachText(reach: ToolReach, tr: ReturnType<typeof useTr>): string {
       return tr('reach_not_chat_completion', { api: reach.api });
     case 'source_without_tools':
       return tr('reach_source_without_tools', { source: reach.source });
+    case 'post_processing_without_tools':
+      return tr('reach_post_processing_without_tools', { mode: reach.mode });
     case 'nothing_allowed':
       return tr('reach_nothing_allowed');
     case 'backend_down':

@@ -428,6 +428,8 @@ describe('reach', () => {
     ['not_chat_completion', { ...base, context: ctx({ mainApi: 'textgenerationwebui' }), invokeCommand: list([echo]) }],
     ['function_calling_off', { ...base, context: ctx({ isToolCallingSupported: () => false, chatCompletionSettings: { function_calling: false } }), invokeCommand: list([echo]) }],
     ['source_without_tools', { ...base, context: ctx({ isToolCallingSupported: () => false, chatCompletionSettings: { function_calling: true, chat_completion_source: 'ai21' } }), invokeCommand: list([echo]) }],
+    ['source_without_tools', { ...base, context: ctx({ isToolCallingSupported: () => false, chatCompletionSettings: { function_calling: true, chat_completion_source: 'ai21', custom_prompt_post_processing: 'strict_tools' } }), invokeCommand: list([echo]) }],
+    ['post_processing_without_tools', { ...base, context: ctx({ isToolCallingSupported: () => false, chatCompletionSettings: { function_calling: true, chat_completion_source: 'custom', custom_prompt_post_processing: 'merge' } }), invokeCommand: list([echo]) }],
     ['tool_calling_unsupported', { ...base, context: ctx({ isToolCallingSupported: () => false, chatCompletionSettings: undefined }), invokeCommand: list([echo]) }],
     ['backend_down', { ...base, connected: false, context: ctx({}), invokeCommand: list([echo]) }],
     ['nothing_allowed', { ...base, context: ctx({}), invokeCommand: list([]) }],

@@ -29,6 +29,8 @@ export type ToolReach =
   | { kind: 'too_old' }
   | { kind: 'not_chat_completion'; api: string }
   | { kind: 'function_calling_off' }
+  /** A Prompt Post-Processing mode that removes tools (SillyTavern's "no tools" modes: merge, semi, strict, single). */
+  | { kind: 'post_processing_without_tools'; mode: string }
   | { kind: 'source_without_tools'; source: string }
   /** Function calling off, or a source without tools (this SillyTavern does not say which). */
   | { kind: 'tool_calling_unsupported' }
@@ -47,6 +49,13 @@ export interface ReachInputs {
   localTools?: () => number;
 }
 
+/**
+ * The Prompt Post-Processing modes that keep tools: SillyTavern's isToolCallingSupported refuses
+ * every other one (tool-calling.js: NONE, MERGE_TOOLS, SEMI_TOOLS, STRICT_TOOLS), whatever the
+ * source, so the source is not the reason then.
+ */
+const TOOL_POST_PROCESSING: readonly string[] = ['', 'merge_tools', 'semi_tools', 'strict_tools'];
+
 /** Works out the reach; lists the tools (cached catalogs only) when SillyTavern can take them. */
 export async function toolReach(inputs: ReachInputs): Promise<ToolReach> {
   const ctx = inputs.context;
@@ -56,6 +65,8 @@ export async function toolReach(inputs: ReachInputs): Promise<ToolReach> {
   if (typeof ctx.isToolCallingSupported === 'function' && !ctx.isToolCallingSupported()) {
     const settings = ctx.chatCompletionSettings;
     if (settings?.function_calling === false) return { kind: 'function_calling_off' };
+    const mode = settings?.custom_prompt_post_processing;
+    if (typeof mode === 'string' && !TOOL_POST_PROCESSING.includes(mode)) return { kind: 'post_processing_without_tools', mode };
     if (settings && typeof settings.chat_completion_source === 'string') {
       return { kind: 'source_without_tools', source: settings.chat_completion_source };
     }

@@ -51,7 +51,7 @@ export interface StToolContext extends StContext {
   isToolCallingSupported?(): boolean;
   canPerformToolCalls?(type: string): boolean;
   ToolManager?: { tools?: StToolDefinition[] };
-  chatCompletionSettings?: { function_calling?: boolean; chat_completion_source?: string };
+  chatCompletionSettings?: { function_calling?: boolean; chat_completion_source?: string; custom_prompt_post_processing?: string };
   mainApi?: string;
   eventSource?: StEventSource;
   eventTypes?: Record<string, string>;
