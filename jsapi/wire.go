@@ -7,7 +7,71 @@ const (
 	FrameWelcome = "welcome" // backend → page: {"type":"welcome","server":{"name","version"}}
 	FrameInvoke  = "invoke"  // page → backend: {"type":"invoke","id":N,"command":"...","args":{...}}
 	FrameResult  = "result"  // backend → page: see ResultHead
+
+	// ttmcp's additions (SPEC §10): what the backend tells or asks a page
+	// on its own, and the page's side of that.
+
+	// FrameEvent, backend → every page: something changed that the page
+	// may show (Event). No answer.
+	FrameEvent = "event"
+	// FrameRequest, backend → one page: a question for the page's handler
+	// (Request), answered by a FrameResponse with the same id. The ids are
+	// the backend's own, apart from the page's invoke ids.
+	FrameRequest = "request"
+	// FrameResponse, page → backend: {"type":"response","id":N,"ok":true,
+	// "value":{...}} or {"type":"response","id":N,"ok":false,"error":
+	// {"message":"..."}}.
+	FrameResponse = "response"
+	// FrameHandlers, page → backend: {"type":"handlers","elicitation":
+	// bool}, which handlers the page has. It is read in order with the
+	// invoke frames (not concurrently with them), so a call sent after it
+	// sees it; a page sends it again on every new socket.
+	FrameHandlers = "handlers"
 )
+
+// Event is a FrameEvent: {"type":"event","event":"<name>","data":{...}}.
+type Event struct {
+	Type  string `json:"type"`
+	Event string `json:"event"`
+	Data  any    `json:"data"`
+}
+
+// Events the backend sends.
+const (
+	// EventServersChanged: a server's catalog, resources or prompts
+	// changed without the page asking (its server announced a change and
+	// ttmcp followed it); data is McpServerChange. The page lists again.
+	EventServersChanged = "servers_changed"
+)
+
+// McpServerChange is the data of EventServersChanged.
+type McpServerChange struct {
+	RegistrationID string `json:"registrationId"`
+	// What changed: "tools", "resources", "prompts".
+	Lists []string `json:"lists"`
+}
+
+// Request is a FrameRequest.
+type Request struct {
+	Type   string `json:"type"`
+	ID     uint64 `json:"id"`
+	Method string `json:"method"`
+	Params any    `json:"params"`
+}
+
+// Requests the backend sends.
+const (
+	// RequestElicitation asks the page's elicitation handler
+	// (api.mcp.elicitation.setHandler): params McpElicitationRequest,
+	// answer McpElicitationResponse.
+	RequestElicitation = "elicitation"
+)
+
+// Handlers is a FrameHandlers.
+type Handlers struct {
+	Type        string `json:"type"`
+	Elicitation bool   `json:"elicitation"`
+}
 
 // A result frame is written by the backend in exactly this layout, value or
 // error last, so the wasm shim can cut the payload out of the frame without

@@ -97,6 +97,11 @@ type ConnectionStatus struct {
 	// fresh session.
 	Sessions        SessionMode
 	ProtocolVersion string // of the open session, "" otherwise
+	// Following: the open session hears the server's list-changed
+	// notifications; Note says why not when the server's stream was
+	// refused, ended or cut.
+	Following bool
+	Note      string
 }
 
 // ConnectionState is whether a live connection is open.
@@ -115,3 +120,10 @@ const (
 	SessionsKept       SessionMode = "kept"
 	SessionsShortLived SessionMode = "short_lived"
 )
+
+// ListChange says which lists of a server changed, as its server announced
+// (notifications/*/list_changed).
+type ListChange struct {
+	RegistrationID            RegistrationID
+	Tools, Resources, Prompts bool
+}

@@ -49,6 +49,10 @@ type Config struct {
 	// nothing: no token is ever sent, refusals still fail with
 	// mcp.auth_required.
 	Auths Auths
+	// Changed receives the list changes servers announce on live
+	// connections (follow.go), at most one call per server per 2 s; nil:
+	// no connection follows its server.
+	Changed func(domain.ListChange)
 	// RefreshTimeout bounds a token refresh, default 30 s.
 	RefreshTimeout time.Duration
 	// Now is the clock of token lifetimes (tests move it); default time.Now.

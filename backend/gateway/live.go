@@ -62,9 +62,10 @@ func newLives(g *Gateway) *lives {
 
 // live is the connection of one registration.
 type live struct {
-	id  domain.RegistrationID
-	key liveKey
-	el  *list.Element
+	id     domain.RegistrationID
+	key    liveKey
+	el     *list.Element
+	follow *follower // its list-changed notifications (follow.go)
 
 	// Under lives.mu.
 	users   int
@@ -111,7 +112,7 @@ func (ls *lives) acquire(ctx context.Context, r domain.Registration) (*lease, er
 		l = nil
 	}
 	if l == nil {
-		l = &live{id: r.ID, key: key}
+		l = &live{id: r.ID, key: key, follow: &follower{g: ls.g, id: r.ID}}
 		l.el = ls.lru.PushFront(l)
 		ls.byID[r.ID] = l
 		ls.evictLocked()
@@ -169,7 +170,7 @@ func (ls *lives) acquire(ctx context.Context, r domain.Registration) (*lease, er
 // openShared opens l's shared session, detached from whoever asked first
 // (the others wait for it too), within StartupTimeout.
 func (ls *lives) openShared(l *live, r domain.Registration) {
-	s, err := ls.g.open(context.Background(), r, sessionOptions{})
+	s, err := ls.g.open(context.Background(), r, sessionOptions{client: l.follow.handlers})
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	close(l.opening)
@@ -270,6 +271,9 @@ func (g *Gateway) Status(id domain.RegistrationID) domain.ConnectionStatus {
 	case l.shared != nil && !l.shared.over():
 		st.State = domain.ConnectionOpen
 		st.ProtocolVersion = l.shared.cs.InitializeResult().ProtocolVersion
+		if stream := l.shared.tr.streams.Load(); stream != nil {
+			st.Following, st.Note = stream.get()
+		}
 	case l.opening != nil:
 		st.State = domain.ConnectionOpening
 	}
@@ -298,6 +302,7 @@ func (ls *lives) retireLocked(l *live) {
 		delete(ls.byID, l.id)
 	}
 	ls.lru.Remove(l.el)
+	l.follow.stop()
 	if l.idle != nil {
 		l.idle.Stop()
 		l.idle = nil

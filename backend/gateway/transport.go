@@ -48,6 +48,10 @@ type transport struct {
 	open     atomic.Int64  // exchanges whose response body is not closed
 	openDone chan struct{} // pinged when an exchange ends
 
+	// streams follows the session's notification stream (follow.go), nil
+	// until it opened one.
+	streams atomic.Pointer[streamState]
+
 	// bearer is the access token sent on every request ("" when not
 	// signed in); a kept session gets the refreshed one (setBearer).
 	// refused is the first request the server refused for want of
@@ -98,6 +102,17 @@ func (t *transport) sentBearer() domain.Secret {
 	return ""
 }
 
+// setHeaders puts the registration's headers and the bearer token on req.
+func (t *transport) setHeaders(req *http.Request) {
+	for name, values := range t.headers {
+		req.Header[name] = values
+	}
+	if b := t.sentBearer(); b != "" {
+		// A sign-in replaces a static Authorization header.
+		req.Header.Set("Authorization", "Bearer "+b.Reveal())
+	}
+}
+
 // RoundTrip adds the registration's headers, refuses what the session must
 // not send, caps the response body, and records the fate of the request an
 // exchange tracks.
@@ -118,6 +133,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	ex := exchangeOf(req.Context())
 	tracked := ex != nil && method != "" && method == ex.method
+	if isNotificationStream(req, method) {
+		return t.stream(req), nil
+	}
 	ctx, cancel := context.WithCancel(req.Context())
 	stop := context.AfterFunc(t.life, cancel)
 	t.open.Add(1)
@@ -139,13 +157,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		})
 	}
 	req = req.Clone(ctx)
-	for name, values := range t.headers {
-		req.Header[name] = values
-	}
-	if b := t.sentBearer(); b != "" {
-		// A sign-in replaces a static Authorization header.
-		req.Header.Set("Authorization", "Bearer "+b.Reveal())
-	}
+	t.setHeaders(req)
 	if tracked {
 		if ex.params != nil {
 			setParamHeaders(req.Header, ex.params)
