@@ -34,6 +34,8 @@
 //   hooks.sendFailed(thrown)          → Error    WebSocket.send threw
 //   hooks.result(id, status, value)              a result of a call Go sent: status 1 ok (value),
 //                                                0 error (value is the error object), -1 malformed
+//   hooks.event(name, data)                      optional: an event frame; by default it is dispatched
+//                                                on globalThis as 'tauritavern-mcp:event', detail {event, data}
 //   layout: the frame layout strings of jsapi (wire.go) and the inbound frame limit.
 //
 // The transport's methods, for Go:
@@ -46,6 +48,9 @@
 //   drop()                 → [command, reject, …]: the socket is gone; the calls this
 //                            transport settles that were in flight, for Go to reject
 //   inflight()             → how many calls are in flight (tests)
+
+// EVENT is the window event of the backend's event frames (jsapi.FrameEvent).
+export const EVENT = 'tauritavern-mcp:event';
 
 export function createTransport(hooks, layout) {
   const { invokeHead, invokeCommand, invokeArgs, invokeTail, maxFrame } = layout;
@@ -157,6 +162,16 @@ export function createTransport(hooks, layout) {
     return fastOrGo(command, text);
   }
 
+  // event hands an event frame to the page: the backend tells every page
+  // what changed without its asking (a server's lists it followed).
+  const event =
+    hooks.event ??
+    ((name, data) => {
+      if (typeof globalThis.dispatchEvent === 'function' && typeof CustomEvent === 'function') {
+        globalThis.dispatchEvent(new CustomEvent(EVENT, { detail: { event: name, data } }));
+      }
+    });
+
   // settle hands a result to its call; status 1 ok, 0 error, -1 malformed.
   function settle(id, status, value) {
     const c = pending.get(id);
@@ -188,7 +203,11 @@ export function createTransport(hooks, layout) {
       malformed(data);
       return;
     }
-    if (v.type !== 'result') return; // not a result (nothing else is defined yet): ignore
+    if (v.type === 'event') {
+      if (typeof v.event === 'string') event(v.event, v.data);
+      return;
+    }
+    if (v.type !== 'result') return; // a frame this page does not know: ignore
     const id = v.id;
     if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) return;
     if (v.ok === true) settle(id, 1, v.value);

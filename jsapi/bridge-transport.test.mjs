@@ -322,3 +322,30 @@ test('resultHeadID reads the fixed layout only', () => {
   ];
   for (const [frame, want] of cases) assert.equal(resultHeadID(frame, layout), want, frame);
 });
+
+test('event frames reach hooks.event, or the page as a window event', () => {
+  const { hooks } = fakeGo();
+  const events = [];
+  hooks.event = (name, data) => events.push([name, data]);
+  const t = createTransport(hooks, layout);
+  const ws = fakeSocket();
+  t.open(ws);
+  ws.onmessage({ data: '{"type":"event","event":"servers_changed","data":{"registrationId":"r","lists":["tools"]}}' });
+  ws.onmessage({ data: '{"type":"event","data":{}}' }); // no name: ignored
+  ws.onmessage({ data: '{"type":"someday","id":1}' }); // unknown kinds are ignored
+  assert.deepEqual(events, [['servers_changed', { registrationId: 'r', lists: ['tools'] }]]);
+
+  const { hooks: plain } = fakeGo();
+  const seen = [];
+  const had = globalThis.dispatchEvent; // Node's global is no EventTarget: stand in for the window's
+  globalThis.dispatchEvent = (e) => seen.push([e.type, e.detail]);
+  try {
+    const t2 = createTransport(plain, layout);
+    const ws2 = fakeSocket();
+    t2.open(ws2);
+    ws2.onmessage({ data: '{"type":"event","event":"servers_changed","data":{"registrationId":"x","lists":["prompts"]}}' });
+  } finally {
+    globalThis.dispatchEvent = had;
+  }
+  assert.deepEqual(seen, [['tauritavern-mcp:event', { event: 'servers_changed', data: { registrationId: 'x', lists: ['prompts'] } }]]);
+});

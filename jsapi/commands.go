@@ -29,6 +29,9 @@ const (
 	CmdCancelSignIn     = "cancel_mcp_server_sign_in"
 	CmdSignOut          = "sign_out_mcp_server"
 	CmdGetStdioStatus   = "get_mcp_stdio_status"
+	// CmdGetConnectionStatus: how a remote server is connected (live
+	// connections, SPEC §10).
+	CmdGetConnectionStatus = "get_mcp_connection_status"
 
 	// Tool sets (SPEC §10 "Tool sets"): list takes no args; save and
 	// remove take {dto}. list_legacy_mcp_tools also takes {dto: {toolSetId}}.
@@ -63,7 +66,7 @@ var McpCommands = []string{
 	CmdSetToolDescriptionOverride, CmdStartTestCall, CmdTestToolCall,
 	CmdCancelTestCall, CmdListLegacyTools, CmdStartLegacyToolCall,
 	CmdCallLegacyTool, CmdCancelLegacyToolCall,
-	CmdListAuditEntries, CmdStartSignIn, CmdFinishSignIn, CmdCancelSignIn, CmdSignOut, CmdGetStdioStatus,
+	CmdListAuditEntries, CmdStartSignIn, CmdFinishSignIn, CmdCancelSignIn, CmdSignOut, CmdGetStdioStatus, CmdGetConnectionStatus,
 	CmdListToolSets, CmdSaveToolSet, CmdRemoveToolSet, CmdReadToolResult,
 	CmdListResources, CmdListResourceTemplates, CmdReadResource, CmdListPrompts, CmdGetPrompt,
 	CmdCompleteArgument, CmdGetServerCapabilities, CmdSetServerCapabilities,

@@ -140,6 +140,36 @@ type McpStdioConfig struct {
 	CommandLine string `json:"commandLine"`
 }
 
+// McpConnectionStatus is how a remote server is connected now
+// (get_mcp_connection_status, a ttmcp addition; SPEC §10 "Live
+// connections").
+type McpConnectionStatus struct {
+	RegistrationID string `json:"registrationId"`
+	// State is ConnectionClosed (no live connection: the next operation
+	// opens one), ConnectionOpening or ConnectionOpen.
+	State string `json:"state"`
+	// Sessions is SessionsKept, or SessionsShortLived when the server
+	// ended kept sessions twice in a row and each operation now opens a
+	// fresh one.
+	Sessions        string  `json:"sessions"`
+	ProtocolVersion *string `json:"protocolVersion,omitzero"`
+	// Following: the open connection hears the server's list changes
+	// (its catalog follows them without a refresh).
+	Following bool `json:"following"`
+	// Note says why an open connection does not follow (the server's
+	// notification stream was refused, ended or cut).
+	Note *string `json:"note,omitzero"`
+}
+
+// Connection states and session modes of McpConnectionStatus.
+const (
+	ConnectionClosed   = "closed"
+	ConnectionOpening  = "opening"
+	ConnectionOpen     = "open"
+	SessionsKept       = "kept"
+	SessionsShortLived = "short_lived"
+)
+
 // McpStdioStatus is what the backend knows of a local server's process
 // (get_mcp_stdio_status, a ttmcp addition).
 type McpStdioStatus struct {

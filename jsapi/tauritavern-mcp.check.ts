@@ -12,6 +12,7 @@ import type {
   TauriTavernMcpApi,
   TauriTavernMcpError,
   ToolDescriptionOverride,
+  TtmcpBackendEvent,
   TtmcpMcpApi,
 } from './tauritavern-mcp.js';
 
@@ -101,6 +102,13 @@ export async function consumer(): Promise<string[]> {
   }
   // @ts-expect-error: there is no way to create a stdio server from a page.
   mcp.stdio.create?.({ command: 'sh' });
+  // ttmcp's live connections (SPEC §10): read only, and an event when a server's lists changed.
+  const conn = await mcp.connections.status(server.id);
+  lines.push(conn.state, conn.sessions, String(conn.following), conn.protocolVersion ?? '', conn.note ?? '');
+  window.addEventListener('tauritavern-mcp:event', (e) => {
+    const detail = (e as CustomEvent<TtmcpBackendEvent>).detail;
+    if (detail.event === 'servers_changed') lines.push(detail.data.registrationId, ...detail.data.lists);
+  });
   // ttmcp's tool sets (SPEC §10).
   const coding = await mcp.toolSets.save({
     name: 'Coding',

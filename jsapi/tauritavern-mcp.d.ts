@@ -449,6 +449,39 @@ export interface McpStdioApi {
   status(registrationId: string | { registrationId: string }): Promise<McpStdioStatus>;
 }
 
+// ---------------------------------------------------------------- live connections (ttmcp, SPEC §10)
+
+/**
+ * How a server is connected now. The backend keeps one connection per server in use (closed
+ * after 5 minutes unused, on pause, removal or a change of how it is reached), so a warm call
+ * is one round trip; an open connection follows the server's list changes, and the backend
+ * then sends the event `servers_changed` (window event 'tauritavern-mcp:event').
+ */
+export interface McpConnectionStatus {
+  registrationId: string;
+  /** 'closed': the next use opens it. A stdio server's connection is its process. */
+  state: 'closed' | 'opening' | 'open';
+  /** 'short_lived' once the server ended kept sessions twice in a row: each use opens a fresh one. */
+  sessions: 'kept' | 'short_lived';
+  protocolVersion?: string;
+  /** The open connection hears the server's list changes: its catalog follows them without a refresh. */
+  following: boolean;
+  /** Why an open connection does not follow (the server's notification stream was refused, ended or cut). */
+  note?: string;
+}
+
+export interface McpConnectionsApi {
+  /** Never connects. */
+  status(registrationId: string | { registrationId: string }): Promise<McpConnectionStatus>;
+}
+
+/** detail of the window event 'tauritavern-mcp:event' (the backend's event frames). */
+export interface TtmcpBackendEvent {
+  event: 'servers_changed';
+  /** What changed of a server without a page asking: its lists, after the backend followed the change. */
+  data: { registrationId: string; lists: Array<'tools' | 'resources' | 'prompts'> };
+}
+
 // ---------------------------------------------------------------- tool sets (ttmcp, SPEC §10)
 
 /**
@@ -809,6 +842,7 @@ export interface TtmcpMcpApi extends TauriTavernMcpApi {
   servers: TtmcpMcpServersApi;
   audit: McpAuditApi;
   stdio: McpStdioApi;
+  connections: McpConnectionsApi;
   toolSets: McpToolSetsApi;
   results: McpResultsApi;
   resources: McpResourcesApi;
@@ -955,6 +989,7 @@ export interface McpCommandMap {
   cancel_mcp_server_sign_in: { args: { dto: { signInId: string } }; result: null };
   sign_out_mcp_server: { args: { dto: { registrationId: string } }; result: TauriTavernMcpServer };
   get_mcp_stdio_status: { args: { dto: { registrationId: string } }; result: McpStdioStatus };
+  get_mcp_connection_status: { args: { dto: { registrationId: string } }; result: McpConnectionStatus };
   list_mcp_tool_sets: { args: undefined | Record<string, never>; result: McpToolSetList };
   save_mcp_tool_set: { args: { dto: SaveMcpToolSetInput }; result: McpToolSet };
   remove_mcp_tool_set: { args: { dto: { id: string } }; result: null };

@@ -62,6 +62,12 @@ var stdioMethods = [...]method{
 	{"status", jsapi.CmdGetStdioStatus, argsRegistrationID},
 }
 
+// connectionMethods are ttmcp's addition (SPEC §10 "Live connections"):
+// api.mcp.connections, how each server is connected now (read only).
+var connectionMethods = [...]method{
+	{"status", jsapi.CmdGetConnectionStatus, argsRegistrationID},
+}
+
 // toolSetMethods are ttmcp's addition (SPEC §10): api.mcp.toolSets.
 var toolSetMethods = [...]method{
 	{"list", jsapi.CmdListToolSets, argsNone},
@@ -95,7 +101,7 @@ var completionMethods = [...]method{
 // publish installs the API on window.__TAURITAVERN__, keeping whatever the
 // page already put there: api.mcp (exactly servers and tools),
 // invoke.safeInvoke and the mcpBridge status object. api.mcp holds
-// upstream's servers and tools, and ttmcp's audit, stdio, toolSets,
+// upstream's servers and tools, and ttmcp's audit, stdio, connections, toolSets,
 // results, resources, prompts and completions. The methods of the
 // tables above and safeInvoke are the transport's stubs (the data plane,
 // transport.go); tools.testCall is Go's.
@@ -116,6 +122,7 @@ func publish(b *bridge) {
 	mcp.Set("tools", tools)
 	mcp.Set("audit", b.methods(auditMethods[:]))
 	mcp.Set("stdio", b.methods(stdioMethods[:]))
+	mcp.Set("connections", b.methods(connectionMethods[:]))
 	mcp.Set("toolSets", b.methods(toolSetMethods[:]))
 	mcp.Set("results", b.methods(resultMethods[:]))
 	mcp.Set("resources", b.methods(resourceMethods[:]))

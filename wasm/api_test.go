@@ -28,7 +28,7 @@ func TestPublishSurface(t *testing.T) {
 		return jsObject.Call("keys", v).Call("join", ",").String()
 	}
 	mcp := tt.Get("api").Get("mcp")
-	if k := keys(mcp); k != "servers,tools,audit,stdio,toolSets,results,resources,prompts,completions" {
+	if k := keys(mcp); k != "servers,tools,audit,stdio,connections,toolSets,results,resources,prompts,completions" {
 		t.Errorf("api.mcp keys = %s", k)
 	}
 	if k := keys(mcp.Get("servers")); k != "list,create,update,setState,remove,discover,refresh,signOut,capabilities,setCapabilities,signIn" {
@@ -42,6 +42,9 @@ func TestPublishSurface(t *testing.T) {
 	}
 	if k := keys(mcp.Get("stdio")); k != "status" {
 		t.Errorf("stdio keys = %s", k)
+	}
+	if k := keys(mcp.Get("connections")); k != "status" {
+		t.Errorf("connections keys = %s", k)
 	}
 	if k := keys(mcp.Get("toolSets")); k != "list,save,remove" {
 		t.Errorf("toolSets keys = %s", k)

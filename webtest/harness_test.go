@@ -251,6 +251,7 @@ type backend struct {
 	configure []func(*server.Config) // applied to every start's Config
 
 	srv    *server.Server
+	gw     *gateway.Gateway // the current start's, closed when it stops (as serve closes it)
 	cancel context.CancelFunc
 	done   chan error
 
@@ -304,17 +305,23 @@ func (b *backend) start() {
 	b.mu.Lock()
 	b.conns = nil
 	b.mu.Unlock()
+	// As serve: the gateway tells the service of the list changes its live
+	// connections hear.
+	var svc *service.Service
+	gw := gateway.New(gateway.Config{ClientVersion: "webtest", Auths: b.store, Changed: func(c domain.ListChange) { svc.ListChanged(c) }})
+	svc = service.New(service.Config{
+		Registrations:  b.store,
+		Catalogs:       b.store,
+		Gateway:        gw,
+		Audit:          b.audit,
+		ExtensionStore: storage.OpenExtensionStore(b.root),
+		ToolSets:       b.store,
+		Results:        storage.OpenResultStore(b.root, storage.ResultOptions{}),
+		RedirectURL:    b.url(jsapi.PathOAuthCallback), // as serve: the backend's own loopback address
+	})
+	b.gw = gw
 	cfg := server.Config{
-		Commands: server.NewCommands(service.New(service.Config{
-			Registrations:  b.store,
-			Catalogs:       b.store,
-			Gateway:        gateway.New(gateway.Config{ClientVersion: "webtest", Auths: b.store}),
-			Audit:          b.audit,
-			ExtensionStore: storage.OpenExtensionStore(b.root),
-			ToolSets:       b.store,
-			Results:        storage.OpenResultStore(b.root, storage.ResultOptions{}),
-			RedirectURL:    b.url(jsapi.PathOAuthCallback), // as serve: the backend's own loopback address
-		}), nil),
+		Commands:         server.NewCommands(svc, nil),
 		Assets:           cmp.Or[fs.FS](b.assets, jsapi.Assets()),
 		AllowOrigins:     b.allow,
 		Pages:            map[string]fs.FS{"/webtest/": os.DirFS("testdata")},
@@ -351,6 +358,7 @@ func (b *backend) wait() {
 	case <-time.After(30 * time.Second):
 		b.tb.Fatal("server.Serve did not return after its context ended")
 	}
+	b.gw.Close() // its live connections and stdio servers
 }
 
 // url returns the absolute URL of path on the backend.

@@ -81,7 +81,7 @@ func TestFollowsListChanges(t *testing.T) {
 			g := followingGateway(t, c)
 			r := registration(t, ts.URL, tt.protocol, nil)
 			mustKnow(t, callA(g, r))
-			waitFor(t, "the connection to follow", func() bool { return g.Status(r.ID).Following })
+			waitFor(t, "the connection to follow", func() bool { return g.Status(r).Following })
 
 			s.AddTool(objectTool("b"), nil)
 			if lc := c.next(t, 5*time.Second); !lc.Tools || lc.RegistrationID != r.ID {
@@ -168,13 +168,13 @@ func TestNotificationStreamNeverHoldsTheSession(t *testing.T) {
 				mustKnow(t, callA(g, r))
 			}
 			if tt.note == "following" {
-				if st := g.Status(r.ID); st.State != domain.ConnectionOpen || st.Following {
+				if st := g.Status(r); st.State != domain.ConnectionOpen || st.Following {
 					t.Fatalf("status %+v", st)
 				}
 				return
 			}
-			waitFor(t, "the stream's end to be seen", func() bool { return strings.Contains(g.Status(r.ID).Note, tt.note) })
-			st := g.Status(r.ID)
+			waitFor(t, "the stream's end to be seen", func() bool { return strings.Contains(g.Status(r).Note, tt.note) })
+			st := g.Status(r)
 			if st.State != domain.ConnectionOpen || st.Following {
 				t.Fatalf("status %+v", st)
 			}

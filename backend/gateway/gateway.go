@@ -131,6 +131,7 @@ func New(cfg Config) *Gateway {
 	g := &Gateway{cfg: cfg, pool: newPool(cfg), background: newBackground(), stdio: newStdioServers(cfg),
 		schemas: domain.NewSchemaCache(maxSchemaVerdicts)}
 	g.lives = newLives(g)
+	g.stdio.g = g
 	g.auth = &keeper{store: cfg.Auths, now: cfg.Now, oauth: oauthClient(g.pool.newTransport()), log: cfg.Log,
 		refreshTimeout: cfg.RefreshTimeout, locks: map[domain.RegistrationID]chan struct{}{}}
 	return g

@@ -252,14 +252,17 @@ func (ls *lives) kept(le *lease) {
 	le.s.served++
 }
 
-// Status says how registration id is connected: ConnectionClosed when no
-// live connection is open; Sessions "short_lived" once its server expired
-// kept sessions twice in a row.
-func (g *Gateway) Status(id domain.RegistrationID) domain.ConnectionStatus {
+// Status says how r is connected: ConnectionClosed when no live connection
+// is open; Sessions "short_lived" once its server expired kept sessions
+// twice in a row. A stdio server's connection is its process.
+func (g *Gateway) Status(r domain.Registration) domain.ConnectionStatus {
+	if r.Stdio != nil {
+		return g.stdio.connectionStatus(r.ID)
+	}
 	ls := g.lives
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	l := ls.byID[id]
+	l := ls.byID[r.ID]
 	st := domain.ConnectionStatus{State: domain.ConnectionClosed, Sessions: domain.SessionsKept}
 	if l == nil {
 		return st

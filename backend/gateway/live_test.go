@@ -98,7 +98,7 @@ func TestExpiredSessionGetsANewOneAndTheCallOnce(t *testing.T) {
 	if _, err := g.Discover(context.Background(), r); err != nil {
 		t.Fatalf("discovery after an expiry: %v", err)
 	}
-	if st := g.Status(r.ID); st.State != domain.ConnectionOpen || st.Sessions != domain.SessionsKept {
+	if st := g.Status(r); st.State != domain.ConnectionOpen || st.Sessions != domain.SessionsKept {
 		t.Fatalf("status %+v: one expiry after a kept session is no reason to stop keeping them", st)
 	}
 }
@@ -119,7 +119,7 @@ func TestServerThatExpiresSessionsGetsShortLivedOnes(t *testing.T) {
 	if runs := e.runs.Load(); runs != calls {
 		t.Fatalf("the tool ran %d times for %d calls", runs, calls)
 	}
-	if st := g.Status(r.ID); st.Sessions != domain.SessionsShortLived {
+	if st := g.Status(r); st.Sessions != domain.SessionsShortLived {
 		t.Fatalf("status %+v", st)
 	}
 	// calls 2 and 3 each lost one request to an ended session; from call 4
@@ -175,7 +175,7 @@ func TestLiveConnectionLifetime(t *testing.T) {
 	if n := initializes(); n != 1 {
 		t.Fatalf("%d sessions for 4 concurrent calls", n)
 	}
-	waitFor(t, "the idle connection to close", func() bool { return g.Status(r.ID).State == domain.ConnectionClosed })
+	waitFor(t, "the idle connection to close", func() bool { return g.Status(r).State == domain.ConnectionClosed })
 	mustKnow(t, callA(g, r))
 	g.Disconnect(r.ID)
 	mustKnow(t, callA(g, r))
@@ -194,7 +194,7 @@ func TestLiveConnectionLifetime(t *testing.T) {
 	if n := g.lives.count(); n != 2 {
 		t.Fatalf("%d live connections, MaxLive is 2", n)
 	}
-	if st := g.Status(changed.ID); st.State != domain.ConnectionClosed {
+	if st := g.Status(changed); st.State != domain.ConnectionClosed {
 		t.Fatalf("the least recently used connection is %s", st.State)
 	}
 	if deletes := rec.count(http.MethodDelete); deletes < 3 {

@@ -33,6 +33,7 @@ import (
 // stdioServers supervises the processes of the stdio registrations.
 type stdioServers struct {
 	cfg Config
+	g   *Gateway
 
 	mu       sync.Mutex
 	current  map[domain.RegistrationID]*stdioServer
@@ -61,6 +62,9 @@ type stdioServer struct {
 	proc *process
 	cs   *mcp.ClientSession
 	conn *stdioConn
+	// follow hears its list-changed notifications (follow.go); on stdio
+	// they come on stdout, while the process runs.
+	follow *follower
 
 	// Under stdioServers.mu.
 	users   int
@@ -91,7 +95,7 @@ func (ss *stdioServers) acquire(ctx context.Context, r domain.Registration) (*st
 		srv = nil
 	}
 	if srv == nil {
-		srv = &stdioServer{id: r.ID, conf: r.Clone(), ready: make(chan struct{})}
+		srv = &stdioServer{id: r.ID, conf: r.Clone(), ready: make(chan struct{}), follow: &follower{g: ss.g, id: r.ID}}
 		srv.life, srv.quit = context.WithCancel(context.Background())
 		ss.current[r.ID] = srv
 		go ss.start(srv)
@@ -138,6 +142,7 @@ func (ss *stdioServers) retireLocked(srv *stdioServer, why string) {
 		return
 	}
 	srv.retired, srv.stopped = true, why
+	srv.follow.stop()
 	if ss.current[srv.id] == srv {
 		delete(ss.current, srv.id)
 	}
@@ -230,6 +235,37 @@ func (ss *stdioServers) status(id domain.RegistrationID) domain.ProcessStatus {
 	return st
 }
 
+// connectionStatus is Gateway.Status of a stdio registration: the running
+// process is its open connection, following what its server advertised.
+func (ss *stdioServers) connectionStatus(id domain.RegistrationID) domain.ConnectionStatus {
+	st := domain.ConnectionStatus{State: domain.ConnectionClosed, Sessions: domain.SessionsKept}
+	ss.mu.Lock()
+	srv := ss.current[id]
+	ss.mu.Unlock()
+	if srv == nil {
+		return st
+	}
+	select {
+	case <-srv.ready:
+	default:
+		st.State = domain.ConnectionOpening
+		return st
+	}
+	if srv.cs == nil {
+		return st
+	}
+	init := srv.cs.InitializeResult()
+	st.State, st.ProtocolVersion = domain.ConnectionOpen, init.ProtocolVersion
+	if c := init.Capabilities; ss.cfg.Changed != nil && c != nil {
+		st.Following = c.Tools != nil && c.Tools.ListChanged || c.Prompts != nil && c.Prompts.ListChanged ||
+			c.Resources != nil && c.Resources.ListChanged
+	}
+	if !st.Following {
+		st.Note = "the server announces no list changes"
+	}
+	return st
+}
+
 // start starts srv's process and its MCP session, within StartupTimeout.
 // A failure is srv.err, recorded as the registration's last exit.
 func (ss *stdioServers) start(srv *stdioServer) {
@@ -244,11 +280,13 @@ func (ss *stdioServers) start(srv *stdioServer) {
 	}
 	ask, accept := offer(srv.conf.Protocol)
 	tr := newStdioTransport(proc, int(ss.cfg.MaxResponseBytes), ask == Versions[0] && len(accept) == 1)
-	client := mcp.NewClient(&mcp.Implementation{Name: ss.cfg.ClientName, Version: ss.cfg.ClientVersion}, &mcp.ClientOptions{
+	opts := &mcp.ClientOptions{
 		Capabilities:   &mcp.ClientCapabilities{}, // none: the host serves no sampling, roots or elicitation
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 		Logger:         ss.cfg.Log,
-	})
+	}
+	srv.follow.handlers(opts)
+	client := mcp.NewClient(&mcp.Implementation{Name: ss.cfg.ClientName, Version: ss.cfg.ClientVersion}, opts)
 	client.AddSendingMiddleware(sendingMiddleware)
 	cs, err := connectStdio(ctx, client, tr, ask)
 	if err == nil {

@@ -28,6 +28,8 @@ type Commands struct {
 	// signIn completes a pending sign-in from the callback's query
 	// (oauth.go); nil when the service signs in nowhere.
 	signIn func(ctx context.Context, q url.Values) (known bool, err error)
+	// watch registers a socket for the service's events; nil: none.
+	watch func(func(jsapi.Event)) (stop func())
 }
 
 type handler func(ctx context.Context, args jsontext.Value) (any, error)
@@ -81,6 +83,8 @@ func NewCommands(svc *service.Service, log *slog.Logger) *Commands {
 		jsapi.CmdSignOut:                    withDTO(svc.SignOut),
 		// ttmcp's stdio servers: their process's status (read only).
 		jsapi.CmdGetStdioStatus: withDTO(svc.StdioStatus),
+		// how a server is connected (live connections, read only).
+		jsapi.CmdGetConnectionStatus: withDTO(svc.ConnectionStatus),
 		// ttmcp's tool sets (SPEC §10).
 		jsapi.CmdListToolSets: noArgs(svc.ListToolSets),
 		jsapi.CmdSaveToolSet:  withDTO(svc.SaveToolSet),
@@ -98,6 +102,9 @@ func NewCommands(svc *service.Service, log *slog.Logger) *Commands {
 		jsapi.CmdGetServerCapabilities: withDTO(svc.ServerCapabilities),
 		jsapi.CmdSetServerCapabilities: withDTO(svc.SetServerCapabilities),
 	}, signIn: svc.CompleteSignIn}
+	if svc != nil {
+		c.watch = svc.Watch
+	}
 	for name, h := range c.table {
 		c.table[name] = refuseStdioMembers(h)
 	}

@@ -723,6 +723,10 @@ func (offline) Discover(context.Context, domain.Registration) (domain.Catalog, e
 
 func (offline) Disconnect(domain.RegistrationID) {}
 
+func (offline) Status(domain.Registration) domain.ConnectionStatus {
+	return domain.ConnectionStatus{State: domain.ConnectionClosed, Sessions: domain.SessionsKept}
+}
+
 func (offline) Call(context.Context, domain.Registration, domain.ToolCall) domain.CallOutcome {
 	return domain.NotSent("mcp.call_connect_failed", "offline in the fuzz")
 }

@@ -77,6 +77,9 @@ func (sk *socket) run() {
 	if !sk.handshake() {
 		return
 	}
+	if watch := sk.srv.cfg.Commands.watch; watch != nil {
+		defer watch(sk.event)()
+	}
 	for {
 		// Reads never take a cancellable context: cancelling one closes the
 		// socket without a status. The socket ends by Close (shutdown sends
@@ -119,6 +122,22 @@ func (sk *socket) run() {
 			sk.reply(id, value, err)
 		}()
 	}
+}
+
+// event sends a FrameEvent to the page, off the caller's goroutine (the
+// service's, which must not wait for a page); it counts in the outbox like
+// a result.
+func (sk *socket) event(ev jsapi.Event) {
+	frame, err := json.Marshal(ev)
+	if err != nil {
+		sk.srv.log.Error("cannot encode an event", "event", ev.Event, "err", err)
+		return
+	}
+	go func() {
+		if err := sk.writeResult(frame, nil, nil); err != nil {
+			sk.srv.log.Debug("cannot write an event", "event", ev.Event, "err", err)
+		}
+	}()
 }
 
 // closeReason cuts a close reason to the 123 bytes a close frame holds,

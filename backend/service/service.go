@@ -67,6 +67,8 @@ type Gateway interface {
 	// Disconnect closes the kept connection of a remote registration (it
 	// was paused, removed or changed); the next use opens a new one.
 	Disconnect(id domain.RegistrationID)
+	// Status says how r is connected now, without connecting.
+	Status(r domain.Registration) domain.ConnectionStatus
 }
 
 // Config wires a Service to its adapters.
@@ -120,6 +122,8 @@ type Service struct {
 	store extensionStore
 	// toolSetsMu serialises the tool sets' saves and removals.
 	toolSetsMu chan struct{}
+	// watchers hear the events (events.go).
+	watchers watchers
 	// signIns are the pending sign-ins (auth.go).
 	signIns       *signIns
 	redirectURL   string

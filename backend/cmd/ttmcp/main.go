@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/ttmcp/ttmcp/backend/demo"
+	"github.com/ttmcp/ttmcp/backend/domain"
 	"github.com/ttmcp/ttmcp/backend/gateway"
 	"github.com/ttmcp/ttmcp/backend/server"
 	"github.com/ttmcp/ttmcp/backend/service"
@@ -193,7 +194,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	store := storage.Open(root.path)
 	removeLeftovers(root.path, log)
-	gw := gateway.New(gateway.Config{ClientVersion: version, Log: log, Auths: store})
+	var svc *service.Service // the gateway tells it of list changes its live connections hear
+	gw := gateway.New(gateway.Config{ClientVersion: version, Log: log, Auths: store,
+		Changed: func(c domain.ListChange) { svc.ListChanged(c) }})
 	// After the server stopped: the last sessions' clean-ups, the kept
 	// connections, and every stdio server's whole process tree (no request
 	// can start one any more).
@@ -201,7 +204,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		gw.Close()
 		log.Info("stdio servers stopped")
 	}()
-	svc := service.New(service.Config{
+	svc = service.New(service.Config{
 		Registrations:  store.Registry(), // registration files and stdio servers
 		Catalogs:       store,
 		Gateway:        gw,

@@ -6,9 +6,11 @@
 // loaded, reconnects by itself.
 
 import { useEffect, useRef, useState, type ReactNode } from 'react';
-import type { TauriTavernMcpApi } from '../../../jsapi/tauritavern-mcp';
+import type { TauriTavernMcpApi, TtmcpMcpApi } from '../../../jsapi/tauritavern-mcp';
 import type { BridgeStatus } from '../host/tauritavern';
 import { McpManagerApp, type McpManagerActions } from '../manager/McpManagerApp';
+import type { ServerChange } from '../host/changes';
+import { ConnectionContext, type ConnectionDeps } from '../manager/Connection';
 import { ToolsContext, type ToolsPanelDeps } from '../tools/ToolsPanel';
 import { ToolSetsContext, type ToolSetsDeps } from '../toolsets/ToolSetsPanel';
 import { ApiMissing, BackendDown, Connecting, ConnectionLost, LoadFailed, OriginRefused } from '../status/StatusPanels';
@@ -36,7 +38,7 @@ export interface RootDeps {
    * re-listed). The same moments (focus, visibility, the drawer in view)
    * are when the user may have just started the backend.
    */
-  watchChanges?(fn: () => void): () => void;
+  watchChanges?(fn: (change?: ServerChange) => void): () => void;
   /**
    * Subscribes fn to requests for an attempt to connect now (a generation
    * starts while not connected); fn resolves once the attempt settled.
@@ -217,6 +219,12 @@ export function Root({ deps }: { deps: RootDeps }) {
   }
 }
 
+/** ttmcp's api.mcp.connections, when the host API has it (TauriTavern's has not). */
+function connectionDeps(api: TauriTavernMcpApi): ConnectionDeps | undefined {
+  const connections = (api as Partial<TtmcpMcpApi>).connections;
+  return connections ? { status: (registrationId) => connections.status(registrationId) } : undefined;
+}
+
 function ManagerFor(props: {
   api: TauriTavernMcpApi;
   phase: Extract<Phase, { kind: 'ready' }>;
@@ -226,15 +234,19 @@ function ManagerFor(props: {
   const { api, phase, deps, notice } = props;
   const actions = useRef<McpManagerActions>(undefined);
   actions.current ??= deps.createActions(api);
+  const connections = useRef<ConnectionDeps | undefined>(undefined);
+  connections.current ??= connectionDeps(api);
   return (
     <ToolsContext.Provider value={deps.tools}>
       <ToolSetsContext.Provider value={api === undefined ? undefined : deps.toolSets}>
-        <McpManagerApp
-          initial={phase.initial}
-          actions={actions.current}
-          notice={notice}
-          {...(deps.watchChanges ? { watchChanges: deps.watchChanges } : {})}
-        />
+        <ConnectionContext.Provider value={connections.current}>
+          <McpManagerApp
+            initial={phase.initial}
+            actions={actions.current}
+            notice={notice}
+            {...(deps.watchChanges ? { watchChanges: deps.watchChanges } : {})}
+          />
+        </ConnectionContext.Provider>
       </ToolSetsContext.Provider>
     </ToolsContext.Provider>
   );

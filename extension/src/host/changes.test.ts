@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { type BridgeDouble, publishHost, setBridgeState } from '../../test/fakes';
 import { bridgeStatus } from './tauritavern';
-import { notifyRegistrationsChanged, watchRegistrations } from './changes';
+import { BACKEND_EVENT, notifyRegistrationsChanged, serverChange, watchRegistrations } from './changes';
 
 /** An IntersectionObserver whose reports the test makes. */
 class FakeObserver {
@@ -139,5 +139,23 @@ describe('watchRegistrations', () => {
     FakeObserver.last!.report(true); // and opened again
     expect(fn).toHaveBeenCalledTimes(1);
     off();
+  });
+});
+
+describe('backend events', () => {
+  test("a server's lists changed: fn gets the change; other events and malformed ones are ignored", () => {
+    const fn = vi.fn();
+    const off = watchRegistrations(fn);
+    const send = (detail: unknown) => window.dispatchEvent(new CustomEvent(BACKEND_EVENT, { detail }));
+    send({ event: 'servers_changed', data: { registrationId: 'r1', lists: ['tools', 7, 'prompts'] } });
+    expect(fn).toHaveBeenLastCalledWith({ registrationId: 'r1', lists: ['tools', 'prompts'] });
+    send({ event: 'something_else', data: {} });
+    send({ event: 'servers_changed', data: { lists: [] } });
+    send(null);
+    expect(fn).toHaveBeenCalledTimes(1);
+    off();
+    send({ event: 'servers_changed', data: { registrationId: 'r1', lists: [] } });
+    expect(fn).toHaveBeenCalledTimes(1);
+    expect(serverChange({ event: 'servers_changed', data: { registrationId: 'x', lists: 'tools' } })).toBeUndefined();
   });
 });

@@ -1,3 +1,4 @@
+import type { ServerChange } from '../host/changes';
 import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, test, vi } from 'vitest';
@@ -501,8 +502,8 @@ describe('changes made outside the panel', () => {
   /** The Manager over mcp with a watch whose notices the test sends (notify()). */
   function renderWatched(mcp: FakeMcp, overrides: Partial<McpManagerActions> = {}, tools?: ToolsPanelDeps) {
     installSillyTavern();
-    let listener: (() => void) | undefined;
-    const watchChanges = (fn: () => void) => {
+    let listener: ((change?: ServerChange) => void) | undefined;
+    const watchChanges = (fn: (change?: ServerChange) => void) => {
       listener = fn;
       return () => {
         listener = undefined;
@@ -519,7 +520,7 @@ describe('changes made outside the panel', () => {
     );
     return {
       view,
-      notify: () => act(async () => listener?.()),
+      notify: (change?: ServerChange) => act(async () => listener?.(change)),
       subscribed: () => listener !== undefined,
     };
   }
@@ -541,6 +542,29 @@ describe('changes made outside the panel', () => {
     await waitFor(() => expect(radio('Allow').checked).toBe(true));
     expect(mcp.count('discover')).toBe(1); // the cached discovery is kept: no new discovery
     expect(mcp.count('refresh')).toBe(0);
+  });
+
+  test('a server that announced new tools: the backend refreshed them, and the expanded server shows them (Off) without a click', async () => {
+    const mcp = new FakeMcp([server('active', { toolPermissions: { search: 'allow' } })]);
+    mcp.discoveryFor = (id) => discovery({ tools: [searchTool({ permission: 'allow' }, id)] }, id);
+    const w = renderWatched(mcp);
+    const user = userEvent.setup();
+    await user.click(screen.getByRole('button', { name: 'Show or hide tools' }));
+    await waitFor(() => expect(screen.getByText('Search files')).toBeTruthy());
+
+    // the backend followed the server: its memory now holds the new tool
+    mcp.discoveryFor = (id) =>
+      discovery({ tools: [searchTool({ permission: 'allow' }, id), searchTool({ id: `mcp/${id}:grep`, nativeName: 'grep', title: 'Grep', permission: 'off' }, id)] }, id);
+    await w.notify({ registrationId: SERVER_ID, lists: ['tools'] });
+    await waitFor(() => expect(screen.getByText('Grep')).toBeTruthy());
+    expect(radio('Allow').checked).toBe(true);
+    expect(mcp.count('refresh')).toBe(0); // the backend refreshed; the page only read it
+
+    // another server's change, or lists other than tools, read no discovery
+    const before = mcp.count('discover');
+    await w.notify({ registrationId: SERVER_B, lists: ['tools'] });
+    await w.notify({ registrationId: SERVER_ID, lists: ['prompts'] });
+    expect(mcp.count('discover')).toBe(before);
   });
 
   test('servers added, removed or changed elsewhere; storage issues; stale permissions; an edited endpoint drops the discovery', async () => {

@@ -4,6 +4,7 @@
 // actions it is given; it knows nothing of the host.
 
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import type { ServerChange } from '../host/changes';
 import type {
   McpDiscoveredTool,
   McpDiscoveryResult,
@@ -70,9 +71,11 @@ export interface McpManagerAppProps {
   /**
    * Calls fn whenever registrations may have changed outside the panel (an
    * "Always allow" in the approval popup, another tab); returns the
-   * unsubscribe function. The panel then lists them again.
+   * unsubscribe function. The panel then lists them again; when the
+   * backend says a server's tools changed (it followed the server), that
+   * server's discovery is read again too.
    */
-  watchChanges?(fn: () => void): () => void;
+  watchChanges?(fn: (change?: ServerChange) => void): () => void;
 }
 
 function sortServers(servers: TauriTavernMcpServer[]): TauriTavernMcpServer[] {
@@ -306,7 +309,29 @@ export function McpManagerApp({ initial, actions, notice, watchChanges }: McpMan
     }
   }, [applyList]);
 
-  useEffect(() => watchChanges?.(() => void relist()), [watchChanges, relist]);
+  // A server's tools changed (the backend followed its announcement and
+  // published the refreshed catalog): read its discovery again, from the
+  // backend's memory, so the new tools show (Off) without a click.
+  const rediscover = useCallback(
+    async (id: string) => {
+      if (!discoveriesRef.current[id] || busyServers.current.has(id)) return;
+      try {
+        const d = await actionsRef.current.discover(id);
+        setDiscoveries((all) => (all[id] ? { ...all, [id]: d } : all));
+      } catch {
+        // the next discovery says why
+      }
+    },
+    [],
+  );
+  useEffect(
+    () =>
+      watchChanges?.((change) => {
+        void relist();
+        if (change?.lists.includes('tools')) void rediscover(change.registrationId);
+      }),
+    [watchChanges, relist, rediscover],
+  );
 
   /** Runs one activity on a server; ignored while another runs. */
   async function withServer(id: string, activity: ServerActivity, work: () => Promise<void>): Promise<void> {

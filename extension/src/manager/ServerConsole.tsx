@@ -8,6 +8,7 @@ import type { McpDiscoveryResult, McpStdioStatus, TauriTavernMcpServer } from '.
 import { RecentCalls } from '../tools/ToolsPanel';
 import { DiscoveryNotes } from '../ui/DiscoveryNotes';
 import { useTr } from '../ui/tr';
+import { ConnectionLine } from './Connection';
 import { AuthRequiredNotice } from './ServerAuth';
 import type { ServerRowHandlers, ServerStatus } from './ServerRow';
 import { StdioCommand, StdioProcess, stdioOf } from './Stdio';
@@ -115,6 +116,10 @@ export function ServerConsole(props: ServerConsoleProps) {
   return (
     <div className="tt-mcp-console">
       <StdioPart server={props.server} status={props.status} stdioStatus={props.stdioStatus} />
+      <ConnectionLine
+        server={props.server}
+        refreshKey={`${props.status.activity ?? ''}|${props.status.error ?? ''}|${props.discovery?.tools.length ?? ''}`}
+      />
       <ToolsPart {...props} />
       <RecentCalls registrationId={props.server.id} />
     </div>

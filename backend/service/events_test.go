@@ -1,0 +1,95 @@
+package service
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ttmcp/ttmcp/backend/domain"
+	"github.com/ttmcp/ttmcp/backend/gateway"
+	"github.com/ttmcp/ttmcp/backend/storage"
+	"github.com/ttmcp/ttmcp/jsapi"
+)
+
+// Issue 21's acceptance, below the page: a server that adds a tool and
+// announces it has the new tool in its catalog — Off, with the old tools'
+// permissions as they were — and the pages are told, without a refresh; a
+// stored permission whose tool the server dropped is reported stale.
+func TestAnnouncedChangeRefreshesTheCatalog(t *testing.T) {
+	for _, stateless := range []bool{false, true} {
+		s := mcp.NewServer(&mcp.Implementation{Name: "changing", Version: "1"}, nil)
+		noop := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		}
+		s.AddTool(&mcp.Tool{Name: "a", InputSchema: map[string]any{"type": "object"}}, noop)
+		s.AddTool(&mcp.Tool{Name: "gone", InputSchema: map[string]any{"type": "object"}}, noop)
+		ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: stateless}))
+		t.Cleanup(ts.Close)
+
+		root := t.TempDir()
+		store := storage.Open(root)
+		var svc *Service
+		gw := gateway.New(gateway.Config{StartupTimeout: 5 * time.Second, ListTimeout: 5 * time.Second, CloseTimeout: time.Second,
+			Changed: func(c domain.ListChange) { svc.ListChanged(c) }})
+		t.Cleanup(func() { gw.Close() })
+		svc = New(Config{Registrations: store, Catalogs: store, Gateway: gw})
+		events := make(chan jsapi.Event, 8)
+		defer svc.Watch(func(ev jsapi.Event) { events <- ev })()
+
+		ctx := context.Background()
+		srv, err := svc.Create(ctx, jsapi.CreateMcpServerDto{DisplayName: "changing", Endpoint: ts.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc.SetState(ctx, jsapi.SetMcpServerStateDto{RegistrationID: srv.ID, State: jsapi.StateActive})
+		id := jsapi.McpRegistrationIdDto{RegistrationID: srv.ID}
+		if _, err := svc.Discover(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"a", "gone"} {
+			if _, err := svc.SetPermission(ctx, jsapi.SetMcpToolPermissionDto{RegistrationID: srv.ID, NativeName: name, Permission: jsapi.PermissionAllow}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for st, _ := svc.ConnectionStatus(ctx, id); !st.Following; st, _ = svc.ConnectionStatus(ctx, id) {
+			if time.Now().After(deadline) {
+				t.Fatalf("stateless=%v: the connection does not follow: %+v", stateless, st)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+
+		s.AddTool(&mcp.Tool{Name: "b", InputSchema: map[string]any{"type": "object"}}, noop)
+		s.RemoveTools("gone")
+		// Two changes, two notifications: the refresh that follows the
+		// first may run before the second; the last one sees both.
+		for done := false; !done; {
+			var ev jsapi.Event
+			select {
+			case ev = <-events:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("stateless=%v: no event with both changes", stateless)
+			}
+			if ch, ok := ev.Data.(jsapi.McpServerChange); ev.Event != jsapi.EventServersChanged || !ok || ch.RegistrationID != srv.ID || !slices.Contains(ch.Lists, "tools") {
+				t.Fatalf("event %+v", ev)
+			}
+			res, err := svc.Discover(ctx, id) // from memory: what the refresh published
+			if err != nil {
+				t.Fatal(err)
+			}
+			perms := map[string]string{}
+			for _, tool := range res.Tools {
+				perms[tool.NativeName] = tool.Permission
+			}
+			if perms["a"] != "allow" || len(perms) > 3 {
+				t.Fatalf("stateless=%v: after a change: %+v", stateless, perms)
+			}
+			done = perms["b"] == "off" && len(perms) == 2 && len(res.StaleTools) == 1 && res.StaleTools[0].NativeName == "gone"
+		}
+	}
+}

@@ -1,0 +1,54 @@
+// How a remote server is connected now (ttmcp's live connections, SPEC
+// §10): open or not, whether it follows its server's list changes, and
+// when its server ends sessions so that each use opens a fresh one. Read
+// through ConnectionContext, which the boot code provides when the host
+// API has api.mcp.connections; without it (TauriTavern) nothing renders.
+
+import { createContext, useContext, useEffect, useState } from 'react';
+import type { McpConnectionStatus, TauriTavernMcpServer } from '../../../jsapi/tauritavern-mcp';
+import { useTr } from '../ui/tr';
+
+export interface ConnectionDeps {
+  status(registrationId: string): Promise<McpConnectionStatus>;
+}
+
+export const ConnectionContext = createContext<ConnectionDeps | undefined>(undefined);
+
+/** One line under an Active remote server's name; refreshKey changes when it may have changed. */
+export function ConnectionLine(props: { server: TauriTavernMcpServer; refreshKey: string }) {
+  const deps = useContext(ConnectionContext);
+  const tr = useTr();
+  const [status, setStatus] = useState<McpConnectionStatus>();
+  const { server, refreshKey } = props;
+  const remote = server.transport !== 'stdio' && server.state === 'active';
+  useEffect(() => {
+    if (!deps || !remote) return;
+    let live = true;
+    deps.status(server.id).then(
+      (s) => live && setStatus(s),
+      () => live && setStatus(undefined), // an older backend, or gone: say nothing
+    );
+    return () => {
+      live = false;
+    };
+  }, [deps, remote, server.id, refreshKey]);
+  if (!deps || !remote || !status) return null;
+  const parts: string[] = [];
+  if (status.state === 'open') {
+    parts.push(status.protocolVersion ? tr('connection_open_protocol', { protocol: status.protocolVersion }) : tr('connection_open'));
+    parts.push(status.following ? tr('connection_following') : tr('connection_not_following'));
+  } else {
+    parts.push(tr(status.state === 'opening' ? 'connection_opening' : 'connection_closed'));
+  }
+  return (
+    <div className="tt-mcp-connection">
+      <p className="tt-mcp-note">{parts.join(' · ')}</p>
+      {status.state === 'open' && !status.following && status.note && <p className="tt-mcp-note">{status.note}</p>}
+      {status.sessions === 'short_lived' && (
+        <p className="tt-mcp-note" role="status">
+          {tr('connection_short_lived')}
+        </p>
+      )}
+    </div>
+  );
+}
