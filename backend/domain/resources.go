@@ -669,6 +669,9 @@ func projectMessage(m PromptMessage, i int) (*PromptMessage, int64, []CallDiagno
 	fail := func(code, format string, args ...any) (*PromptMessage, int64, []CallDiagnostic) {
 		return nil, 0, []CallDiagnostic{{Code: code, Message: fmt.Sprintf("Message %d was left out: ", i) + fmt.Sprintf(format, args...), ContentIndex: new(i)}}
 	}
+	if m.Role == "" && m.Content.Type == "" {
+		return fail(CodePromptMessageInvalid, "it cannot be read as a message (a role and a content with a type)")
+	}
 	if m.Role != RoleUser && m.Role != RoleAssistant {
 		return fail(CodePromptMessageInvalid, "its role `%s` is neither user nor assistant", shown(m.Role))
 	}

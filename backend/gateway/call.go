@@ -59,6 +59,7 @@ func (g *Gateway) Call(ctx context.Context, r domain.Registration, call domain.T
 		if err != nil {
 			return startupNotSent(err)
 		}
+		g.observe(r, le.s.cs.InitializeResult())
 		out, again := g.callOn(ctx, le, call, !fresh)
 		g.lives.release(le)
 		if !again {
@@ -212,16 +213,20 @@ func writtenOutcome(ctx, cctx context.Context, res *mcp.CallToolResult, err erro
 const codeTransport = -32005
 
 // startupNotSent maps a session startup failure to its not_sent outcome.
-func startupNotSent(err error) domain.CallOutcome {
+func startupNotSent(err error) domain.CallOutcome { return startupNotSentAs(err, "tool request") }
+
+// startupNotSentAs is startupNotSent for any request, named by what ("tool
+// request", "resource read", ...).
+func startupNotSentAs(err error, what string) domain.CallOutcome {
 	switch domain.CodeOf(err) {
 	case CodeAuthRequired, CodeAuthRefreshFailed, CodeAuthUnavailable:
-		return domain.NotSent(domain.CodeOf(err), "The tool request was not sent: "+detailOf(err))
+		return domain.NotSent(domain.CodeOf(err), "The "+what+" was not sent: "+detailOf(err))
 	case CodeHeaderNameInvalid, CodeHeaderValueInvalid:
 		return domain.NotSent(CodeCallHeadersInvalid, err.Error())
 	case CodeInitializeTimeout:
-		return domain.NotSent(CodeCallInitializeTimeout, "Timed out preparing the MCP client before the tool request was sent")
+		return domain.NotSent(CodeCallInitializeTimeout, "Timed out preparing the MCP client before the "+what+" was sent")
 	case "mcp.request_cancelled":
-		return domain.NotSent(CodeCallCancelledBeforeSend, "The tool request was cancelled during MCP client preparation")
+		return domain.NotSent(CodeCallCancelledBeforeSend, "The "+what+" was cancelled during MCP client preparation")
 	}
 	var de *domain.Error
 	detail := err.Error()

@@ -28,6 +28,7 @@ func (g *Gateway) Discover(ctx context.Context, r domain.Registration) (domain.C
 		if err != nil {
 			return domain.Catalog{}, err
 		}
+		g.observe(r, le.s.cs.InitializeResult())
 		cat, err := g.discoverOn(ctx, le)
 		g.lives.release(le)
 		if err == errSessionGone && !fresh {
@@ -123,29 +124,21 @@ func (g *Gateway) listPages(ctx, lctx context.Context, cs *mcp.ClientSession, fa
 	var l listing
 	ex := exchangeOf(lctx)
 	total := 0
-	seen := map[string]bool{}
-	cursor := ""
-	for page := 1; ; page++ {
+	fetch := func(cursor string) (listPage[*mcp.Tool], error) {
 		res, err := cs.ListTools(lctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
-			switch {
-			case ctx.Err() != nil:
-				return listing{}, cancelled(ctx)
-			case isTimeout(err) || lctx.Err() != nil:
-				return listing{}, domain.Errorf(domain.KindUnavailable, CodeListTimeout, "tools/list did not complete within %s", g.cfg.ListTimeout)
-			}
-			return listing{}, failed(err)
+			return listPage[*mcp.Tool]{}, err
 		}
-		if rt := string(res.ResultType); rt != "" && rt != "complete" {
-			return listing{}, domain.Errorf(domain.KindUnavailable, CodeResultTypeUnsupported, "tools/list did not return a complete result")
-		}
+		return listPage[*mcp.Tool]{items: res.Tools, next: res.NextCursor, resultType: string(res.ResultType)}, nil
+	}
+	err := paginate(g, ctx, lctx, toolListCodes, failed, fetch, func(tools []*mcp.Tool) (bool, error) {
 		kept := map[string]bool{}
 		first := len(l.tools)
-		for _, t := range res.Tools {
+		for _, t := range tools {
 			kept[t.Name] = true
 			d, err := describe(t)
 			if err != nil {
-				return listing{}, domain.Errorf(domain.KindUnavailable, CodeToolSerializeFailed, "Tool `%s` cannot be serialized: %v", t.Name, err)
+				return false, domain.Errorf(domain.KindUnavailable, CodeToolSerializeFailed, "Tool `%s` cannot be serialized: %v", t.Name, err)
 			}
 			total += d.Size
 			l.tools = append(l.tools, d)
@@ -161,23 +154,76 @@ func (g *Gateway) listPages(ctx, lctx context.Context, cs *mcp.ClientSession, fa
 			}
 		}
 		if len(l.tools)+len(l.excluded) > domain.MaxCatalogTools {
-			return listing{}, domain.Errorf(domain.KindUnavailable, CodeToolLimit, "catalog exceeds %d tools", domain.MaxCatalogTools)
+			return false, domain.Errorf(domain.KindUnavailable, CodeToolLimit, "catalog exceeds %d tools", domain.MaxCatalogTools)
 		}
 		if total > domain.MaxCatalogBytes {
-			return listing{}, domain.Errorf(domain.KindUnavailable, CodeCatalogSizeLimit, "catalog exceeds %d bytes", domain.MaxCatalogBytes)
+			return false, domain.Errorf(domain.KindUnavailable, CodeCatalogSizeLimit, "catalog exceeds %d bytes", domain.MaxCatalogBytes)
 		}
-		next := res.NextCursor
-		if next == "" || l.found {
-			return l, nil
+		return l.found, nil
+	})
+	if err != nil {
+		return listing{}, err
+	}
+	return l, nil
+}
+
+// page is one page of a list method's result.
+type listPage[T any] struct {
+	items      []T
+	next       string
+	resultType string
+}
+
+// listCodes are the codes a pagination run fails with, and the method it
+// names in its messages.
+type listCodes struct {
+	method, noun                      string // "tools/list", "catalog"
+	timeout, resultType, cycle, pages string
+}
+
+var toolListCodes = listCodes{method: "tools/list", noun: "catalog", timeout: CodeListTimeout, resultType: CodeResultTypeUnsupported,
+	cycle: CodeCursorCycle, pages: CodePageLimit}
+
+// paginate is ttmcp's own pagination loop (go-sdk's iterators have no
+// page cap or cursor-cycle detection): it fetches pages from the first
+// cursor on, hands each page's items to onPage, and stops at the last
+// page or when onPage is done. It fails on a page that is not a complete
+// result, a repeated cursor, more than MaxCatalogPages pages, the end of
+// lctx (the run's bound; it ends with ctx, the caller's), and whatever
+// onPage fails with; failed words a failure of the session's transport.
+func paginate[T any](g *Gateway, ctx, lctx context.Context, codes listCodes, failed func(error) error,
+	fetch func(cursor string) (listPage[T], error), onPage func([]T) (done bool, err error)) error {
+	seen := map[string]bool{}
+	cursor := ""
+	for n := 1; ; n++ {
+		p, err := fetch(cursor)
+		if err != nil {
+			switch {
+			case ctx.Err() != nil:
+				return cancelled(ctx)
+			case isTimeout(err) || lctx.Err() != nil:
+				return domain.Errorf(domain.KindUnavailable, codes.timeout, "%s did not complete within %s", codes.method, g.cfg.ListTimeout)
+			}
+			return failed(err)
 		}
-		if seen[next] {
-			return listing{}, domain.Errorf(domain.KindUnavailable, CodeCursorCycle, "server repeated cursor `%s`", next)
+		if rt := p.resultType; rt != "" && rt != "complete" {
+			return domain.Errorf(domain.KindUnavailable, codes.resultType, "%s did not return a complete result", codes.method)
 		}
-		if page == domain.MaxCatalogPages {
-			return listing{}, domain.Errorf(domain.KindUnavailable, CodePageLimit, "catalog exceeds %d pages", domain.MaxCatalogPages)
+		done, err := onPage(p.items)
+		if err != nil {
+			return err
 		}
-		seen[next] = true
-		cursor = next
+		if p.next == "" || done {
+			return nil
+		}
+		if seen[p.next] {
+			return domain.Errorf(domain.KindUnavailable, codes.cycle, "server repeated cursor `%s`", p.next)
+		}
+		if n == domain.MaxCatalogPages {
+			return domain.Errorf(domain.KindUnavailable, codes.pages, "%s exceeds %d pages", codes.noun, domain.MaxCatalogPages)
+		}
+		seen[p.next] = true
+		cursor = p.next
 	}
 }
 

@@ -25,8 +25,12 @@ import (
 // "resources/read", ...); other requests made under the same context (the
 // pages of a listing carry it too) only report what failed under them.
 type exchange struct {
-	method   string
-	params   http.Header // the Mcp-Param-* headers of a tools/call (params.go), set by the operation
+	method string
+	params http.Header // the Mcp-Param-* headers of a tools/call (params.go), set by the operation
+	// limit, when > 0, caps the response bodies of the operation's
+	// requests instead of Config.MaxResponseBytes (a resources/read may
+	// carry an 8 MiB blob in base64).
+	limit    int64
 	written  atomic.Bool // the tracked request may have reached the server
 	overflow atomic.Bool // a response body exceeded the cap
 	expired  atomic.Bool // answered 404 for the session's id (2025): not processed, the session is gone

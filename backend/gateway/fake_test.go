@@ -95,6 +95,10 @@ type fake struct {
 	onList  func(w http.ResponseWriter, r *http.Request) bool // may take over a tools/list answer
 	// onCall answers tools/call; body is the raw request.
 	onCall func(w http.ResponseWriter, r *http.Request, id json.RawMessage, body []byte)
+	// caps, when set, is the capabilities answered to initialize instead.
+	caps map[string]any
+	// onOther may answer any other method; body is the raw request.
+	onOther func(w http.ResponseWriter, method string, id json.RawMessage, body []byte) bool
 }
 
 func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -131,6 +135,9 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if f.noTools {
 			caps = map[string]any{}
 		}
+		if f.caps != nil {
+			caps = f.caps
+		}
 		reply(http.StatusOK, map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": map[string]any{
 			"protocolVersion": f.version, "capabilities": caps, "serverInfo": map[string]any{"name": "fake", "version": "0.1"}}})
 	case "notifications/initialized":
@@ -143,6 +150,9 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		reply(http.StatusOK, map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": f.list(req.Params.Cursor)})
 	default:
+		if f.onOther != nil && f.onOther(w, req.Method, req.ID, body) {
+			return
+		}
 		reply(http.StatusOK, map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32601, "message": "Method not found"}})
 	}
 }

@@ -40,11 +40,15 @@ type Config struct {
 	IdleTimeout      time.Duration // a kept HTTP connection unused this long is closed, default 45 s
 	LiveIdleTimeout  time.Duration // a live connection (its MCP session) unused this long is closed, default 5 min
 	MaxLive          int           // live connections kept at once (the least recently used closed first), default 64
-	MaxResponseBytes int64         // one HTTP response body, or one line of a stdio server, default 4 MiB
-	TLS              *tls.Config   // client TLS settings; nil: the system's roots
-	ClientName       string        // implementation name sent to servers, default "ttmcp"
-	ClientVersion    string
-	Log              *slog.Logger
+	MaxResponseBytes int64         // one HTTP response body or stdio answer, default 4 MiB
+	// MaxReadBytes bounds the answer to a resources/read or prompts/get
+	// instead (an 8 MiB blob is 10.7 MiB of base64), default 12 MiB; a
+	// stdio server's lines may be as long as the larger of the two.
+	MaxReadBytes  int64
+	TLS           *tls.Config // client TLS settings; nil: the system's roots
+	ClientName    string      // implementation name sent to servers, default "ttmcp"
+	ClientVersion string
+	Log           *slog.Logger
 	// Auths keeps the registrations' authorization (auth.go); nil keeps
 	// nothing: no token is ever sent, refusals still fail with
 	// mcp.auth_required.
@@ -92,6 +96,9 @@ func (c Config) withDefaults() Config {
 	if c.MaxResponseBytes <= 0 {
 		c.MaxResponseBytes = 4 << 20
 	}
+	if c.MaxReadBytes <= 0 {
+		c.MaxReadBytes = 12 << 20
+	}
 	if c.ClientName == "" {
 		c.ClientName = "ttmcp"
 	}
@@ -119,6 +126,9 @@ type Gateway struct {
 	schemas *domain.SchemaCache
 	// auth keeps the registrations' sign-ins (auth.go).
 	auth *keeper
+	// advertised keeps what each server advertised at its last startup
+	// (resources.go).
+	advertised advertised
 }
 
 // maxSchemaVerdicts bounds the schema cache: eight catalogs of the largest
@@ -132,6 +142,7 @@ func New(cfg Config) *Gateway {
 		schemas: domain.NewSchemaCache(maxSchemaVerdicts)}
 	g.lives = newLives(g)
 	g.stdio.g = g
+	g.advertised.byID = map[domain.RegistrationID]observed{}
 	g.auth = &keeper{store: cfg.Auths, now: cfg.Now, oauth: oauthClient(g.pool.newTransport()), log: cfg.Log,
 		refreshTimeout: cfg.RefreshTimeout, locks: map[domain.RegistrationID]chan struct{}{}}
 	return g

@@ -258,3 +258,90 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// TestPeerEverythingResources browses the independent peer's resources,
+// templates and prompts on each 2025 version: every listed resource reads
+// as its listed type, a template expands to a text and a blob resource,
+// an unknown URI is the server's error, prompts with arguments render
+// (an embedded resource included), and completions answer a prompt's
+// argument (with the context of another) and a template's variable.
+func TestPeerEverythingResources(t *testing.T) {
+	endpoint := startEverything(t)
+	for _, pref := range []domain.Protocol{domain.Protocol20251125, domain.Protocol20250618, domain.Protocol20250326} {
+		t.Run(string(pref), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			g := peerGateway(t)
+			r := registration(t, endpoint, pref, nil)
+			res, err := g.ListResources(ctx, r)
+			if err != nil || len(res.Items) < 5 || len(res.Diagnostics) != 0 {
+				t.Fatalf("resources %+v %v", res, err)
+			}
+			for _, x := range res.Items {
+				a := g.ReadResource(ctx, r, x.URI)
+				if a.Outcome != domain.OutcomeKnownResponse || a.Result == nil || len(a.Result.Contents) == 0 {
+					t.Fatalf("read %s: %+v", x.URI, a)
+				}
+				c := a.Result.Contents[0]
+				if c.URI != x.URI || deref(c.MimeType) != deref(x.MimeType) || c.Text == nil || c.Size == 0 || len(a.Result.Diagnostics) != 0 {
+					t.Errorf("read %s: %+v %+v", x.URI, c, a.Result.Diagnostics)
+				}
+			}
+			tpl, err := g.ListResourceTemplates(ctx, r)
+			var templates []string
+			for _, x := range tpl.Items {
+				templates = append(templates, x.URITemplate+" "+strings.Join(x.Variables, ","))
+			}
+			if err != nil || !slices.Equal(templates, []string{"demo://resource/dynamic/text/{resourceId} resourceId", "demo://resource/dynamic/blob/{resourceId} resourceId"}) {
+				t.Fatalf("templates %q %v", templates, err)
+			}
+			text := g.ReadResource(ctx, r, "demo://resource/dynamic/text/3").Result
+			if text == nil || !strings.HasPrefix(deref(text.Contents[0].Text), "Resource 3: ") {
+				t.Fatalf("dynamic text %+v", text)
+			}
+			blob := g.ReadResource(ctx, r, "demo://resource/dynamic/blob/2").Result
+			if blob == nil || blob.Contents[0].Blob == nil || blob.Contents[0].Text != nil || blob.Contents[0].Size == 0 {
+				t.Fatalf("dynamic blob %+v", blob)
+			}
+			if a := g.ReadResource(ctx, r, "demo://resource/nothing"); a.ServerError == nil {
+				t.Fatalf("unknown URI %+v", a)
+			}
+
+			prompts, err := g.ListPrompts(ctx, r)
+			if err != nil || len(prompts.Items) < 3 {
+				t.Fatalf("prompts %+v %v", prompts, err)
+			}
+			args := slices.IndexFunc(prompts.Items, func(p domain.Prompt) bool { return p.Name == "args-prompt" })
+			if args < 0 || !prompts.Items[args].Arguments[0].Required || prompts.Items[args].Arguments[0].Name != "city" {
+				t.Fatalf("args-prompt %+v", prompts.Items)
+			}
+			got := g.GetPrompt(ctx, r, "args-prompt", map[string]string{"city": "Paris", "state": "TX"}).Result
+			if got == nil || len(got.Messages) != 1 || got.Messages[0].Role != "user" || deref(got.Messages[0].Content.Text) != "What's weather in Paris, TX?" {
+				t.Fatalf("args-prompt %+v", got)
+			}
+			embedded := g.GetPrompt(ctx, r, "resource-prompt", map[string]string{"resourceType": "Text", "resourceId": "2"}).Result
+			if embedded == nil || len(embedded.Messages) != 2 || embedded.Messages[1].Content.Type != domain.BlockResource ||
+				!strings.HasPrefix(embedded.Messages[1].Content.Resource.URI, "demo://resource/dynamic/text/2") || len(embedded.Diagnostics) != 0 {
+				t.Fatalf("resource-prompt %+v", embedded)
+			}
+
+			dept, err := g.Complete(ctx, r, domain.CompletionRequest{RefType: domain.RefPrompt, RefName: "completable-prompt", Argument: "department", Value: "E"})
+			if err != nil || !slices.Equal(dept.Values, []string{"Engineering"}) {
+				t.Fatalf("department %+v %v", dept, err)
+			}
+			people, err := g.Complete(ctx, r, domain.CompletionRequest{RefType: domain.RefPrompt, RefName: "completable-prompt", Argument: "name",
+				Context: map[string]string{"department": "Engineering"}})
+			if err != nil || !slices.Equal(people.Values, []string{"Alice", "Bob", "Charlie"}) {
+				t.Fatalf("names %+v %v", people, err)
+			}
+			id, err := g.Complete(ctx, r, domain.CompletionRequest{RefType: domain.RefResource, RefURI: "demo://resource/dynamic/text/{resourceId}", Argument: "resourceId", Value: "1"})
+			if err != nil || !slices.Contains(id.Values, "1") {
+				t.Fatalf("resourceId %+v %v", id, err)
+			}
+			caps, ok := g.Advertised(r)
+			if !ok || !caps.Resources || !caps.Prompts || !caps.Completions || !caps.ResourcesSubscribe || caps.ProtocolVersion != string(pref) {
+				t.Fatalf("advertised %+v", caps)
+			}
+		})
+	}
+}

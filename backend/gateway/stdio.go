@@ -279,7 +279,10 @@ func (ss *stdioServers) start(srv *stdioServer) {
 		return
 	}
 	ask, accept := offer(srv.conf.Protocol)
-	tr := newStdioTransport(proc, int(ss.cfg.MaxResponseBytes), ask == Versions[0] && len(accept) == 1)
+	// A line may be as long as the largest answer accepted: a read's
+	// (MaxReadBytes) is longer than a call's, whose size is checked per
+	// answer (callOnStdio), so a long answer never ends the session.
+	tr := newStdioTransport(proc, int(max(ss.cfg.MaxResponseBytes, ss.cfg.MaxReadBytes)), ask == Versions[0] && len(accept) == 1)
 	opts := &mcp.ClientOptions{
 		Capabilities:   &mcp.ClientCapabilities{}, // none: the host serves no sampling, roots or elicitation
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
@@ -477,6 +480,7 @@ func (g *Gateway) discoverStdio(ctx context.Context, r domain.Registration) (dom
 		return domain.Catalog{}, err
 	}
 	defer g.stdio.release(srv)
+	g.observe(r, srv.cs.InitializeResult())
 	init := srv.cs.InitializeResult()
 	cat := catalogHead(init)
 	if init.Capabilities == nil || init.Capabilities.Tools == nil {
@@ -512,6 +516,7 @@ func (g *Gateway) callStdio(ctx context.Context, r domain.Registration, call dom
 		return stdioStartNotSent(err)
 	}
 	defer g.stdio.release(srv)
+	g.observe(r, srv.cs.InitializeResult())
 	return g.callOnStdio(ctx, srv, call)
 }
 
@@ -529,6 +534,11 @@ func (g *Gateway) callOnStdio(ctx context.Context, srv *stdioServer, call domain
 	cctx, ex := withExchange(cctx, "tools/call")
 	res, err := srv.cs.CallTool(cctx, &mcp.CallToolParams{Name: call.NativeName, Arguments: json.RawMessage(call.Arguments)})
 	if a, ok := ex.end(); ok {
+		if int64(len(a.result)) > g.cfg.MaxResponseBytes {
+			// The line fit (a read's answers may be longer), the call's
+			// answer may not: as an HTTP body over the cap.
+			return domain.Unknown(CodeCallResponseFailed, fmt.Sprintf("The tool response could not be confirmed: the server's response exceeded %d bytes; the tool may have executed", g.cfg.MaxResponseBytes))
+		}
 		if out, ok := answerOutcome(a); ok {
 			return out
 		}
@@ -558,14 +568,17 @@ func (g *Gateway) callOnStdio(ctx context.Context, srv *stdioServer, call domain
 // stdioStartNotSent maps a failure to start (or reach) a stdio server to
 // its not_sent outcome: the stdio codes stay (they say what to fix), the
 // others take the call's startup codes.
-func stdioStartNotSent(err error) domain.CallOutcome {
+func stdioStartNotSent(err error) domain.CallOutcome { return stdioStartNotSentAs(err, "tool request") }
+
+// stdioStartNotSentAs is stdioStartNotSent for any request, named by what.
+func stdioStartNotSentAs(err error, what string) domain.CallOutcome {
 	switch code := domain.CodeOf(err); code {
 	case CodeStdioCommandNotFound, CodeStdioStartFailed, CodeStdioExitedAtStart, CodeStdioStdoutInvalid,
 		CodeStdioLineTooLong, CodeStdioProcessStopped, CodeStdioBackendStopping, CodeStdioUnsupported:
 		de, _ := errors.AsType[*domain.Error](err)
-		return domain.NotSent(code, de.Detail+"; the tool request was not sent")
+		return domain.NotSent(code, de.Detail+"; the "+what+" was not sent")
 	}
-	return startupNotSent(err)
+	return startupNotSentAs(err, what)
 }
 
 // StdioStatus returns what is known of the process of stdio registration

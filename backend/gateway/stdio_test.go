@@ -424,15 +424,30 @@ func TestStdioStdoutNotProtocol(t *testing.T) {
 	callText(t, g.Call(context.Background(), r, domain.ToolCall{NativeName: "echo", Arguments: json.RawMessage(`{}`)}))
 }
 
-// A line over the response limit is outcome_unknown with its own code.
+// A line over the limit (the larger of the call's and the read's) is
+// outcome_unknown with its own code. A call's answer within the line
+// limit but over the call's is outcome_unknown too, and the process stays.
 func TestStdioLineTooLong(t *testing.T) {
 	dir := t.TempDir()
-	g := stdioGateway(t, func(c *Config) { c.MaxResponseBytes = 64 << 10 })
+	g := stdioGateway(t, func(c *Config) { c.MaxResponseBytes = 32 << 10; c.MaxReadBytes = 64 << 10 })
 	r := stdioReg(t, "tools", dir)
+	out := g.Call(context.Background(), r, domain.ToolCall{NativeName: "big", Arguments: json.RawMessage(`{"bytes":40000}`)})
+	if out.Outcome != domain.OutcomeUnknown || out.Code != CodeCallResponseFailed || !strings.Contains(out.Message, "32768 bytes") {
+		t.Fatalf("over the call's limit: %+v", out)
+	}
+	pids := stdiotest.Pids(t, dir, "tools")
 	if got := callText(t, g.Call(context.Background(), r, domain.ToolCall{NativeName: "big", Arguments: json.RawMessage(`{"bytes":1000}`)})); len(got) != 1000 {
 		t.Fatalf("%d bytes", len(got))
 	}
-	out := g.Call(context.Background(), r, domain.ToolCall{NativeName: "big", Arguments: json.RawMessage(`{"bytes":100000}`)})
+	if again := stdiotest.Pids(t, dir, "tools"); !slices.Equal(again, pids) {
+		t.Fatalf("the process changed: %v, then %v", pids, again)
+	}
+	g = stdioGateway(t, func(c *Config) { c.MaxResponseBytes = 64 << 10; c.MaxReadBytes = 64 << 10 })
+	r = stdioReg(t, "tools", t.TempDir())
+	if got := callText(t, g.Call(context.Background(), r, domain.ToolCall{NativeName: "big", Arguments: json.RawMessage(`{"bytes":1000}`)})); len(got) != 1000 {
+		t.Fatalf("%d bytes", len(got))
+	}
+	out = g.Call(context.Background(), r, domain.ToolCall{NativeName: "big", Arguments: json.RawMessage(`{"bytes":100000}`)})
 	if out.Outcome != domain.OutcomeUnknown || out.Code != CodeStdioLineTooLong || !strings.Contains(out.Message, "65536 bytes") {
 		t.Fatalf("big: %+v", out)
 	}

@@ -187,11 +187,14 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			ex.expired.Store(true)
 		}
 	}
-	overflow := &t.overflow
+	overflow, limit := &t.overflow, t.limit
 	if ex != nil {
 		overflow = &ex.overflow
+		if ex.limit > 0 {
+			limit = ex.limit
+		}
 	}
-	body := &cappedBody{rc: resp.Body, left: t.limit, overflow: overflow, onClose: end}
+	body := &cappedBody{rc: resp.Body, left: limit, overflow: overflow, onClose: end}
 	resp.Body = body
 	if tracked {
 		ex.capture(resp.Header.Get("Content-Type"))

@@ -202,7 +202,8 @@ func (e exitAfterList) Close() error { return e.w.Close() }
 // Server is the go-sdk server of the "tools" mode, with the tools the
 // tests call: echo (the arguments as text), pid, sleep {ms}, crash (exit
 // 3 mid-call), chatter (prose on stdout, then wait), big {bytes} and
-// spawn (a grandchild that ignores SIGTERM; its pid as text).
+// spawn (a grandchild that ignores SIGTERM; its pid as text); and the
+// resources and prompt below.
 func Server() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "stdio-test", Version: "1.0.0"}, nil)
 	obj := json.RawMessage(`{"type":"object"}`)
@@ -256,6 +257,28 @@ func Server() *mcp.Server {
 				return nil, err
 			}
 			return text(strconv.Itoa(cmd.Process.Pid)), nil
+		})
+	// Resources and prompts: test://hello, the template
+	// test://text/{bytes} (that many bytes of text), test://crash (exits
+	// mid-read), and the prompt greet {name (required)}.
+	s.AddResource(&mcp.Resource{URI: "test://hello", Name: "hello", MIMEType: "text/plain"},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "hello from " + strconv.Itoa(os.Getpid())}}}, nil
+		})
+	s.AddResource(&mcp.Resource{URI: "test://crash", Name: "crash"},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			fmt.Fprintln(os.Stderr, "panic: the read crashed the server")
+			os.Exit(3)
+			return nil, nil
+		})
+	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://text/{bytes}", Name: "text"},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			n, _ := strconv.Atoi(strings.TrimPrefix(req.Params.URI, "test://text/"))
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: strings.Repeat("x", n)}}}, nil
+		})
+	s.AddPrompt(&mcp.Prompt{Name: "greet", Arguments: []*mcp.PromptArgument{{Name: "name", Required: true}}},
+		func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "Hello, " + req.Params.Arguments["name"]}}}}, nil
 		})
 	return s
 }
