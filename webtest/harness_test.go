@@ -317,6 +317,7 @@ func (b *backend) start() {
 		ExtensionStore: storage.OpenExtensionStore(b.root),
 		ToolSets:       b.store,
 		Results:        storage.OpenResultStore(b.root, storage.ResultOptions{}),
+		Capabilities:   b.store,
 		RedirectURL:    b.url(jsapi.PathOAuthCallback), // as serve: the backend's own loopback address
 	})
 	b.gw = gw

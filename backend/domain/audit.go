@@ -3,6 +3,7 @@ package domain
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/google/uuid"
 	"time"
 )
 
@@ -61,6 +62,10 @@ const (
 	AuditResourceRead AuditKind = "resource_read"
 	AuditPromptGet    AuditKind = "prompt_get"
 )
+
+// NewRecordID returns a new random id for a record whose request the page
+// did not name (a read, a get).
+func NewRecordID() string { return uuid.New().String() }
 
 // SourcePage: a resource read or prompt get asked by a page through
 // api.mcp (the Manager, a chat attachment, /mcp-prompt).

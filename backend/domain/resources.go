@@ -52,6 +52,13 @@ const (
 	CodeListEntrySizeLimit      = "mcp.list_entry_size_limit"
 )
 
+// Codes of a server that does not offer a primitive: its list is empty
+// with this diagnostic; a read or get is not sent.
+const (
+	CodeResourcesUnsupported = "mcp.resources_unsupported"
+	CodePromptsUnsupported   = "mcp.prompts_unsupported"
+)
+
 // Codes of a read's or get's parts left out, and of arguments refused
 // before anything is sent.
 const (

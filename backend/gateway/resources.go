@@ -35,8 +35,8 @@ const (
 	CodeListSizeLimit         = "mcp.list_size_limit"
 	CodeListCursorCycle       = "mcp.list_cursor_cycle"
 	CodeListPageLimit         = "mcp.list_page_limit"
-	CodeResourcesUnsupported  = "mcp.resources_unsupported"
-	CodePromptsUnsupported    = "mcp.prompts_unsupported"
+	CodeResourcesUnsupported  = domain.CodeResourcesUnsupported
+	CodePromptsUnsupported    = domain.CodePromptsUnsupported
 	CodeCompletionUnsupported = "mcp.completions_unsupported"
 	CodeCompletionFailed      = "mcp.completion_failed"
 	CodeResourceTooLarge      = "mcp.resource_too_large"

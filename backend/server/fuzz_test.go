@@ -575,7 +575,7 @@ func TestWireFuzz(t *testing.T) {
 			case want != nil:
 				got, _ := json.Marshal(service.ServerDTO(r), json.Deterministic(true))
 				acked := *want
-				acked.Auth = nil // the sign-in state is not in the registration file
+				acked.Auth, acked.Capabilities = nil, nil // the sign-in state and the allowlist are not in the registration file
 				exp, _ := json.Marshal(acked, json.Deterministic(true))
 				if string(got) != string(exp) {
 					failed(batch, "registration %s on disk:\n%s\nacknowledged:\n%s", id, got, exp)
@@ -742,3 +742,37 @@ func (offline) SignIn(context.Context, domain.Registration, domain.SignInRequest
 
 func (offline) SignOut(context.Context, domain.RegistrationID) error { return nil }
 func (offline) AuthGeneration() uint64                               { return 0 }
+
+// The resources and prompts side of the offline gateway: nothing reached.
+func (offline) ListResources(context.Context, domain.Registration) (domain.Listing[domain.Resource], error) {
+	return domain.Listing[domain.Resource]{}, domain.Errorf(domain.KindUnavailable, "mcp.list_failed", "offline in the fuzz")
+}
+
+func (offline) ListResourceTemplates(context.Context, domain.Registration) (domain.Listing[domain.ResourceTemplate], error) {
+	return domain.Listing[domain.ResourceTemplate]{}, domain.Errorf(domain.KindUnavailable, "mcp.list_failed", "offline in the fuzz")
+}
+
+func (offline) ListPrompts(context.Context, domain.Registration) (domain.Listing[domain.Prompt], error) {
+	return domain.Listing[domain.Prompt]{}, domain.Errorf(domain.KindUnavailable, "mcp.list_failed", "offline in the fuzz")
+}
+
+func (offline) ReadResource(context.Context, domain.Registration, string) domain.Answer[domain.ResourceContents] {
+	return domain.Answer[domain.ResourceContents]{Outcome: domain.OutcomeNotSent, Code: "mcp.call_initialize_failed", Message: "offline in the fuzz"}
+}
+
+func (offline) GetPrompt(context.Context, domain.Registration, string, map[string]string) domain.Answer[domain.PromptMessages] {
+	return domain.Answer[domain.PromptMessages]{Outcome: domain.OutcomeNotSent, Code: "mcp.call_initialize_failed", Message: "offline in the fuzz"}
+}
+
+func (offline) Complete(context.Context, domain.Registration, domain.CompletionRequest) (domain.Completion, error) {
+	return domain.Completion{}, domain.Errorf(domain.KindUnavailable, "mcp.completion_failed", "offline in the fuzz")
+}
+
+func (offline) Capabilities(context.Context, domain.Registration) (domain.ServerCapabilities, error) {
+	return domain.ServerCapabilities{}, domain.Errorf(domain.KindUnavailable, "mcp.discovery_connect_failed", "offline in the fuzz")
+}
+
+func (offline) Advertised(domain.Registration) (domain.ServerCapabilities, bool) {
+	return domain.ServerCapabilities{}, false
+}
+func (offline) CapabilitiesGeneration() uint64 { return 0 }

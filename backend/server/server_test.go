@@ -395,7 +395,7 @@ func TestConcurrentCreates(t *testing.T) {
 // real servers (none are registered by these tests).
 func newService(root string) *service.Service {
 	store := storage.Open(root)
-	return service.New(service.Config{Registrations: store, Catalogs: store, Gateway: gateway.New(gateway.Config{}), ToolSets: store})
+	return service.New(service.Config{Registrations: store, Catalogs: store, Gateway: gateway.New(gateway.Config{}), ToolSets: store, Capabilities: store})
 }
 
 // Every command of the contract is served.

@@ -84,6 +84,13 @@ func (a *callAudit) finish(out jsapi.McpCallOutcome, err error) {
 			a.rec.ResponseKind = r.Kind
 		case *jsapi.McpUnsupportedResponse:
 			a.rec.ResponseKind = r.Kind
+		case *jsapi.McpResourceContents:
+			a.rec.ResponseKind, a.rec.HasContent = r.Kind, true
+			a.rec.ContentBytes, a.rec.ContentCount = r.TotalBytes, len(r.Contents)
+		case *jsapi.McpPromptMessages:
+			a.rec.ResponseKind, a.rec.HasContent = r.Kind, true
+			a.rec.ContentCount = len(r.Messages)
+			a.rec.ContentBytes = promptBytes(r)
 		}
 	}
 	if a.s.audit == nil {

@@ -352,13 +352,13 @@ func (s *Service) forgetAuth(id domain.RegistrationID, why string) {
 	}
 }
 
-// authedList is a list view's servers with their sign-in states, as of one
-// auth generation of the gateway (which counts every change of a sign-in
-// state), and its encoding: lists share it until either changes, so a
-// list of many registrations reads their auth files once per change, not
-// once per list.
+// authedList is a list view's servers with their sign-in states and
+// capabilities, as of one generation of them (listGen), and its encoding:
+// lists share it until either changes, so a list of many registrations
+// reads their auth and allowlist files once per change, not once per
+// list.
 type authedList struct {
-	gen     uint64
+	gen     listGen
 	list    jsapi.McpServerList
 	encOnce sync.Once
 	enc     []byte
@@ -367,10 +367,7 @@ type authedList struct {
 
 // authed returns res with the sign-in states.
 func (s *Service) authed(res *viewResult) *authedList {
-	var gen uint64
-	if s.gateway != nil {
-		gen = s.gateway.AuthGeneration() // before reading: a change meanwhile makes the next list read again
-	}
+	gen := s.listGeneration() // before reading: a change meanwhile makes the next list read again
 	if a := res.auth.Load(); a != nil && a.gen == gen {
 		return a
 	}
@@ -378,6 +375,7 @@ func (s *Service) authed(res *viewResult) *authedList {
 	a := &authedList{gen: gen, list: jsapi.McpServerList{Servers: make([]jsapi.McpServer, len(base.Servers)), StorageIssues: base.StorageIssues}}
 	for i, srv := range base.Servers {
 		srv.Auth = s.authDTO(res.regs[i])
+		srv.Capabilities = s.capabilitiesDTO(res.regs[i])
 		a.list.Servers[i] = srv
 	}
 	res.auth.Store(a)
@@ -389,10 +387,32 @@ func (a *authedList) encoded(encode func(any) ([]byte, error)) ([]byte, error) {
 	return a.enc, a.encErr
 }
 
-// serverDTO projects a registration with its sign-in state.
+// listGen is what the servers' decorations depend on beside the
+// registrations: every sign-in state (the gateway counts their changes),
+// what servers advertised (counted too), the allowlists written here and
+// the allowlist folder (a file changed by hand).
+type listGen struct {
+	auth, advertised, allow uint64
+	folder                  domain.FileStamp
+}
+
+func (s *Service) listGeneration() listGen {
+	g := listGen{allow: s.allowGen.Load()}
+	if s.gateway != nil {
+		g.auth, g.advertised = s.gateway.AuthGeneration(), s.gateway.CapabilitiesGeneration()
+	}
+	if s.capabilities != nil {
+		g.folder = s.capabilities.CapabilitiesFolderStamp()
+	}
+	return g
+}
+
+// serverDTO projects a registration with its sign-in state and
+// capabilities.
 func (s *Service) serverDTO(r domain.Registration) jsapi.McpServer {
 	out := ServerDTO(r)
 	out.Auth = s.authDTO(r)
+	out.Capabilities = s.capabilitiesDTO(r)
 	return out
 }
 

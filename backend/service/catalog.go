@@ -160,12 +160,17 @@ func (s *Service) discover(ctx context.Context, dto jsapi.McpRegistrationIdDto, 
 
 // active loads a registration and requires it to be Active.
 func (s *Service) active(id domain.RegistrationID) (domain.Registration, error) {
+	return s.activeFor(id, "discovery")
+}
+
+// activeFor is active, the refusal naming what needs it.
+func (s *Service) activeFor(id domain.RegistrationID, what string) (domain.Registration, error) {
 	r, err := s.load(id)
 	if err != nil {
 		return domain.Registration{}, err
 	}
 	if r.State != domain.StateActive {
-		return domain.Registration{}, domain.Errorf(domain.KindConflict, CodeServerPaused, "registration `%s` must be Active before discovery", id)
+		return domain.Registration{}, domain.Errorf(domain.KindConflict, CodeServerPaused, "registration `%s` must be Active before %s", id, what)
 	}
 	return r, nil
 }

@@ -84,6 +84,7 @@ func (s *Service) ListChanged(c domain.ListChange) {
 // listsChanged forgets what is kept of the lists other than tools that c
 // names, and returns their names for the event.
 func (s *Service) listsChanged(c domain.ListChange) []string {
+	s.lists.dropSome(c.RegistrationID, c.Resources, c.Prompts)
 	var lists []string
 	if c.Resources {
 		lists = append(lists, "resources")

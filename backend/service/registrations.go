@@ -153,6 +153,7 @@ func (s *Service) Update(ctx context.Context, dto jsapi.UpdateMcpServerDto) (jsa
 // disconnect closes the kept connection of a remote registration that was
 // paused, removed or changed (the CLI's service has no gateway).
 func (s *Service) disconnect(id domain.RegistrationID) {
+	s.lists.drop(id) // listed over a connection that is gone
 	if s.gateway != nil {
 		s.gateway.Disconnect(id)
 	}
@@ -211,6 +212,7 @@ func (s *Service) Remove(ctx context.Context, dto jsapi.McpRegistrationIdDto) er
 		s.log.Warn("Failed to clean up removed MCP catalog snapshot", "registration", id, "err", err)
 	}
 	s.forgetAuth(id, "the server was removed")
+	s.forgetCapabilities(id)
 	if s.results != nil {
 		if err := s.results.DeleteRegistration(id); err != nil {
 			s.log.Warn("Failed to remove a removed MCP server's kept results", "registration", id, "err", err)

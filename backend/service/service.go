@@ -10,6 +10,7 @@ package service
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/ttmcp/ttmcp/backend/domain"
@@ -69,6 +70,23 @@ type Gateway interface {
 	Disconnect(id domain.RegistrationID)
 	// Status says how r is connected now, without connecting.
 	Status(r domain.Registration) domain.ConnectionStatus
+
+	// Resources and prompts (resources.go). The lists are whole and
+	// validated, or an error; a read's and a get's answer is judged as a
+	// call is.
+	ListResources(ctx context.Context, r domain.Registration) (domain.Listing[domain.Resource], error)
+	ListResourceTemplates(ctx context.Context, r domain.Registration) (domain.Listing[domain.ResourceTemplate], error)
+	ListPrompts(ctx context.Context, r domain.Registration) (domain.Listing[domain.Prompt], error)
+	ReadResource(ctx context.Context, r domain.Registration, uri string) domain.Answer[domain.ResourceContents]
+	GetPrompt(ctx context.Context, r domain.Registration, name string, args map[string]string) domain.Answer[domain.PromptMessages]
+	Complete(ctx context.Context, r domain.Registration, req domain.CompletionRequest) (domain.Completion, error)
+	// Capabilities connects to r's server when needed and returns what it
+	// advertises; Advertised returns what it advertised last over r's
+	// current connection, without connecting; CapabilitiesGeneration
+	// changes whenever that changed.
+	Capabilities(ctx context.Context, r domain.Registration) (domain.ServerCapabilities, error)
+	Advertised(r domain.Registration) (domain.ServerCapabilities, bool)
+	CapabilitiesGeneration() uint64
 }
 
 // Config wires a Service to its adapters.
@@ -88,7 +106,10 @@ type Config struct {
 	// Results keeps the readable results too long for a model's prompt;
 	// nil keeps none (the note says so).
 	Results Results
-	Log     *slog.Logger // nil discards
+	// Capabilities keeps the per-server allowlists of resources and
+	// prompts; nil allows both everywhere and refuses to change it.
+	Capabilities Capabilities
+	Log          *slog.Logger // nil discards
 	// RedirectURL is the backend's sign-in callback
 	// (http://127.0.0.1:<port>/oauth/callback); empty: no sign-in.
 	RedirectURL string
@@ -106,6 +127,13 @@ type Service struct {
 	toolSets  ToolSets
 	results   Results
 	log       *slog.Logger
+	// capabilities keeps the allowlists; allowGen counts their changes
+	// made here (the list's encoding is rebuilt on one); lists keeps the
+	// resource and prompt lists (resources.go).
+	capabilities Capabilities
+	allowGen     atomic.Uint64
+	lists        primitiveLists
+	now          func() time.Time
 	// mu serialises mutations. It is a channel so that a caller whose
 	// context ends while waiting gives up instead of queueing forever.
 	mu chan struct{}
@@ -146,6 +174,9 @@ func New(cfg Config) *Service {
 		processes:     cfg.Processes,
 		toolSets:      cfg.ToolSets,
 		results:       cfg.Results,
+		capabilities:  cfg.Capabilities,
+		lists:         primitiveLists{byID: map[domain.RegistrationID]*keptLists{}},
+		now:           time.Now,
 		toolSetsMu:    make(chan struct{}, 1),
 		log:           cfg.Log,
 		mu:            make(chan struct{}, 1),

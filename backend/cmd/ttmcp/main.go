@@ -213,6 +213,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		ExtensionStore: storage.OpenExtensionStore(root.path),
 		ToolSets:       store,
 		Results:        storage.OpenResultStore(root.path, storage.ResultOptions{}),
+		Capabilities:   store,
 		Log:            log,
 		// Authorization servers send the user back to this backend, by
 		// its loopback IP (RFC 8252 §7.3).

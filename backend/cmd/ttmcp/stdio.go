@@ -53,8 +53,9 @@ func stdioCommand(ctx context.Context, args []string, stderr io.Writer) error {
 	root.announce(stderr)
 	opts.dataRoot = root.path
 	store := storage.Open(opts.dataRoot)
-	// Results: a removed server's kept results go with it.
-	svc := service.New(service.Config{Registrations: store.Registry(), Catalogs: store,
+	// Results and Capabilities: a removed server's kept results and
+	// allowlist go with it.
+	svc := service.New(service.Config{Registrations: store.Registry(), Catalogs: store, Capabilities: store,
 		Results: storage.OpenResultStore(opts.dataRoot, storage.ResultOptions{})})
 	switch sub {
 	case "add":
