@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -93,4 +94,50 @@ func BenchmarkCall(b *testing.B) {
 	}, func() error {
 		return bare.Call(ctx, url, "2025-11-25", "tool_001", args)
 	})
+}
+
+// BenchmarkRead1MiBText measures reading a 1 MiB text resource on a kept
+// connection against a bare go-sdk ReadResource on a kept session of the
+// same server: the ratio is the cost of ttmcp's judgment of the answer
+// (the raw answer kept and decoded content by content, the size checks,
+// the projection) over go-sdk's own decoding, which runs on both sides.
+func BenchmarkRead1MiBText(b *testing.B) {
+	text := strings.Repeat("0123456789abcdef", 1<<16) // 1 MiB
+	s := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	s.AddResource(&mcp.Resource{URI: "test://big", Name: "big", MIMEType: "text/plain"}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: text}}}, nil
+	})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
+	b.Cleanup(ts.Close)
+	ep, _ := domain.ParseEndpoint(ts.URL)
+	r, _ := domain.NewRegistration("bench", ep, nil, domain.Protocol20251125)
+	g := newGateway(b, Config{})
+	ctx := context.Background()
+	bare, err := mcp.NewClient(&mcp.Implementation{Name: "bare", Version: "1"}, nil).Connect(ctx,
+		&mcp.StreamableClientTransport{Endpoint: ts.URL, MaxRetries: -1, DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { bare.Close() })
+	ours := func() error {
+		a := g.ReadResource(ctx, r, "test://big")
+		if a.Result == nil || len(a.Result.Contents) != 1 || a.Result.Contents[0].Size != 1<<20 {
+			return fmt.Errorf("%s %s %s", a.Outcome, a.Code, a.Message)
+		}
+		return nil
+	}
+	base := func() error {
+		res, err := bare.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://big"})
+		if err == nil && len(res.Contents[0].Text) != 1<<20 {
+			err = fmt.Errorf("%d bytes", len(res.Contents[0].Text))
+		}
+		return err
+	}
+	for _, op := range []func() error{ours, base} { // sessions open, as in use
+		if err := op(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(1 << 20)
+	benchpair.Run(b, "bare", ours, base)
 }

@@ -248,10 +248,7 @@ func detailOf(err error) string {
 func responseMessages(contentType string, body []byte) []json.RawMessage {
 	mt, _, _ := mime.ParseMediaType(contentType)
 	if mt != "text/event-stream" {
-		if json.Valid(body) {
-			return []json.RawMessage{body}
-		}
-		return nil
+		return []json.RawMessage{body} // validated as it is decoded
 	}
 	var out []json.RawMessage
 	var data bytes.Buffer

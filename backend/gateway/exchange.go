@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -46,6 +48,10 @@ type exchange struct {
 	names []string // the tool names of the last tools/list page, as the server sent them
 	ttlMs int      // the last list result's ttlMs (2026), before go-sdk's cache saw it
 }
+
+// lenient decodes what a server sent as leniently as go-sdk's own decoder
+// (repeated members, invalid UTF-8 replaced), with the faster decoder.
+var lenient = jsonv2.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 
 // rawAnswer is a JSON-RPC response as received: a result or an error.
 type rawAnswer struct {
@@ -118,23 +124,25 @@ func (ex *exchange) end() (rawAnswer, bool) {
 	}
 	for _, msg := range responseMessages(ex.contentType, ex.body.Bytes()) {
 		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Result json.RawMessage `json:"result"`
+			ID     jsontext.Value `json:"id"`
+			Method string         `json:"method"`
+			Result jsontext.Value `json:"result"`
 			Error  *struct {
-				Code    int64           `json:"code"`
-				Message string          `json:"message"`
-				Data    json.RawMessage `json:"data"`
+				Code    int64          `json:"code"`
+				Message string         `json:"message"`
+				Data    jsontext.Value `json:"data"`
 			} `json:"error"`
 		}
-		if json.Unmarshal(msg, &m) != nil || len(m.ID) == 0 || m.Method != "" {
+		// One pass of the faster decoder, which also validates: a
+		// resources/read answer may be megabytes.
+		if jsonv2.Unmarshal(msg, &m, lenient) != nil || len(m.ID) == 0 || m.Method != "" {
 			continue // a notification or a request from the server
 		}
 		if m.Error != nil {
-			return rawAnswer{err: &jsonrpc.Error{Code: m.Error.Code, Message: m.Error.Message, Data: m.Error.Data}}, true
+			return rawAnswer{err: &jsonrpc.Error{Code: m.Error.Code, Message: m.Error.Message, Data: json.RawMessage(m.Error.Data)}}, true
 		}
 		if len(m.Result) > 0 {
-			return rawAnswer{result: m.Result}, true
+			return rawAnswer{result: json.RawMessage(m.Result)}, true
 		}
 	}
 	return rawAnswer{}, false

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -647,21 +649,38 @@ func (w wireContents) domain() domain.ResourceContent {
 // is decoded on its own, so one malformed content is reported in its
 // place while the others are kept.
 func decodeRead(uri string, raw json.RawMessage) domain.Answer[domain.ResourceContents] {
-	var w struct {
-		ResultType string            `json:"resultType"`
-		Contents   []json.RawMessage `json:"contents"`
+	// One pass in the common case (a megabyte of text costs a pass);
+	// only when it fails is each content decoded on its own.
+	var whole struct {
+		ResultType string         `json:"resultType"`
+		Contents   []wireContents `json:"contents"`
 	}
-	if err := json.Unmarshal(raw, &w); err != nil {
-		return unsupportedAnswer[domain.ResourceContents]("invalid_result", "The server's answer is not a resources/read result: "+err.Error())
-	}
-	if a, ok := resultTypeAnswer[domain.ResourceContents](w.ResultType, "resource read"); ok {
-		return a
-	}
-	contents := make([]domain.ResourceContent, len(w.Contents))
-	for i, c := range w.Contents {
-		var wc wireContents
-		if json.Unmarshal(c, &wc) == nil {
-			contents[i] = wc.domain() // else neither text nor blob: reported as such
+	var contents []domain.ResourceContent
+	if err := jsonv2.Unmarshal(raw, &whole, lenient); err == nil {
+		if a, ok := resultTypeAnswer[domain.ResourceContents](whole.ResultType, "resource read"); ok {
+			return a
+		}
+		contents = make([]domain.ResourceContent, len(whole.Contents))
+		for i, c := range whole.Contents {
+			contents[i] = c.domain()
+		}
+	} else {
+		var w struct {
+			ResultType string           `json:"resultType"`
+			Contents   []jsontext.Value `json:"contents"`
+		}
+		if err := jsonv2.Unmarshal(raw, &w, lenient); err != nil {
+			return unsupportedAnswer[domain.ResourceContents]("invalid_result", "The server's answer is not a resources/read result: "+err.Error())
+		}
+		if a, ok := resultTypeAnswer[domain.ResourceContents](w.ResultType, "resource read"); ok {
+			return a
+		}
+		contents = make([]domain.ResourceContent, len(w.Contents))
+		for i, c := range w.Contents {
+			var wc wireContents
+			if jsonv2.Unmarshal(c, &wc, lenient) == nil {
+				contents[i] = wc.domain() // else neither text nor blob: reported as such
+			}
 		}
 	}
 	out := domain.ProjectContents(uri, contents)
