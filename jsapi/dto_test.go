@@ -78,7 +78,7 @@ func TestCommands(t *testing.T) {
 		}
 		seen[c] = true
 	}
-	for _, c := range append([]string{jsapi.CmdListAuditEntries, jsapi.CmdStartSignIn, jsapi.CmdFinishSignIn, jsapi.CmdCancelSignIn, jsapi.CmdSignOut, jsapi.CmdGetStdioStatus,
+	for _, c := range append([]string{jsapi.CmdListAuditEntries, jsapi.CmdStartSignIn, jsapi.CmdFinishSignIn, jsapi.CmdCancelSignIn, jsapi.CmdSignOut, jsapi.CmdGetStdioStatus, jsapi.CmdGetConnectionStatus,
 		jsapi.CmdListToolSets, jsapi.CmdSaveToolSet, jsapi.CmdRemoveToolSet, jsapi.CmdReadToolResult,
 		jsapi.CmdListResources, jsapi.CmdListResourceTemplates, jsapi.CmdReadResource, jsapi.CmdListPrompts, jsapi.CmdGetPrompt,
 		jsapi.CmdCompleteArgument, jsapi.CmdGetServerCapabilities, jsapi.CmdSetServerCapabilities}, jsapi.StoreCommands...) { // ttmcp's additions, the extension store
