@@ -396,8 +396,9 @@ export interface TtmcpMcpServersApi extends TauriTavernMcpServersApi {
   signOut(input: McpRegistrationIdInput): Promise<TauriTavernMcpServer>;
   /**
    * What the server advertises and what the user allows. Connects to an Active server whose capabilities are
-   * not known yet (this backend has not talked to it since it started, or its connection changed); a paused
-   * one answers without advertised until then.
+   * not known yet (this backend has not talked to it since it started, or its connection changed), and then
+   * rejects as a discovery would when it cannot (e.g. mcp.discovery_initialize_failed, mcp.auth_required); a
+   * paused one answers without advertised until then.
    */
   capabilities(input: McpRegistrationIdInput): Promise<McpServerCapabilities>;
   /** Turns resources or prompts on or off for a server (an absent member keeps its value); resolves with the server. */
@@ -819,6 +820,13 @@ export interface McpCompletion {
   hasMore: boolean;
 }
 
+/**
+ * Every method of resources, prompts and completions first rejects what it refuses before anything is sent:
+ * a paused server (Conflict mcp.server_paused), a primitive turned off (Conflict mcp.resources_disabled /
+ * mcp.prompts_disabled), an unreadable allowlist (Unavailable mcp.server_capabilities_unreadable), an unknown
+ * server (NotFound), a malformed input (BadRequest mcp.dto_invalid, mcp.resource_uri_invalid,
+ * mcp.completion_ref_invalid). A read or a get then resolves with its outcome, whatever the server did.
+ */
 export interface McpResourcesApi {
   list(input: McpListInput): Promise<McpResourceList>;
   templates(input: McpListInput): Promise<McpResourceTemplateList>;
@@ -828,7 +836,10 @@ export interface McpResourcesApi {
 
 export interface McpPromptsApi {
   list(input: McpListInput): Promise<McpPromptList>;
-  /** Recorded in the audit log (the name, the arguments' size and SHA-256, sizes, the outcome; never the content). */
+  /**
+   * Recorded in the audit log (the name, the arguments' size and SHA-256, sizes, the outcome; never the content).
+   * A name the server does not list is NotFound mcp.prompt_not_found.
+   */
   get(input: GetMcpPromptInput): Promise<McpPromptGetOutcome>;
 }
 

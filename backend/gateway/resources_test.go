@@ -614,3 +614,25 @@ func TestAdvertisedGeneration(t *testing.T) {
 		t.Error("known for another connection")
 	}
 }
+
+// A read the server refuses for want of authorization is not_sent with
+// mcp.auth_required (a 401 says it was not applied), never re-sent, and
+// the session is dropped as a call's is.
+func TestReadRefusedForAuthorization(t *testing.T) {
+	_, url, rec := resourceFake(t, allCaps, func(w http.ResponseWriter, method string, id, _ json.RawMessage) bool {
+		if method != "resources/read" {
+			return false
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", scope="docs:read"`)
+		http.Error(w, "sign in", http.StatusUnauthorized)
+		return true
+	})
+	g := testGateway(t)
+	a := g.ReadResource(context.Background(), registration(t, url, domain.ProtocolAuto, nil), "test://x")
+	if a.Outcome != domain.OutcomeNotSent || a.Code != CodeAuthRequired || !strings.Contains(a.Message, "docs:read") {
+		t.Fatalf("%s %s %s", a.Outcome, a.Code, a.Message)
+	}
+	if n := rec.count("resources/read"); n != 1 {
+		t.Fatalf("%d reads sent", n)
+	}
+}
