@@ -3,7 +3,20 @@
 // the extension store and ttmcp's bridge status.
 
 import type {
+  CompleteMcpArgumentInput,
   CreateMcpServerInput,
+  GetMcpPromptInput,
+  McpCompletion,
+  McpListInput,
+  McpListResult,
+  McpPrompt,
+  McpPromptGetOutcome,
+  McpResource,
+  McpResourceReadOutcome,
+  McpResourceTemplate,
+  McpServerCapabilities,
+  ReadMcpResourceInput,
+  SetMcpServerCapabilitiesInput,
   ExtensionStoreEntryOptions,
   ExtensionStoreJsonLookup,
   ExtensionStoreSetJsonOptions,
@@ -120,10 +133,73 @@ type Method =
   | 'refresh'
   | 'setPermission'
   | 'setDescriptionOverride'
-  | 'testCall';
+  | 'testCall'
+  | 'capabilities'
+  | 'setCapabilities'
+  | 'listResources'
+  | 'listTemplates'
+  | 'read'
+  | 'listPrompts'
+  | 'getPrompt'
+  | 'complete';
 
 function idOf(input: McpRegistrationIdInput): string {
   return typeof input === 'string' ? input : input.registrationId;
+}
+
+/** What a server advertises when a test does not say: tools, resources, prompts and completions. */
+export function advertised(patch: Partial<NonNullable<McpServerCapabilities['advertised']>> = {}): NonNullable<McpServerCapabilities['advertised']> {
+  return {
+    protocolVersion: '2025-11-25',
+    tools: true,
+    toolsListChanged: false,
+    resources: true,
+    resourcesSubscribe: false,
+    resourcesListChanged: true,
+    prompts: true,
+    promptsListChanged: true,
+    completions: true,
+    logging: false,
+    observedAt: '2026-12-01T10:00:00.000000000Z',
+    ...patch,
+  };
+}
+
+export function capabilities(patch: Partial<McpServerCapabilities> = {}): McpServerCapabilities {
+  return { allowed: { resources: true, prompts: true }, advertised: advertised(), ...patch };
+}
+
+export function readme(patch: Partial<McpResource> = {}): McpResource {
+  return { uri: 'file:///docs/README.md', name: 'README.md', title: 'Read me', mimeType: 'text/markdown', size: 11, ...patch };
+}
+
+export function fileTemplate(patch: Partial<McpResourceTemplate> = {}): McpResourceTemplate {
+  return { uriTemplate: 'file:///docs/{name}', name: 'Docs file', mimeType: 'text/plain', variables: ['name'], ...patch };
+}
+
+export function summarize(patch: Partial<McpPrompt> = {}): McpPrompt {
+  return {
+    name: 'summarize',
+    title: 'Summarize',
+    description: 'Summarize a topic.',
+    arguments: [
+      { name: 'topic', description: 'What to summarize', required: true },
+      { name: 'style', required: false },
+    ],
+    ...patch,
+  };
+}
+
+/** A read answering text contents. */
+export function textRead(uri: string, text: string, mimeType = 'text/plain'): McpResourceReadOutcome {
+  return {
+    outcome: 'known_response',
+    response: { kind: 'resource_contents', uri, contents: [{ type: 'text', uri, mimeType, text, size: new TextEncoder().encode(text).length }], totalBytes: new TextEncoder().encode(text).length, diagnostics: [] },
+  };
+}
+
+function listOf<T>(registrationId: string, items: T[], fromCache: boolean): McpListResult<T> {
+  return { registrationId, items: structuredClone(items), diagnostics: [], listedAt: '2026-12-01T10:00:00Z', fromCache };
 }
 
 /**
@@ -144,8 +220,34 @@ export class FakeMcp implements TauriTavernMcpApi {
       response: { kind: 'tool_result', isError: false, textBlocks: [{ index: 0, text: 'ok' }], diagnostics: [] },
     });
 
+  /** Resources, templates and prompts by registration (every server has the same unless set). */
+  resourcesFor: (id: string) => McpResource[] = () => [readme()];
+  templatesFor: (id: string) => McpResourceTemplate[] = () => [fileTemplate()];
+  promptsFor: (id: string) => McpPrompt[] = () => [summarize()];
+  /** What servers.capabilities answers when the registration has none. */
+  capabilitiesFor: (id: string) => McpServerCapabilities = () => capabilities();
+  readImpl: (input: ReadMcpResourceInput) => Promise<McpResourceReadOutcome> = (input) => Promise.resolve(textRead(input.uri, `text of ${input.uri}`));
+  getImpl: (input: GetMcpPromptInput) => Promise<McpPromptGetOutcome> = (input) =>
+    Promise.resolve({
+      outcome: 'known_response',
+      response: { kind: 'prompt_messages', name: input.name, messages: [{ role: 'user', content: { type: 'text', text: `Prompt ${input.name} ${JSON.stringify(input.arguments ?? {})}` } }], diagnostics: [] },
+    });
+  completeImpl: (input: CompleteMcpArgumentInput) => Promise<McpCompletion> = (input) =>
+    Promise.resolve({ values: ['alpha', 'beta', 'gamma'].filter((v) => v.startsWith(input.argument.value)), hasMore: false });
+
   constructor(servers: TauriTavernMcpServer[] = []) {
     this.registrations = servers.map((s) => structuredClone(s));
+  }
+
+  private caps(id: string): McpServerCapabilities {
+    return this.find(id).capabilities ?? this.capabilitiesFor(id);
+  }
+
+  /** Refuses what the user turned off, as the backend does. */
+  private allowed(id: string, primitive: 'resources' | 'prompts'): void {
+    if (!this.caps(id).allowed[primitive]) {
+      throw apiError(`mcp.${primitive}_disabled`, `${primitive} are turned off for this server`, 'Conflict');
+    }
   }
 
   failNext(method: Method, err: unknown): void {
@@ -228,6 +330,56 @@ export class FakeMcp implements TauriTavernMcpApi {
     refresh: async (input: McpRegistrationIdInput): Promise<McpDiscoveryResult> => {
       await this.enter('refresh', input);
       return structuredClone(this.discoveryFor(idOf(input)));
+    },
+    capabilities: async (input: McpRegistrationIdInput): Promise<McpServerCapabilities> => {
+      await this.enter('capabilities', input);
+      return structuredClone(this.caps(idOf(input)));
+    },
+    setCapabilities: async (input: SetMcpServerCapabilitiesInput): Promise<TauriTavernMcpServer> => {
+      await this.enter('setCapabilities', input);
+      const s = this.find(input.registrationId);
+      const before = this.caps(s.id);
+      const allowed = { resources: input.resources ?? before.allowed.resources, prompts: input.prompts ?? before.allowed.prompts };
+      const { issue: _fixed, ...kept } = before;
+      return this.put({ ...s, capabilities: { ...kept, allowed } });
+    },
+  };
+
+  resources = {
+    list: async (input: McpListInput) => {
+      await this.enter('listResources', input);
+      this.allowed(idOf(input), 'resources');
+      return listOf(idOf(input), this.resourcesFor(idOf(input)), typeof input === 'string' || !input.refresh);
+    },
+    templates: async (input: McpListInput) => {
+      await this.enter('listTemplates', input);
+      this.allowed(idOf(input), 'resources');
+      return listOf(idOf(input), this.templatesFor(idOf(input)), typeof input === 'string' || !input.refresh);
+    },
+    read: async (input: ReadMcpResourceInput): Promise<McpResourceReadOutcome> => {
+      await this.enter('read', input);
+      this.allowed(input.registrationId, 'resources');
+      return this.readImpl(input);
+    },
+  };
+
+  prompts = {
+    list: async (input: McpListInput) => {
+      await this.enter('listPrompts', input);
+      this.allowed(idOf(input), 'prompts');
+      return listOf(idOf(input), this.promptsFor(idOf(input)), typeof input === 'string' || !input.refresh);
+    },
+    get: async (input: GetMcpPromptInput): Promise<McpPromptGetOutcome> => {
+      await this.enter('getPrompt', input);
+      this.allowed(input.registrationId, 'prompts');
+      return this.getImpl(input);
+    },
+  };
+
+  completions = {
+    complete: async (input: CompleteMcpArgumentInput): Promise<McpCompletion> => {
+      await this.enter('complete', input);
+      return this.completeImpl(input);
     },
   };
 
@@ -383,5 +535,67 @@ export class ManualClock implements RetryClock {
     this.t = Math.max(this.t, timer.at);
     timer.fn();
     return timer.ms;
+  }
+}
+
+// ---------------------------------------------------------------- SillyTavern's chat
+
+/**
+ * SillyTavern 1.18's chat members of getContext(): the open chat's id and
+ * metadata (saveMetadata), extension prompts (setExtensionPrompt as
+ * script.js writes them; openChat replaces the object, as clearChat does),
+ * the event bus with awaited listeners, characters.
+ */
+export class StChatDouble {
+  chatId: string | undefined = 'Seraphina - 2026-12-01';
+  metadata: Record<string, Record<string, unknown>> = { 'Seraphina - 2026-12-01': {} };
+  extensionPrompts: Record<string, { value: string; position: number; depth: number; scan: boolean; role: number }> = {};
+  saves = 0;
+  characters = [{ name: 'Seraphina', avatar: 'Seraphina.png' }];
+  characterId: string | undefined = '0';
+  #listeners = new Map<string, Set<(...args: never[]) => unknown>>();
+
+  /** The members getContext() spreads afresh on every call. */
+  get members(): Record<string, unknown> {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const self = this;
+    return {
+      get chatMetadata() {
+        return self.chatId === undefined ? {} : (self.metadata[self.chatId] ??= {});
+      },
+      get extensionPrompts() {
+        return self.extensionPrompts;
+      },
+      get characterId() {
+        return self.characterId;
+      },
+      characters: this.characters,
+      groupId: null,
+      getCurrentChatId: () => this.chatId,
+      saveMetadata: async () => {
+        this.saves++;
+      },
+      setExtensionPrompt: (key: string, value: string, position: number, depth: number, scan = false, role = 0) => {
+        this.extensionPrompts[key] = { value: String(value), position: Number(position), depth: Number(depth), scan: !!scan, role: Number(role ?? 0) };
+      },
+      eventSource: {
+        on: (event: string, fn: (...args: never[]) => unknown) => {
+          if (!this.#listeners.has(event)) this.#listeners.set(event, new Set());
+          this.#listeners.get(event)!.add(fn);
+        },
+        removeListener: (event: string, fn: (...args: never[]) => unknown) => this.#listeners.get(event)?.delete(fn),
+      },
+    };
+  }
+
+  async emit(event: string, ...args: unknown[]): Promise<void> {
+    for (const fn of [...(this.#listeners.get(event) ?? [])]) await (fn as (...a: unknown[]) => unknown)(...args);
+  }
+
+  /** Opens another chat as SillyTavern does: clearChat empties the extension prompts, then CHAT_CHANGED. */
+  async openChat(chatId: string | undefined): Promise<void> {
+    this.extensionPrompts = {};
+    this.chatId = chatId;
+    await this.emit('chat_id_changed', chatId);
   }
 }

@@ -11,6 +11,7 @@ import type { BridgeStatus } from '../host/tauritavern';
 import { McpManagerApp, type McpManagerActions } from '../manager/McpManagerApp';
 import type { ServerChange } from '../host/changes';
 import { ConnectionContext, type ConnectionDeps } from '../manager/Connection';
+import { PrimitivesContext, type PrimitivesDeps } from '../manager/Primitives';
 import { ToolsContext, type ToolsPanelDeps } from '../tools/ToolsPanel';
 import { ToolSetsContext, type ToolSetsDeps } from '../toolsets/ToolSetsPanel';
 import { ApiMissing, BackendDown, Connecting, ConnectionLost, LoadFailed, OriginRefused } from '../status/StatusPanels';
@@ -33,6 +34,8 @@ export interface RootDeps {
   tools?: ToolsPanelDeps;
   /** The tool sets' screen (absent: none, as in TauriTavern). */
   toolSets?: ToolSetsDeps;
+  /** A server's Resources and Prompts tabs (undefined: the host API has none, as TauriTavern's). */
+  primitives?(): PrimitivesDeps | undefined;
   /**
    * When registrations may have changed outside the Manager (absent: never
    * re-listed). The same moments (focus, visibility, the drawer in view)
@@ -236,16 +239,20 @@ function ManagerFor(props: {
   actions.current ??= deps.createActions(api);
   const connections = useRef<ConnectionDeps | undefined>(undefined);
   connections.current ??= connectionDeps(api);
+  const primitives = useRef<PrimitivesDeps | undefined>(undefined);
+  primitives.current ??= deps.primitives?.();
   return (
     <ToolsContext.Provider value={deps.tools}>
       <ToolSetsContext.Provider value={api === undefined ? undefined : deps.toolSets}>
         <ConnectionContext.Provider value={connections.current}>
-          <McpManagerApp
-            initial={phase.initial}
-            actions={actions.current}
-            notice={notice}
-            {...(deps.watchChanges ? { watchChanges: deps.watchChanges } : {})}
-          />
+          <PrimitivesContext.Provider value={primitives.current}>
+            <McpManagerApp
+              initial={phase.initial}
+              actions={actions.current}
+              notice={notice}
+              {...(deps.watchChanges ? { watchChanges: deps.watchChanges } : {})}
+            />
+          </PrimitivesContext.Provider>
         </ConnectionContext.Provider>
       </ToolSetsContext.Provider>
     </ToolsContext.Provider>

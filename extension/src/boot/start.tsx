@@ -8,6 +8,7 @@ import { createManagerActions } from '../host/actions';
 import { saveBackendUrl } from '../host/settings';
 import { stLanguage, stTranslate } from '../host/sillytavern';
 import { bridgeStatus, onBridgeChange } from '../host/tauritavern';
+import { startChatFeatures } from '../chat/install';
 import { startModelTools } from '../tools/install';
 import { createTr } from '../texts';
 import { TrContext } from '../ui/tr';
@@ -70,6 +71,7 @@ export function startManager(opts: StartOptions): Started | null {
   const wakers = new Set<() => Promise<void>>();
   const wake = () => wakeAll(wakers, WAKE_WAIT_MS);
   const tools = startModelTools(tr, wake);
+  const chat = startChatFeatures(tr);
   const deps: RootDeps = {
     backendUrl: () => resolveBackendUrl(opts.configUrl !== undefined ? { configUrl: opts.configUrl } : {}),
     connect: (backendUrl, attempt) =>
@@ -83,6 +85,7 @@ export function startManager(opts: StartOptions): Started | null {
     origin: window.location.origin,
     tools: tools.panel,
     toolSets: tools.toolSets,
+    primitives: chat.primitives,
     watchChanges: (fn) => watchRegistrations(fn, { panel: content, bridgeState: () => bridgeStatus()?.state }),
     onWake: (fn) => {
       wakers.add(fn);
@@ -100,6 +103,7 @@ export function startManager(opts: StartOptions): Started | null {
     unmount() {
       tools.bridge?.uninstall();
       tools.unmount();
+      chat.unmount();
       root.unmount();
       content.closest('.extension_container')?.remove();
     },

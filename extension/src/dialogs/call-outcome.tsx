@@ -1,7 +1,7 @@
 // How a test call ended (reference §8.8), for every outcome kind.
 
 import type { ReactNode } from 'react';
-import type { McpTestCallOutcome, McpToolResultResponse } from '../../../jsapi/tauritavern-mcp';
+import type { McpServerErrorResponse, McpTestCallOutcome, McpToolResultResponse, McpUnsupportedResponse } from '../../../jsapi/tauritavern-mcp';
 import { useTr } from '../ui/tr';
 
 function ToolResult(props: { response: McpToolResultResponse }) {
@@ -64,7 +64,17 @@ function Failure(props: { title: string; message: string; note?: string; code?: 
   );
 }
 
-export function CallOutcome(props: { outcome: McpTestCallOutcome }) {
+/** A request's outcome that is not the answer asked for, shown as the failure it is; null for an answer. */
+type Problem =
+  | { outcome: 'not_sent' | 'outcome_unknown'; code: string; message: string }
+  | { outcome: 'known_response'; response: { kind: string } | McpServerErrorResponse | McpUnsupportedResponse };
+
+/**
+ * How a request that gave no answer ended (not sent, outcome unknown, a
+ * server error, an unsupported response), or null when it answered.
+ * unknownNote: what an unknown outcome means for this request.
+ */
+export function RequestProblem(props: { outcome: Problem; unknownNote?: string }) {
   const tr = useTr();
   const o = props.outcome;
   switch (o.outcome) {
@@ -78,32 +88,39 @@ export function CallOutcome(props: { outcome: McpTestCallOutcome }) {
         />
       );
     case 'outcome_unknown':
-      return <Failure title={tr('outcome_unknown')} message={o.message} note={tr('outcome_unknown_note')} code={o.code} />;
+      return <Failure title={tr('outcome_unknown')} message={o.message} note={props.unknownNote ?? tr('outcome_unknown_note')} code={o.code} />;
     case 'known_response': {
       const r = o.response;
-      switch (r.kind) {
-        case 'tool_result':
-          return <ToolResult response={r} />;
-        case 'server_error':
-          return (
-            <Failure title={tr('outcome_server_error')} message={r.message} code={tr('error_code', { code: r.code })}>
-              {r.dataJson !== undefined && (
-                <>
-                  <h5>{tr('error_data')}</h5>
-                  <pre className="tt-mcp-json-output">{r.dataJson}</pre>
-                </>
-              )}
-            </Failure>
-          );
-        case 'unsupported_response':
-          return (
-            <Failure
-              title={tr('outcome_unsupported')}
-              message={r.message}
-              code={tr('response_type', { type: r.responseType })}
-            />
-          );
+      if (isServerError(r)) {
+        return (
+          <Failure title={tr('outcome_server_error')} message={r.message} code={tr('error_code', { code: r.code })}>
+            {r.dataJson !== undefined && (
+              <>
+                <h5>{tr('error_data')}</h5>
+                <pre className="tt-mcp-json-output">{r.dataJson}</pre>
+              </>
+            )}
+          </Failure>
+        );
       }
+      if (isUnsupported(r)) {
+        return <Failure title={tr('outcome_unsupported')} message={r.message} code={tr('response_type', { type: r.responseType })} />;
+      }
+      return null;
     }
   }
+}
+
+function isServerError(r: { kind: string }): r is McpServerErrorResponse {
+  return r.kind === 'server_error';
+}
+
+function isUnsupported(r: { kind: string }): r is McpUnsupportedResponse {
+  return r.kind === 'unsupported_response';
+}
+
+export function CallOutcome(props: { outcome: McpTestCallOutcome }) {
+  const o = props.outcome;
+  if (o.outcome === 'known_response' && o.response.kind === 'tool_result') return <ToolResult response={o.response} />;
+  return <RequestProblem outcome={o} />;
 }

@@ -1,8 +1,10 @@
 // The extension's settings (C4): extensionSettings.mcp_manager =
-// { backendUrl?: string }, saved with saveSettingsDebounced(). SillyTavern
+// { backendUrl?: string, attachPlacement?: Placement, toolSets?: … },
+// saved with saveSettingsDebounced(). SillyTavern
 // keeps this object in plain text and lets every extension read it, so
 // nothing secret goes here.
 
+import { DEFAULT_PLACEMENT, parsePlacement, type Placement } from '../chat/placement';
 import { stContext } from './sillytavern';
 
 export const SETTINGS_KEY = 'mcp_manager';
@@ -39,4 +41,16 @@ export function saveBackendUrl(url: string): boolean {
   own.backendUrl = url;
   stContext()?.saveSettingsDebounced?.();
   return true;
+}
+
+/** Where the user put their last resource attachment (the next one's default). */
+export function savedPlacement(): Placement {
+  return parsePlacement(settingsObject(false)?.attachPlacement) ?? DEFAULT_PLACEMENT;
+}
+
+export function savePlacement(p: Placement): void {
+  const own = settingsObject(true);
+  if (!own) return;
+  own.attachPlacement = { ...p };
+  stContext()?.saveSettingsDebounced?.();
 }

@@ -7,6 +7,7 @@ import type {
   McpBridgeStatus,
   TauriTavernExtensionStoreApi,
   TauriTavernMcpApi,
+  TtmcpMcpApi,
 } from '../../../jsapi/tauritavern-mcp';
 
 /** The part of api.extension.store the Manager uses. */
@@ -79,4 +80,16 @@ export function bridgeStatus(): BridgeStatus | undefined {
 export function onBridgeChange(fn: () => void): () => void {
   window.addEventListener(BRIDGE_EVENT, fn);
   return () => window.removeEventListener(BRIDGE_EVENT, fn);
+}
+
+/** ttmcp's resources and prompts: api.mcp.resources, prompts, completions and servers.capabilities. */
+export type PrimitivesApi = Pick<TtmcpMcpApi, 'resources' | 'prompts' | 'completions' | 'servers'>;
+
+/** ttmcp's resources and prompts, when the published api.mcp has them (TauriTavern's and older backends' have not). */
+export function primitivesApi(): PrimitivesApi | undefined {
+  const mcp = mcpApi() as Partial<TtmcpMcpApi> | undefined;
+  if (!mcp) return undefined;
+  const { resources: r, prompts: p, completions: c, servers: s } = mcp;
+  const fns = [r?.list, r?.templates, r?.read, p?.list, p?.get, c?.complete, s?.capabilities, s?.setCapabilities];
+  return fns.every((f) => typeof f === 'function') ? (mcp as PrimitivesApi) : undefined;
 }

@@ -203,6 +203,8 @@ export function McpManagerApp({ initial, actions, notice, watchChanges }: McpMan
   const [statuses, setStatuses] = useState<Record<string, ServerStatus>>({});
   const [expanded, setExpanded] = useState<Record<string, boolean>>({});
   const [busyTools, setBusyTools] = useState<Record<string, ReadonlySet<string>>>({});
+  // per server, how often the backend said its resources or prompts changed (the panels read again)
+  const [listChanges, setListChanges] = useState<Record<string, number>>({});
   const [adding, setAdding] = useState(false);
   const [testCallOpen, setTestCallOpen] = useState(false);
   // Guards read synchronously, so a second click before React re-renders
@@ -329,6 +331,9 @@ export function McpManagerApp({ initial, actions, notice, watchChanges }: McpMan
       watchChanges?.((change) => {
         void relist();
         if (change?.lists.includes('tools')) void rediscover(change.registrationId);
+        if (change && (change.lists.includes('resources') || change.lists.includes('prompts'))) {
+          setListChanges((all) => ({ ...all, [change.registrationId]: (all[change.registrationId] ?? 0) + 1 }));
+        }
       }),
     [watchChanges, relist, rediscover],
   );
@@ -505,6 +510,7 @@ export function McpManagerApp({ initial, actions, notice, watchChanges }: McpMan
               }),
           }
         : {}),
+      serverChanged: (s: TauriTavernMcpServer) => putServer(s),
       discover: () => void discoverNow(current(), 'discover'),
       refresh: () => void discoverNow(current(), 'refresh'),
       setPermission: (nativeName: string, permission: McpToolPermission) =>
@@ -573,6 +579,7 @@ export function McpManagerApp({ initial, actions, notice, watchChanges }: McpMan
                 busyTools={busyTools[server.id] ?? none}
                 on={handlersFor(server)}
                 stdioStatus={actions.stdioStatus}
+                listChanges={String(listChanges[server.id] ?? 0)}
               />
             ))}
           </ul>

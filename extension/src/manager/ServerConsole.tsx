@@ -2,13 +2,17 @@
 // when none are known yet, otherwise the discovery header, notes, tools and
 // stale permissions; in both, why discovery failed (and, when the server
 // wants a sign-in, the way to it); then the server's recent calls,
-// discovered or not.
+// discovered or not. A server that advertises resources or prompts gets a
+// tab for each beside Tools (Primitives.tsx); one that offers only tools
+// shows no tabs.
 
+import { useId, useState, type KeyboardEvent } from 'react';
 import type { McpDiscoveryResult, McpStdioStatus, TauriTavernMcpServer } from '../../../jsapi/tauritavern-mcp';
 import { RecentCalls } from '../tools/ToolsPanel';
 import { DiscoveryNotes } from '../ui/DiscoveryNotes';
 import { useTr } from '../ui/tr';
 import { ConnectionLine } from './Connection';
+import { PromptsPanel, ResourcesPanel, useCapabilities, visibleTabs, type ConsoleTab } from './Primitives';
 import { AuthRequiredNotice } from './ServerAuth';
 import type { ServerRowHandlers, ServerStatus } from './ServerRow';
 import { StdioCommand, StdioProcess, stdioOf } from './Stdio';
@@ -21,6 +25,8 @@ interface ServerConsoleProps {
   busyTools: ReadonlySet<string>;
   on: ServerRowHandlers;
   stdioStatus?: ((registrationId: string) => Promise<McpStdioStatus>) | undefined;
+  /** Changes when the backend says the server's resources or prompts changed. */
+  listChanges?: string | undefined;
 }
 
 /** A stdio server's command and process, on top of its console. */
@@ -120,9 +126,79 @@ export function ServerConsole(props: ServerConsoleProps) {
         server={props.server}
         refreshKey={`${props.status.activity ?? ''}|${props.status.error ?? ''}|${props.discovery?.tools.length ?? ''}`}
       />
-      <ToolsPart {...props} />
+      <ConsoleTabs {...props} />
       <RecentCalls registrationId={props.server.id} />
     </div>
+  );
+}
+
+const TAB_LABELS = { tools: 'tab_tools', resources: 'tab_resources', prompts: 'tab_prompts' } as const;
+
+/** Tools, Resources, Prompts: the primitives the server has, as tabs (none when it has only tools). */
+function ConsoleTabs(props: ServerConsoleProps) {
+  const tr = useTr();
+  const id = useId();
+  const { server, discovery, status } = props;
+  // learnt again once a discovery (which connects) has run, and after a connection change
+  const caps = useCapabilities(server, `${discovery !== undefined}|${server.endpoint}|${status.error ?? ''}`);
+  const known = (discovery?.tools.length ?? 0) > 0 || (discovery?.staleTools.length ?? 0) > 0;
+  let tabs = caps.caps ? visibleTabs(caps.caps, known) : (['tools'] as ConsoleTab[]);
+  if (tabs.length === 0) tabs = ['tools'];
+  const [chosen, setChosen] = useState<ConsoleTab>('tools');
+  const selected = tabs.includes(chosen) ? chosen : tabs[0]!;
+  const panel = (tab: ConsoleTab) => {
+    if (tab === 'tools' || !caps.caps) return <ToolsPart {...props} />;
+    const panelProps = {
+      server,
+      caps: caps.caps,
+      changeKey: props.listChanges ?? '',
+      switchBusy: caps.busy,
+      onToggle: (p: 'resources' | 'prompts') => caps.toggle(p, (s) => props.on.serverChanged?.(s)),
+    };
+    return tab === 'resources' ? <ResourcesPanel {...panelProps} /> : <PromptsPanel {...panelProps} />;
+  };
+  const error = caps.error !== undefined && <RowError error={caps.error} />;
+  if (tabs.length === 1) {
+    return (
+      <>
+        {error}
+        {panel(selected)}
+      </>
+    );
+  }
+  const onKey = (e: KeyboardEvent<HTMLButtonElement>) => {
+    const i = tabs.indexOf(selected);
+    const next = e.key === 'ArrowRight' ? tabs[(i + 1) % tabs.length] : e.key === 'ArrowLeft' ? tabs[(i + tabs.length - 1) % tabs.length] : e.key === 'Home' ? tabs[0] : e.key === 'End' ? tabs[tabs.length - 1] : undefined;
+    if (!next) return;
+    e.preventDefault();
+    setChosen(next);
+    document.getElementById(`${id}-tab-${next}`)?.focus();
+  };
+  return (
+    <>
+      <div className="tt-mcp-tabs" role="tablist" aria-label={tr('console_tabs', { name: server.displayName })}>
+        {tabs.map((t) => (
+          <button
+            key={t}
+            type="button"
+            role="tab"
+            id={`${id}-tab-${t}`}
+            aria-selected={t === selected}
+            aria-controls={`${id}-panel-${t}`}
+            tabIndex={t === selected ? 0 : -1}
+            className={t === selected ? 'tt-mcp-tab tt-mcp-tab-on' : 'tt-mcp-tab'}
+            onClick={() => setChosen(t)}
+            onKeyDown={onKey}
+          >
+            {tr(TAB_LABELS[t])}
+          </button>
+        ))}
+      </div>
+      {error}
+      <div className="tt-mcp-tabpanel" role="tabpanel" id={`${id}-panel-${selected}`} aria-labelledby={`${id}-tab-${selected}`}>
+        {panel(selected)}
+      </div>
+    </>
   );
 }
 

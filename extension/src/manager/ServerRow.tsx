@@ -33,6 +33,8 @@ export interface ServerRowHandlers {
   setPermission(nativeName: string, permission: McpToolPermission): void;
   editDescription(tool: McpDiscoveredTool): void;
   setStaleOff(nativeName: string): void;
+  /** A change of the registration made from the console (a capability switch): the Manager shows it. */
+  serverChanged?(server: TauriTavernMcpServer): void;
   /** ttmcp's sign-in; absent where the host API has none. */
   signIn?(): void;
   signOut?(): void;
@@ -48,6 +50,8 @@ export interface ServerRowProps {
   on: ServerRowHandlers;
   /** Reads a stdio server's process status (ttmcp's api.mcp.stdio); absent on hosts without it. */
   stdioStatus?: ((registrationId: string) => Promise<McpStdioStatus>) | undefined;
+  /** Changes when the backend says the server's resources or prompts changed. */
+  listChanges?: string | undefined;
 }
 
 /** Where the server is reached: its endpoint, or for a stdio server its command line. */
@@ -131,7 +135,7 @@ function ServerActions(props: {
 }
 
 export function ServerRow(props: ServerRowProps) {
-  const { server, status, discovery, expanded, busyTools, on, stdioStatus } = props;
+  const { server, status, discovery, expanded, busyTools, on, stdioStatus, listChanges } = props;
   const busy = status.activity !== undefined;
   return (
     <li className={`tt-mcp-server tt-mcp-server-${server.state}${expanded ? ' tt-mcp-server-open' : ''}`}>
@@ -157,6 +161,7 @@ export function ServerRow(props: ServerRowProps) {
           busyTools={busyTools}
           on={on}
           stdioStatus={stdioStatus}
+          listChanges={listChanges}
         />
       )}
     </li>

@@ -1,7 +1,8 @@
-// The chat-side control (issue 19 item 2): an item of SillyTavern's
-// extensions menu (the wand beside the chat input, #extensionsMenu) that
-// names the tool set the chat open now uses and how many tools it offers,
-// and opens the dialog that chooses it. Its markup is the menu's own
+// The chat-side controls (issue 19 item 2, issue 18 item 5): items of
+// SillyTavern's extensions menu (the wand beside the chat input,
+// #extensionsMenu) — one names the tool set the chat open now uses and how
+// many tools it offers, and opens the dialog that chooses it; one names the
+// chat's attached MCP resources and opens them. Its markup is the menu's own
 // (list-group-item with an extensionsMenuExtensionButton icon), so the
 // theme styles it; the menu is closed before the dialog opens, as
 // SillyTavern's own items do.
@@ -9,6 +10,10 @@
 export const CHAT_MENU_ID = 'mcp_manager_tool_set_menu';
 
 export interface ChatMenuDeps {
+  /** The item's element id (default: the tool set's item). */
+  id?: string;
+  /** Its Font Awesome icon class (default: fa-toolbox). */
+  icon?: string;
   /** The item's text now (worked out when the menu may show it). */
   label(): Promise<string>;
   /** The tooltip. */
@@ -35,13 +40,13 @@ export function mountChatMenu(deps: ChatMenuDeps, doc: Document = document): () 
   };
   const mount = (menu: Element) => {
     item = doc.createElement('div');
-    item.id = CHAT_MENU_ID;
+    item.id = deps.id ?? CHAT_MENU_ID;
     item.className = 'list-group-item flex-container flexGap5 interactable';
     item.tabIndex = 0;
     item.setAttribute('role', 'button');
     item.title = deps.title;
     const icon = doc.createElement('div');
-    icon.className = 'fa-fw fa-solid fa-toolbox extensionsMenuExtensionButton';
+    icon.className = `fa-fw fa-solid ${deps.icon ?? 'fa-toolbox'} extensionsMenuExtensionButton`;
     icon.setAttribute('aria-hidden', 'true');
     text = doc.createElement('span');
     text.textContent = deps.title;
