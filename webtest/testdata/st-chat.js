@@ -11,7 +11,13 @@
 //   GENERATION_AFTER_COMMANDS;
 //   the prompt: tool-invocation system messages are replayed (while tool
 //     calling is supported) as an assistant message with tool_calls and a
-//     tool message per result;
+//     tool message per result; the extension prompts (host/prompts.js) go
+//     where openai.js puts them — BEFORE_PROMPT and IN_PROMPT ones each as
+//     a message of its role before and after the main prompt (at the
+//     start: the main prompt comes first in the default order; stChat
+//     .mainPrompt, none when empty), IN_CHAT ones per depth (messages from
+//     the end), one message per role joined by newlines, system, user,
+//     assistant (populationInjectionPrompts);
 //   ToolManager.registerFunctionToolsOpenAI (when canPerformToolCalls(type));
 //   CHAT_COMPLETION_SETTINGS_READY with the request body, then the fetch;
 //   with tool calls, at depth < RECURSE_LIMIT: ToolManager.invokeFunctionTools
@@ -20,10 +26,13 @@
 //     — SillyTavern does not look at the Stop button here either;
 //   otherwise the reply is the assistant's message.
 // stopGeneration() aborts the current round's controller and emits
-// GENERATION_STOPPED.
+// GENERATION_STOPPED. The chat's slash commands: /send (a user message
+// without a generation, sendUserMessageCallback) and /trigger (Generate).
 
 import { provide } from '/host/context.js';
 import { eventSource, event_types } from '/host/events.js';
+import { extension_prompt_roles, extension_prompt_types, extension_prompts, getExtensionPrompt } from '/host/prompts.js';
+import { SlashCommand, SlashCommandArgument, SlashCommandParser } from '/host/slash-commands.js';
 import { ToolManager } from '/host/tools.js';
 
 const state = { chat: [], abortController: null, saves: 0, requests: 0 };
@@ -32,6 +41,8 @@ export const stChat = {
   endpoint: '', // the chat-completions URL
   model: 'fake-model',
   stream: false,
+  /** The main prompt's text; '' leaves it out. */
+  mainPrompt: '',
   events: [],
   get chat() {
     return state.chat;
@@ -74,20 +85,67 @@ export function stopGeneration() {
   return stopped;
 }
 
-function buildMessages(canUseTools) {
+/**
+ * The chat's messages, one entry per chat message (a depth counts chat
+ * messages): a tool-invocation record is its assistant message with
+ * tool_calls and a tool message per result, as SillyTavern replays it.
+ */
+function chatMessages(canUseTools) {
   const messages = [];
   for (const m of state.chat) {
     if (m.is_system) {
       if (!canUseTools || !Array.isArray(m.extra?.tool_invocations)) continue;
       const inv = m.extra.tool_invocations;
-      messages.push({ role: 'assistant', content: null,
-        tool_calls: inv.map((i) => ({ id: i.id, type: 'function', function: { arguments: i.parameters, name: i.name } })) });
-      for (const i of inv) messages.push({ role: 'tool', content: i.result || '[No content]', tool_call_id: i.id });
+      messages.push([{ role: 'assistant', content: null,
+        tool_calls: inv.map((i) => ({ id: i.id, type: 'function', function: { arguments: i.parameters, name: i.name } })) },
+      ...inv.map((i) => ({ role: 'tool', content: i.result || '[No content]', tool_call_id: i.id }))]);
       continue;
     }
-    messages.push({ role: m.is_user ? 'user' : 'assistant', content: m.mes });
+    messages.push([{ role: m.is_user ? 'user' : 'assistant', content: m.mes }]);
   }
   return messages;
+}
+
+const ROLES = { system: extension_prompt_roles.SYSTEM, user: extension_prompt_roles.USER, assistant: extension_prompt_roles.ASSISTANT };
+const ROLE_NAMES = Object.fromEntries(Object.entries(ROLES).map(([name, id]) => [id, name]));
+
+/** openai.js's populationInjectionPrompts for the extension prompts: per depth, per role. */
+async function injectInChat(messages) {
+  const depths = [...new Set(Object.values(extension_prompts)
+    .filter((p) => p.position === extension_prompt_types.IN_CHAT && p.value)
+    .map((p) => p.depth))].sort((a, b) => a - b);
+  const reversed = [...messages].reverse();
+  let inserted = 0;
+  for (const depth of depths) {
+    const roleMessages = [];
+    for (const [role, id] of Object.entries(ROLES)) {
+      const text = (await getExtensionPrompt(extension_prompt_types.IN_CHAT, depth, '\n', id, false)).trim();
+      if (text) roleMessages.push([{ role, content: text }]);
+    }
+    if (roleMessages.length) {
+      reversed.splice(depth + inserted, 0, ...roleMessages);
+      inserted += roleMessages.length;
+    }
+  }
+  return reversed.reverse().flat();
+}
+
+/** The relative extension prompts (before or after the main prompt), each a message of its role, in key order. */
+function relativePrompts(position) {
+  return Object.keys(extension_prompts).sort()
+    .map((k) => extension_prompts[k])
+    .filter((p) => p.position === position && p.value)
+    .map((p) => ({ role: ROLE_NAMES[p.role] ?? 'system', content: p.value }));
+}
+
+async function buildPrompt(canUseTools) {
+  const main = stChat.mainPrompt ? [{ role: 'system', content: stChat.mainPrompt }] : [];
+  return [
+    ...relativePrompts(extension_prompt_types.BEFORE_PROMPT),
+    ...main,
+    ...relativePrompts(extension_prompt_types.IN_PROMPT),
+    ...(await injectInChat(chatMessages(canUseTools))),
+  ];
 }
 
 async function sendRequest(data, signal) {
@@ -133,7 +191,7 @@ async function Generate(type, { depth = 0, signal } = {}, dryRun = false) {
 
   const canUseTools = ToolManager.isToolCallingSupported();
   const canPerformToolCalls = !dryRun && ToolManager.canPerformToolCalls(type) && depth < ToolManager.RECURSE_LIMIT;
-  const generate_data = { messages: buildMessages(canUseTools), model: stChat.model, stream: stChat.stream };
+  const generate_data = { messages: await buildPrompt(canUseTools), model: stChat.model, stream: stChat.stream };
   if (ToolManager.canPerformToolCalls(type)) await ToolManager.registerFunctionToolsOpenAI(generate_data);
   await eventSource.emit(event_types.CHAT_COMPLETION_SETTINGS_READY, generate_data);
 
@@ -162,4 +220,26 @@ async function Generate(type, { depth = 0, signal } = {}, dryRun = false) {
 
 provide('generate', Generate);
 provide('stopGeneration', stopGeneration);
+
+// The chat's slash commands (slash-commands.js): /send adds a user message
+// without generating; /trigger generates.
+SlashCommandParser.addCommandObject(SlashCommand.fromProps({
+  name: 'send',
+  rawQuotes: true,
+  callback: async (_args, text) => {
+    state.chat.push({ is_user: true, mes: String(text ?? '').trim() });
+    state.saves++;
+    return '';
+  },
+  unnamedArgumentList: [SlashCommandArgument.fromProps({ description: 'text', isRequired: true })],
+  helpString: 'Adds a user message to the chat log without triggering a generation.',
+}));
+SlashCommandParser.addCommandObject(SlashCommand.fromProps({
+  name: 'trigger',
+  callback: async () => {
+    stChat.lastTrigger = await Generate('normal').catch((err) => `failed: ${err?.message ?? err}`);
+    return '';
+  },
+  helpString: 'Triggers a generation.',
+}));
 window.stChat = stChat;

@@ -14,6 +14,7 @@
 
 import { provide, provideGetter } from './context.js';
 import { eventSource, event_types } from './events.js';
+import { clearExtensionPrompts } from './prompts.js';
 
 const STORAGE_KEY = 'ttmcp.playground.chat_metadata';
 
@@ -70,9 +71,11 @@ export function metadataSaves() {
 /**
  * Opens a chat: of the character at index character, or of the group with
  * the id group, or none; emits CHAT_CHANGED with the chat id, as
- * SillyTavern does once the chat is loaded.
+ * SillyTavern does once the chat is loaded. Before, as clearChat() does,
+ * the extension prompts of the chat left are emptied.
  */
 export async function openChat({ character, group } = {}) {
+    clearExtensionPrompts();
     characterId = undefined;
     groupId = null;
     chatId = undefined;

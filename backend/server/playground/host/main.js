@@ -21,6 +21,8 @@ import { callGenericPopup, Popup, POPUP_RESULT, POPUP_TYPE } from './popup.js';
 import { extensionSettings, saveSettingsDebounced } from './settings.js';
 import './tools.js'; // ToolManager, registerFunctionTool and the Chat Completion settings
 import { initChatPicker, initExtensionsMenu } from './chat.js'; // characters, chatMetadata, the wand menu
+import './prompts.js'; // setExtensionPrompt and extensionPrompts
+import { executeSlashCommandsWithOptions } from './slash-commands.js'; // SlashCommandParser & co.
 
 /** The page's languages (SillyTavern's ids for them). */
 const LANGUAGES = [['en', 'English'], ['zh-cn', '简体中文'], ['zh-tw', '繁體中文']];
@@ -60,6 +62,7 @@ initInlineDrawers();
 initTopDrawers();
 initExtensionsMenu(/** @type {HTMLElement} */ (document.getElementById('leftSendForm')));
 initChatPicker(/** @type {HTMLSelectElement} */ (document.getElementById('ttmcp_chat')));
+initChatInput(/** @type {HTMLTextAreaElement} */ (document.getElementById('send_textarea')));
 initLanguageSelect(/** @type {HTMLSelectElement} */ (document.getElementById('ttmcp_language')));
 
 const config = await loadConfig();
@@ -99,6 +102,23 @@ async function loadConfig() {
         console.error('Could not read /playground.json', err);
         return {};
     }
+}
+
+/**
+ * The chat input: Enter (without Shift) runs a slash command, as
+ * SillyTavern's send does for text starting with "/"; the playground has
+ * no model of its own to send other text to.
+ * @param {HTMLTextAreaElement} box
+ */
+function initChatInput(box) {
+    box.addEventListener('keydown', (e) => {
+        if (e.key !== 'Enter' || e.shiftKey || e.isComposing) return;
+        const text = box.value.trim();
+        if (!text.startsWith('/')) return;
+        e.preventDefault();
+        box.value = '';
+        executeSlashCommandsWithOptions(text, { handleParserErrors: true, handleExecutionErrors: true }).catch((err) => console.error(err));
+    });
 }
 
 /** @param {HTMLSelectElement} select */
