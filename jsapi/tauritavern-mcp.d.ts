@@ -325,8 +325,8 @@ export interface McpAuditEntry {
   outcome: McpCallOutcome['outcome'] | 'rejected';
   /** The not_sent, outcome_unknown or rejection code; '' for a known response. */
   code: string;
-  /** For known_response. */
-  responseKind: McpKnownResponse['kind'] | '';
+  /** For known_response (a read's resource_contents, a get's prompt_messages). */
+  responseKind: McpKnownResponse['kind'] | 'resource_contents' | 'prompt_messages' | '';
   /** A tool_result's isError. */
   isError: boolean;
   durationMs: number;

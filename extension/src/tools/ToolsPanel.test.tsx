@@ -99,4 +99,25 @@ describe('tools for the model', () => {
       expect.stringMatching(/echo.*Model.*Denied.*Not sent · mcp\.call_denied_by_user/),
     ]);
   });
+
+  test('a resource read and a prompt get name what they asked for', async () => {
+    const page = { ...entry, source: 'page' as const, nativeName: '', permission: '' as const, approval: 'none' as const };
+    const d = deps([], [
+      { ...page, callId: 'r1', kind: 'resource_read', uri: 'file:///docs/README.md', responseKind: 'resource_contents', contentBytes: 11, contentCount: 1 },
+      { ...page, callId: 'g1', kind: 'prompt_get', promptName: 'summarize', responseKind: 'prompt_messages' },
+      { ...page, callId: 'g2', kind: 'prompt_get', promptName: 'broken', responseKind: 'server_error' },
+    ]);
+    render(
+      <ToolsContext.Provider value={d}>
+        <RecentCalls registrationId="r" />
+      </ToolsContext.Provider>,
+    );
+    await userEvent.click(screen.getByText('Recent calls'));
+    const rows = await screen.findAllByRole('listitem');
+    expect(rows.map((r) => r.textContent)).toEqual([
+      expect.stringMatching(/file:\/\/\/docs\/README\.mdReadPageAnswered/),
+      expect.stringMatching(/summarize.*Prompt.*Page.*Answered/),
+      expect.stringMatching(/brokenPromptPageError result/),
+    ]);
+  });
 });

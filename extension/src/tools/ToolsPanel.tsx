@@ -104,8 +104,18 @@ export function ToolReachSection(props: { version?: unknown }) {
 }
 
 function outcomeKey(e: McpAuditEntry): TextKey {
-  if (e.outcome === 'known_response') return e.responseKind === 'tool_result' && !e.isError ? 'call_answered' : 'call_failed';
+  if (e.outcome === 'known_response') {
+    const answered = (e.responseKind === 'tool_result' && !e.isError) || e.responseKind === 'resource_contents' || e.responseKind === 'prompt_messages';
+    return answered ? 'call_answered' : 'call_failed';
+  }
   return `call_${e.outcome}` as TextKey;
+}
+
+/** What the entry asked for: the tool, the URI read, or the prompt got. */
+function subjectOf(e: McpAuditEntry): string {
+  if (e.kind === 'resource_read') return e.uri ?? '';
+  if (e.kind === 'prompt_get') return e.promptName ?? '';
+  return e.nativeName;
 }
 
 function CallRow(props: { entry: McpAuditEntry; openResult: ((id: string) => Promise<void>) | undefined }) {
@@ -118,9 +128,10 @@ function CallRow(props: { entry: McpAuditEntry; openResult: ((id: string) => Pro
       <time dateTime={e.time} title={e.time}>
         {Number.isNaN(when.getTime()) ? e.time : when.toLocaleString()}
       </time>
-      <code className="tt-mcp-native-name">{e.nativeName}</code>
+      <code className="tt-mcp-native-name">{subjectOf(e)}</code>
+      {e.kind !== undefined && e.kind !== 'tool_call' && <span className="tt-mcp-chip">{tr(e.kind === 'resource_read' ? 'audit_kind_read' : 'audit_kind_prompt')}</span>}
       <span className="tt-mcp-chip">{tr(`source_${e.source}` as TextKey)}</span>
-      <span className="tt-mcp-chip">{tr(`approval_${e.approval}` as TextKey)}</span>
+      {(e.kind === undefined || e.kind === 'tool_call') && <span className="tt-mcp-chip">{tr(`approval_${e.approval}` as TextKey)}</span>}
       <span className="tt-mcp-call-outcome">
         {tr(outcomeKey(e))}
         {e.code !== '' && <> · <code>{e.code}</code></>}
