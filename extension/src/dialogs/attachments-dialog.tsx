@@ -158,15 +158,15 @@ function PickResource(props: {
     <li className="tt-mcp-resource">
       <div className="tt-mcp-resource-head">
         <span className="tt-mcp-tool-title">{name}</span>
-        <span className="tt-mcp-chips">
-          {r.mimeType !== undefined && <span className="tt-mcp-chip">{r.mimeType}</span>}
-          {r.size !== undefined && <span className="tt-mcp-chip">{formatBytes(r.size)}</span>}
-        </span>
         <button type="button" className="menu_button menu_button_icon" aria-label={tr('attach_named', { name })} disabled={state.busy} onClick={() => void attach()}>
           <i className={state.busy ? 'fa-solid fa-spinner fa-spin' : 'fa-solid fa-paperclip'} aria-hidden="true" />
           <span>{tr('attach')}</span>
         </button>
       </div>
+      <span className="tt-mcp-chips">
+        {r.mimeType !== undefined && <span className="tt-mcp-chip">{r.mimeType}</span>}
+        {r.size !== undefined && <span className="tt-mcp-chip">{formatBytes(r.size)}</span>}
+      </span>
       <code className="tt-mcp-uri">{r.uri}</code>
       {state.note !== undefined && (
         <p className="tt-mcp-note" role="status">

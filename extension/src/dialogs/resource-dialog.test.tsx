@@ -50,7 +50,7 @@ describe('ResourceDialog: a resource', () => {
     const user = userEvent.setup();
     const reads = renderDialog(readmeTarget);
     expect(screen.getByRole('heading', { name: 'Read me' })).toBeTruthy();
-    expect(screen.getByText('From Docs').textContent).toBe('From Docstext/markdown11 B');
+    expect(screen.getByText('From Docs').parentElement!.textContent).toBe('From Docstext/markdown11 B');
     await screen.findByText('text of file:///docs/README.md');
     expect(reads).toEqual(['file:///docs/README.md']);
     expect(screen.getByText('1 content · 30 B')).toBeTruthy();

@@ -90,8 +90,8 @@ export function ResourceDialog(props: ResourceDialogDeps & { target: ResourceTar
   return (
     <div className="tt-mcp-resource-dialog">
       <h3 className="tt-mcp-dialog-title">{targetName(target)}</h3>
-      <p className="tt-mcp-note">
-        {tr('from_server', { server: server.displayName })}
+      <p className="tt-mcp-note tt-mcp-from">
+        <span>{tr('from_server', { server: server.displayName })}</span>
         {mime !== undefined && <span className="tt-mcp-chip">{mime}</span>}
         {target.kind === 'resource' && target.size !== undefined && <span className="tt-mcp-chip">{formatBytes(target.size)}</span>}
       </p>

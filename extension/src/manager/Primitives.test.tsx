@@ -69,8 +69,8 @@ describe('the console tabs', () => {
     const list = await within(panel).findByRole('list', { name: 'Resources' });
     const items = within(list).getAllByRole('listitem');
     expect(items.map((li) => li.textContent)).toEqual([
-      'Read meREADME.mdtext/markdown11 BOpenfile:///docs/README.md',
-      'logo.pngimage/png2.0 KiBOpenfile:///docs/logo.pngThe logo',
+      'Read meREADME.mdOpentext/markdown11 Bfile:///docs/README.md',
+      'logo.pngOpenimage/png2.0 KiBfile:///docs/logo.pngThe logo',
     ]);
     expect(within(panel).getByText('2 resources')).toBeTruthy();
     const templates = within(panel).getByRole('region', { name: 'Resource templates' });

@@ -222,14 +222,14 @@ function ResourceItem(props: { resource: McpResource; onOpen(): void }) {
       <div className="tt-mcp-resource-head">
         <span className="tt-mcp-tool-title">{name}</span>
         {r.title !== undefined && r.title !== r.name && <code className="tt-mcp-native-name">{r.name}</code>}
-        <span className="tt-mcp-chips">
-          {r.mimeType !== undefined && <span className="tt-mcp-chip">{r.mimeType}</span>}
-          {r.size !== undefined && <span className="tt-mcp-chip">{formatBytes(r.size)}</span>}
-        </span>
         <button type="button" className="menu_button" aria-label={tr('open_resource', { name })} onClick={props.onOpen}>
           {tr('open')}
         </button>
       </div>
+      <span className="tt-mcp-chips">
+        {r.mimeType !== undefined && <span className="tt-mcp-chip">{r.mimeType}</span>}
+        {r.size !== undefined && <span className="tt-mcp-chip">{formatBytes(r.size)}</span>}
+      </span>
       <code className="tt-mcp-uri">{r.uri}</code>
       {r.description !== undefined && <p className="tt-mcp-description">{r.description}</p>}
     </li>
@@ -244,14 +244,14 @@ function TemplateItem(props: { template: McpResourceTemplate; onOpen(): void }) 
     <li className="tt-mcp-resource">
       <div className="tt-mcp-resource-head">
         <span className="tt-mcp-tool-title">{name}</span>
-        <span className="tt-mcp-chips">
-          {t.mimeType !== undefined && <span className="tt-mcp-chip">{t.mimeType}</span>}
-          <span className="tt-mcp-chip">{tr('variable_count', { count: t.variables.length })}</span>
-        </span>
         <button type="button" className="menu_button" aria-label={tr('open_template', { name })} onClick={props.onOpen}>
           {tr('open')}
         </button>
       </div>
+      <span className="tt-mcp-chips">
+        {t.mimeType !== undefined && <span className="tt-mcp-chip">{t.mimeType}</span>}
+        <span className="tt-mcp-chip">{tr('variable_count', { count: t.variables.length })}</span>
+      </span>
       <code className="tt-mcp-uri">{t.uriTemplate}</code>
       {t.description !== undefined && <p className="tt-mcp-description">{t.description}</p>}
     </li>

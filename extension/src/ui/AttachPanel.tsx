@@ -72,13 +72,16 @@ export function AttachPanel(props: { snapshot: Snapshot; deps: AttachDeps }) {
         <p className="tt-mcp-note">{tr('attach_nothing_textual')}</p>
       ) : (
         <>
-          <p className="tt-mcp-note">
-            {tr('attach_adds', { chars: chars.toLocaleString() })} {capText(used, tr)}
-          </p>
+          {!done && (
+            <p className="tt-mcp-note">
+              {tr('attach_adds', { chars: chars.toLocaleString() })} {capText(used, tr)}
+            </p>
+          )}
           {snapshot.skipped.length > 0 && <p className="tt-mcp-note">{tr('attach_skipped', { count: snapshot.skipped.length })}</p>}
           {done ? (
             <p className="tt-mcp-note" role="status">
-              <i className="fa-solid fa-circle-check" aria-hidden="true" /> {tr('attached', { chat: chat.name, place: placementText(done.placement, tr) })}
+              <i className="fa-solid fa-circle-check" aria-hidden="true" /> {tr('attached', { chat: chat.name, place: placementText(done.placement, tr) })}{' '}
+              {capText(used, tr)}
             </p>
           ) : (
             <>
