@@ -84,6 +84,21 @@ func printBenchTable() {
 	fmt.Println()
 }
 
+// interleaved measures each kind once per round, in rotating order, and
+// returns each kind's samples of the rounds after the warm-up.
+func interleaved(warmup, rounds int, kinds ...func() float64) [][]float64 {
+	samples := make([][]float64, len(kinds))
+	for r := range warmup + rounds {
+		for k := range kinds {
+			k = (k + r) % len(kinds)
+			if d := kinds[k](); r >= warmup {
+				samples[k] = append(samples[k], d)
+			}
+		}
+	}
+	return samples
+}
+
 func median(xs []float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
@@ -318,6 +333,24 @@ func BenchmarkTestCall(b *testing.B) {
 		}
 		return ms(time.Since(start))
 	}
+	reg, gw := benchGateway(b, endpoint, version)
+	direct := func() float64 {
+		start := time.Now()
+		if o := gw.Call(ctx, reg, domain.ToolCall{NativeName: "echo", Arguments: args}); o.Outcome != domain.OutcomeKnownResponse {
+			b.Fatalf("gateway call: %+v", o)
+		}
+		return ms(time.Since(start))
+	}
+
+	const warmup, rounds = 5, 30
+	reportPageBareGateway(b, "call", "%.2f", fmt.Sprintf("testCall echo from the page vs bare go-sdk call (fresh session, %s; %d rounds)", version, rounds),
+		interleaved(warmup, rounds, page, bare, direct))
+}
+
+// benchGateway is a registration of endpoint and a gateway of the
+// backend's, for a benchmark's direct leg (closed when it ends).
+func benchGateway(b *testing.B, endpoint, version string) (domain.Registration, *gateway.Gateway) {
+	b.Helper()
 	ep, err := domain.ParseEndpoint(endpoint)
 	if err != nil {
 		b.Fatal(err)
@@ -327,35 +360,24 @@ func BenchmarkTestCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	gw := gateway.New(gateway.Config{ClientVersion: "webtest"})
-	direct := func() float64 {
-		start := time.Now()
-		if o := gw.Call(ctx, reg, domain.ToolCall{NativeName: "echo", Arguments: args}); o.Outcome != domain.OutcomeKnownResponse {
-			b.Fatalf("gateway call: %+v", o)
-		}
-		return ms(time.Since(start))
-	}
+	b.Cleanup(func() { gw.Close() })
+	return reg, gw
+}
 
-	kinds := []func() float64{page, bare, direct}
-	samples := make([][]float64, len(kinds))
-	const warmup, rounds = 5, 30
-	for r := range warmup + rounds {
-		for k := range kinds {
-			k = (k + r) % len(kinds)
-			if d := kinds[k](); r >= warmup {
-				samples[k] = append(samples[k], d)
-			}
-		}
-	}
+// reportPageBareGateway reports the medians of rounds measuring the page,
+// a bare go-sdk client and the backend's gateway alone (in that order),
+// per unit (call, read), and adds the table's row, figures in format.
+func reportPageBareGateway(b *testing.B, unit, format, measure string, samples [][]float64) {
 	pm, bm, gm := median(samples[0]), median(samples[1]), median(samples[2])
 	b.ReportMetric(0, "ns/op")
-	b.ReportMetric(pm, "page-ms/call")
-	b.ReportMetric(bm, "bare-go-sdk-ms/call")
-	b.ReportMetric(gm, "gateway-ms/call")
+	b.ReportMetric(pm, "page-ms/"+unit)
+	b.ReportMetric(bm, "bare-go-sdk-ms/"+unit)
+	b.ReportMetric(gm, "gateway-ms/"+unit)
 	b.ReportMetric(pm/bm, "page/bare")
 	addBenchRow(benchRow{
-		measure:   fmt.Sprintf("testCall echo from the page vs bare go-sdk call (fresh session, %s; %d rounds)", version, rounds),
-		bridge:    fmt.Sprintf("%.2f ms", pm),
-		plain:     fmt.Sprintf("%.2f ms bare go-sdk (backend gateway alone %.2f ms)", bm, gm),
+		measure:   measure,
+		bridge:    fmt.Sprintf(format+" ms", pm),
+		plain:     fmt.Sprintf(format+" ms bare go-sdk (backend gateway alone "+format+" ms)", bm, gm),
 		ratio:     fmt.Sprintf("%.2f× (gateway/bare %.2f×)", pm/bm, gm/bm),
 		prototype: "–",
 	})

@@ -19,7 +19,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ttmcp/ttmcp/backend/domain"
-	"github.com/ttmcp/ttmcp/backend/gateway"
 )
 
 // BenchmarkReadResource1MiBFromThePage: after a warm-up, 20 rounds each
@@ -66,16 +65,7 @@ func BenchmarkReadResource1MiBFromThePage(b *testing.B) {
 		return float64(d.Microseconds()) / 1000
 	}
 
-	ep, err := domain.ParseEndpoint(endpoint)
-	if err != nil {
-		b.Fatal(err)
-	}
-	reg, err := domain.NewRegistration("bench", ep, nil, domain.Protocol(version))
-	if err != nil {
-		b.Fatal(err)
-	}
-	gw := gateway.New(gateway.Config{ClientVersion: "webtest"})
-	b.Cleanup(func() { gw.Close() })
+	reg, gw := benchGateway(b, endpoint, version)
 	direct := func() float64 {
 		start := time.Now()
 		a := gw.ReadResource(ctx, reg, bigURI)
@@ -86,28 +76,8 @@ func BenchmarkReadResource1MiBFromThePage(b *testing.B) {
 		return float64(d.Microseconds()) / 1000
 	}
 
-	kinds := []func() float64{page, bare, direct}
-	samples := make([][]float64, len(kinds))
 	const warmup, rounds = 3, 20
-	for r := range warmup + rounds {
-		for k := range kinds {
-			k = (k + r) % len(kinds)
-			if d := kinds[k](); r >= warmup {
-				samples[k] = append(samples[k], d)
-			}
-		}
-	}
-	pm, bm, gm := median(samples[0]), median(samples[1]), median(samples[2])
-	b.ReportMetric(0, "ns/op")
-	b.ReportMetric(pm, "page-ms/read")
-	b.ReportMetric(bm, "bare-go-sdk-ms/read")
-	b.ReportMetric(gm, "gateway-ms/read")
-	b.ReportMetric(pm/bm, "page/bare")
-	addBenchRow(benchRow{
-		measure:   fmt.Sprintf("1 MiB text resources.read from the page vs bare go-sdk ReadResource (kept sessions, %s; %d rounds)", version, rounds),
-		bridge:    fmt.Sprintf("%.1f ms", pm),
-		plain:     fmt.Sprintf("%.1f ms bare go-sdk (backend gateway alone %.1f ms)", bm, gm),
-		ratio:     fmt.Sprintf("%.2f× (gateway/bare %.2f×)", pm/bm, gm/bm),
-		prototype: "–",
-	})
+	reportPageBareGateway(b, "read", "%.1f",
+		fmt.Sprintf("1 MiB text resources.read from the page vs bare go-sdk ReadResource (kept sessions, %s; %d rounds)", version, rounds),
+		interleaved(warmup, rounds, page, bare, direct))
 }

@@ -83,7 +83,9 @@ func TestPlaygroundExtensionPrompts(t *testing.T) {
 		await new Promise((r) => setTimeout(r, 50));
 		await SillyTavern.getContext().executeSlashCommandsWithOptions('/trigger');`)
 	reqs = llm.requests()
-	if got := reqs[1].roles(); slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, "depth") || strings.Contains(s, "main") && s != "system: MAIN" }) {
+	if got := reqs[1].roles(); slices.ContainsFunc(got, func(s string) bool {
+		return strings.Contains(s, "depth") || strings.Contains(s, "main") && s != "system: MAIN"
+	}) {
 		t.Errorf("after another chat opened, the request still has extension prompts: %q", got)
 	}
 	if n := evalJS[int](p, `return Object.keys(SillyTavern.getContext().extensionPrompts).length;`); n != 0 {

@@ -19,7 +19,7 @@ import { requestFailure } from '../chat/failure';
 import { showDialog } from '../host/popup';
 import type { Tr } from '../texts';
 import { capText, type AttachDeps } from '../ui/AttachPanel';
-import { formatBytes } from '../ui/ContentView';
+import { ResourceChips } from '../ui/ContentView';
 import { errorMessage } from '../ui/errors';
 import { PlacementFields, placementText } from '../ui/PlacementFields';
 import { useTr } from '../ui/tr';
@@ -40,6 +40,25 @@ export interface AttachmentsDialogDeps {
 }
 
 type ItemState = { busy?: boolean; error?: string; note?: string };
+
+/** How an item's last action ended: a note, or an error. */
+function ItemStatus(props: { state: ItemState }) {
+  const { note, error } = props.state;
+  return (
+    <>
+      {note !== undefined && (
+        <p className="tt-mcp-note" role="status">
+          {note}
+        </p>
+      )}
+      {error !== undefined && (
+        <p className="tt-mcp-error" role="alert">
+          {error}
+        </p>
+      )}
+    </>
+  );
+}
 
 function AttachmentItem(props: { a: ChatAttachment; chat: ChatRef; deps: AttachmentsDialogDeps }) {
   const tr = useTr();
@@ -114,16 +133,7 @@ function AttachmentItem(props: { a: ChatAttachment; chat: ChatRef; deps: Attachm
           }
         />
       </details>
-      {state.note !== undefined && (
-        <p className="tt-mcp-note" role="status">
-          {state.note}
-        </p>
-      )}
-      {state.error !== undefined && (
-        <p className="tt-mcp-error" role="alert">
-          {state.error}
-        </p>
-      )}
+      <ItemStatus state={state} />
     </li>
   );
 }
@@ -163,21 +173,9 @@ function PickResource(props: {
           <span>{tr('attach')}</span>
         </button>
       </div>
-      <span className="tt-mcp-chips">
-        {r.mimeType !== undefined && <span className="tt-mcp-chip">{r.mimeType}</span>}
-        {r.size !== undefined && <span className="tt-mcp-chip">{formatBytes(r.size)}</span>}
-      </span>
+      <ResourceChips mimeType={r.mimeType} size={r.size} />
       <code className="tt-mcp-uri">{r.uri}</code>
-      {state.note !== undefined && (
-        <p className="tt-mcp-note" role="status">
-          {state.note}
-        </p>
-      )}
-      {state.error !== undefined && (
-        <p className="tt-mcp-error" role="alert">
-          {state.error}
-        </p>
-      )}
+      <ItemStatus state={state} />
     </li>
   );
 }

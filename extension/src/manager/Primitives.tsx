@@ -23,7 +23,7 @@ import type {
   TauriTavernMcpServer,
 } from '../../../jsapi/tauritavern-mcp';
 import type { ResourceTarget } from '../dialogs/resource-dialog';
-import { formatBytes } from '../ui/ContentView';
+import { ResourceChips } from '../ui/ContentView';
 import { errorCode, errorMessage } from '../ui/errors';
 import { useTr } from '../ui/tr';
 
@@ -226,10 +226,7 @@ function ResourceItem(props: { resource: McpResource; onOpen(): void }) {
           {tr('open')}
         </button>
       </div>
-      <span className="tt-mcp-chips">
-        {r.mimeType !== undefined && <span className="tt-mcp-chip">{r.mimeType}</span>}
-        {r.size !== undefined && <span className="tt-mcp-chip">{formatBytes(r.size)}</span>}
-      </span>
+      <ResourceChips mimeType={r.mimeType} size={r.size} />
       <code className="tt-mcp-uri">{r.uri}</code>
       {r.description !== undefined && <p className="tt-mcp-description">{r.description}</p>}
     </li>

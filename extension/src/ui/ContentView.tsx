@@ -23,6 +23,16 @@ export function formatBytes(n: number): string {
   return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
+/** A resource's mime type and size, as chips (each when the server said). */
+export function ResourceChips(props: { mimeType?: string | undefined; size?: number | undefined }) {
+  return (
+    <span className="tt-mcp-chips">
+      {props.mimeType !== undefined && <span className="tt-mcp-chip">{props.mimeType}</span>}
+      {props.size !== undefined && <span className="tt-mcp-chip">{formatBytes(props.size)}</span>}
+    </span>
+  );
+}
+
 /** text pretty-printed when it is JSON; else as it is. */
 export function prettyJson(text: string): string {
   try {
