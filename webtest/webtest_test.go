@@ -172,8 +172,8 @@ func TestRegistrationMethodsWriteStrictFiles(t *testing.T) {
 	if !canonicalUUID.MatchString(id) {
 		t.Fatalf("create returned id %q; want a canonical UUID", id)
 	}
-	// upstream's members, and ttmcp's auth (the sign-in state)
-	if wantKeys := []string{"auth", "displayName", "endpoint", "headers", "id", "protocolVersion", "state", "toolDescriptionOverrides", "toolPermissions"}; !slices.Equal(c.Keys, wantKeys) {
+	// upstream's members, and ttmcp's auth (the sign-in state) and capabilities (the allowlist)
+	if wantKeys := []string{"auth", "capabilities", "displayName", "endpoint", "headers", "id", "protocolVersion", "state", "toolDescriptionOverrides", "toolPermissions"}; !slices.Equal(c.Keys, wantKeys) {
 		t.Errorf("server keys %v; want %v", c.Keys, wantKeys)
 	}
 	if s.DisplayName != "Local MCP" || s.Endpoint != "http://localhost/mcp" || s.State != "paused" || s.ProtocolVersion != "auto" ||
