@@ -36,6 +36,11 @@
 //                                                0 error (value is the error object), -1 malformed
 //   hooks.event(name, data)                      optional: an event frame; by default it is dispatched
 //                                                on globalThis as 'tauritavern-mcp:event', detail {event, data}
+//
+// The page's elicitation handler lives here too (setElicitationHandler): the
+// backend asks it with request frames and withdraws a question with a cancel
+// frame; the transport tells each new socket whether there is one (a
+// handlers frame, read by the backend in order with the invoke frames).
 //   layout: the frame layout strings of jsapi (wire.go) and the inbound frame limit.
 //
 // The transport's methods, for Go:
@@ -47,6 +52,8 @@
 //   send(command, argsText) → id: a call whose result goes to hooks.result
 //   drop()                 → [command, reject, …]: the socket is gone; the calls this
 //                            transport settles that were in flight, for Go to reject
+//                            (the questions its handler was asked on it are withdrawn)
+//   setElicitationHandler(fn | null) → api.mcp.elicitation.setHandler
 //   inflight()             → how many calls are in flight (tests)
 
 // EVENT is the window event of the backend's event frames (jsapi.FrameEvent).
@@ -162,6 +169,85 @@ export function createTransport(hooks, layout) {
     return fastOrGo(command, text);
   }
 
+  // The page's elicitation handler, and the backend's questions it is
+  // answering: request id → AbortController (aborted when withdrawn).
+  let handler = null;
+  const questions = new Map();
+
+  function sendHandlers() {
+    if (ws === null) return;
+    try {
+      ws.send(JSON.stringify({ type: 'handlers', elicitation: handler !== null }));
+    } catch {
+      // the socket is closing: the next one is told on open
+    }
+  }
+
+  function setElicitationHandler(fn) {
+    if (fn !== null && fn !== undefined && typeof fn !== 'function') {
+      throw new TypeError('api.mcp.elicitation.setHandler takes a function or null');
+    }
+    handler = fn ?? null;
+    sendHandlers();
+  }
+
+  // answer normalizes what a handler resolved to: an action the protocol
+  // has, and content only with accept, as a plain object.
+  function answer(value) {
+    const action = isObject(value) ? value.action : undefined;
+    if (action !== 'accept' && action !== 'decline' && action !== 'cancel') return { action: 'cancel' };
+    const out = { action };
+    if (action === 'accept' && isObject(value.content) && !Array.isArray(value.content)) out.content = value.content;
+    return out;
+  }
+
+  // question runs the page's handler for one request frame and answers on
+  // the socket that asked (a stale answer never reaches a newer socket,
+  // whose ids start again). No handler, an unknown method, or a handler that
+  // throws answers cancel; a withdrawn question is not answered.
+  async function question(v) {
+    const id = v.id;
+    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) return;
+    const sock = ws;
+    const respond = (value) => {
+      if (ws !== sock || sock === null) return;
+      let frame;
+      try {
+        frame = JSON.stringify({ type: 'response', id, ok: true, value });
+      } catch {
+        frame = JSON.stringify({ type: 'response', id, ok: true, value: { action: 'cancel' } });
+      }
+      try {
+        sock.send(frame);
+      } catch {
+        // closing: the backend answers cancel for a closed page
+      }
+    };
+    const ask = handler;
+    if (v.method !== 'elicitation' || ask === null) {
+      respond({ action: 'cancel' });
+      return;
+    }
+    const ac = new AbortController();
+    questions.set(id, ac);
+    let value;
+    try {
+      value = await ask(v.params, { signal: ac.signal });
+    } catch {
+      value = { action: 'cancel' };
+    }
+    if (questions.get(id) === ac) questions.delete(id);
+    if (ac.signal.aborted) return;
+    respond(answer(value));
+  }
+
+  function withdraw(id) {
+    const ac = questions.get(id);
+    if (ac === undefined) return;
+    questions.delete(id);
+    ac.abort();
+  }
+
   // event hands an event frame to the page: the backend tells every page
   // what changed without its asking (a server's lists it followed).
   const event =
@@ -207,6 +293,14 @@ export function createTransport(hooks, layout) {
       if (typeof v.event === 'string') event(v.event, v.data);
       return;
     }
+    if (v.type === 'request') {
+      void question(v);
+      return;
+    }
+    if (v.type === 'cancel') {
+      withdraw(v.id);
+      return;
+    }
     if (v.type !== 'result') return; // a frame this page does not know: ignore
     const id = v.id;
     if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) return;
@@ -236,6 +330,7 @@ export function createTransport(hooks, layout) {
     open(socket) {
       ws = socket;
       ws.onmessage = onmessage;
+      if (handler !== null) sendHandlers();
     },
     send(command, args) {
       const id = ++nextID;
@@ -245,6 +340,7 @@ export function createTransport(hooks, layout) {
     },
     drop() {
       ws = null;
+      for (const id of [...questions.keys()]) withdraw(id);
       const lost = [];
       for (const c of pending.values()) if (c !== GO) lost.push(c.command, c.reject);
       pending.clear();
@@ -253,6 +349,7 @@ export function createTransport(hooks, layout) {
     inflight() {
       return pending.size;
     },
+    setElicitationHandler,
   };
 }
 

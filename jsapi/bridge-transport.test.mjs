@@ -349,3 +349,71 @@ test('event frames reach hooks.event, or the page as a window event', () => {
   }
   assert.deepEqual(seen, [['tauritavern-mcp:event', { event: 'servers_changed', data: { registrationId: 'x', lists: ['prompts'] } }]]);
 });
+
+test('elicitation: the handlers frame on set and on every socket; questions answered on the socket that asked', async () => {
+  const { hooks } = fakeGo();
+  const t = createTransport(hooks, layout);
+  const ws = fakeSocket();
+  t.open(ws);
+  assert.deepEqual(ws.sent, []); // no handler: nothing to say
+  const asked = [];
+  t.setElicitationHandler(async (req, { signal }) => {
+    asked.push([req, signal.aborted]);
+    return { action: 'accept', content: { name: 'octo' }, extra: 1 };
+  });
+  assert.deepEqual(ws.sent.map((f) => JSON.parse(f)), [{ type: 'handlers', elicitation: true }]);
+
+  const answers = () => ws.sent.slice(1).map((f) => JSON.parse(f));
+  ws.onmessage({ data: JSON.stringify({ type: 'request', id: 3, method: 'elicitation', params: { mode: 'form', message: 'Name?' } }) });
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(asked, [[{ mode: 'form', message: 'Name?' }, false]]);
+  assert.deepEqual(answers(), [{ type: 'response', id: 3, ok: true, value: { action: 'accept', content: { name: 'octo' } } }]);
+
+  // a handler that throws, an unknown method, content with decline, a bad action: cancel or no content
+  const replies = [
+    () => { throw new Error('boom'); },
+    () => ({ action: 'decline', content: { x: 1 } }),
+    () => ({ action: 'maybe' }),
+  ];
+  for (const [i, reply] of replies.entries()) {
+    t.setElicitationHandler(reply);
+    ws.onmessage({ data: JSON.stringify({ type: 'request', id: 10 + i, method: 'elicitation', params: {} }) });
+  }
+  ws.onmessage({ data: JSON.stringify({ type: 'request', id: 20, method: 'sampling', params: {} }) });
+  await new Promise((r) => setTimeout(r, 0));
+  const values = Object.fromEntries(answers().filter((f) => f.type === 'response').map((f) => [f.id, f.value]));
+  assert.deepEqual(values[10], { action: 'cancel' });
+  assert.deepEqual(values[11], { action: 'decline' });
+  assert.deepEqual(values[12], { action: 'cancel' });
+  assert.deepEqual(values[20], { action: 'cancel' });
+
+  // withdrawn: the signal aborts and nothing is answered
+  let release;
+  let signal;
+  t.setElicitationHandler((_req, opts) => {
+    signal = opts.signal;
+    return new Promise((r) => (release = r));
+  });
+  ws.onmessage({ data: JSON.stringify({ type: 'request', id: 30, method: 'elicitation', params: {} }) });
+  await new Promise((r) => setTimeout(r, 0));
+  ws.onmessage({ data: JSON.stringify({ type: 'cancel', id: 30 }) });
+  assert.equal(signal.aborted, true);
+  release({ action: 'accept', content: {} });
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(answers().some((f) => f.id === 30), false);
+
+  // an answer for a socket that dropped never reaches the next one; the question is withdrawn
+  ws.onmessage({ data: JSON.stringify({ type: 'request', id: 31, method: 'elicitation', params: {} }) });
+  await new Promise((r) => setTimeout(r, 0));
+  t.drop();
+  assert.equal(signal.aborted, true);
+  const next = fakeSocket();
+  t.open(next);
+  release({ action: 'accept', content: {} });
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(next.sent.map((f) => JSON.parse(f)), [{ type: 'handlers', elicitation: true }]);
+
+  t.setElicitationHandler(null);
+  assert.deepEqual(JSON.parse(next.sent.at(-1)), { type: 'handlers', elicitation: false });
+  assert.throws(() => t.setElicitationHandler('no'), TypeError);
+});

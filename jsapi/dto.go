@@ -328,6 +328,12 @@ type McpCallOutcome struct {
 	// it (CallLegacyMcpToolDto.Readable): what the model reads of the
 	// outcome. Upstream's callers never ask, so their outcome is upstream's.
 	Readable *McpReadableResult `json:"readable,omitzero"`
+	// Rounds and Elicitations are ttmcp's addition (SPEC §10), present
+	// only when the server asked the user during the call: the requests it
+	// took and each question's mode and answer (the test console shows
+	// them). Upstream's callers never set a handler, so they never see them.
+	Rounds       *int                   `json:"rounds,omitzero"`
+	Elicitations []McpElicitationRecord `json:"elicitations,omitzero"`
 }
 
 // McpReadableOptions asks call_legacy_mcp_tool for the model-readable
@@ -520,6 +526,12 @@ type McpAuditEntry struct {
 	// the content itself.
 	ContentBytes *int64 `json:"contentBytes,omitzero"`
 	ContentCount *int   `json:"contentCount,omitzero"`
+	// Rounds and Elicitations: a tools/call whose server asked the user
+	// (elicitation): how many requests the call took (2026-07-28
+	// input_required rounds count each) and each question's mode and
+	// answer, in order; absent for a call that asked nothing.
+	Rounds       *int                   `json:"rounds,omitzero"`
+	Elicitations []McpElicitationRecord `json:"elicitations,omitzero"`
 }
 
 // Audit record kinds.
@@ -907,4 +919,46 @@ func (r RawJSON) MarshalJSON() ([]byte, error) {
 func (r *RawJSON) UnmarshalJSON(data []byte) error {
 	*r = append((*r)[:0], data...)
 	return nil
+}
+
+// Elicitation (SPEC §10): a server asks the user during a call; the page
+// that made the call answers through its handler
+// (api.mcp.elicitation.setHandler). Sent as a FrameRequest with method
+// RequestElicitation.
+
+// Elicitation actions.
+const (
+	ElicitAccept  = "accept"
+	ElicitDecline = "decline"
+	ElicitCancel  = "cancel"
+)
+
+// McpElicitationRequest is what the page's handler is asked.
+type McpElicitationRequest struct {
+	CallID            string `json:"callId"`
+	RegistrationID    string `json:"registrationId"`
+	ServerDisplayName string `json:"serverDisplayName"`
+	NativeName        string `json:"nativeName"`
+	Source            string `json:"source"` // AuditSourceTest or AuditSourceModel
+	Mode              string `json:"mode"`   // "form" or "url"
+	Message           string `json:"message"`
+	// RequestedSchema is the form's schema (form mode), as the server sent it.
+	RequestedSchema RawJSON `json:"requestedSchema,omitzero"`
+	URL             *string `json:"url,omitzero"`
+	// Error says why the previous answer to this question was refused.
+	Error *string `json:"error,omitzero"`
+}
+
+// McpElicitationResponse is the handler's answer.
+type McpElicitationResponse struct {
+	Action  string  `json:"action"`
+	Content RawJSON `json:"content,omitzero"`
+}
+
+// McpElicitationRecord is one question of a call in the audit log: its
+// mode and how it was answered (accept, decline, cancel, or "timeout",
+// "invalid" when the backend answered cancel itself). Never the content.
+type McpElicitationRecord struct {
+	Mode   string `json:"mode"`
+	Action string `json:"action"`
 }

@@ -89,6 +89,7 @@ export async function consumer(): Promise<string[]> {
   const recent = await mcp.audit.list({ registrationId: server.id, limit: 20 });
   for (const e of recent.entries) {
     lines.push(`${e.time} ${e.source} ${e.serverDisplayName} ${e.nativeName} ${e.approval} ${e.outcome} ${e.code} ${e.durationMs}`);
+    for (const q of e.elicitations ?? []) lines.push(`${e.rounds ?? 1} ${q.mode} ${q.action}`);
   }
   const older = await mcp.audit.list({ before: recent.entries.at(-1)?.time });
   lines.push(String(older.skippedLines + (await mcp.audit.list()).entries.length));
@@ -102,6 +103,16 @@ export async function consumer(): Promise<string[]> {
   }
   // @ts-expect-error: there is no way to create a stdio server from a page.
   mcp.stdio.create?.({ command: 'sh' });
+  // ttmcp's elicitation (SPEC §10): this page answers what servers ask during its own calls.
+  mcp.elicitation.setHandler(async (req, { signal }) => {
+    lines.push(req.callId, req.registrationId, req.serverDisplayName, req.nativeName, req.source, req.mode, req.message, req.url ?? '', req.error ?? '');
+    if (signal.aborted) return { action: 'cancel' };
+    if (req.mode === 'url') return { action: 'decline' };
+    return { action: 'accept', content: { name: 'octocat', ...(req.requestedSchema ? {} : {}) } };
+  });
+  mcp.elicitation.setHandler(null);
+  // @ts-expect-error: an action the protocol does not have.
+  mcp.elicitation.setHandler(() => ({ action: 'maybe' }));
   // ttmcp's live connections (SPEC §10): read only, and an event when a server's lists changed.
   const conn = await mcp.connections.status(server.id);
   lines.push(conn.state, conn.sessions, String(conn.following), conn.protocolVersion ?? '', conn.note ?? '');

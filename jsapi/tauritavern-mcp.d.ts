@@ -344,6 +344,13 @@ export interface McpAuditEntry {
   contentBytes?: number;
   /** resource_read, prompt_get with a known response: how many contents (or messages). */
   contentCount?: number;
+  /**
+   * A tools/call whose server asked the user (elicitation): how many requests the call took — 2026-07-28
+   * input_required rounds count each, a 2025 call is one —, and each question's answer, in order
+   * (never what the user entered).
+   */
+  rounds?: number;
+  elicitations?: Array<{ mode: 'form' | 'url'; action: McpElicitationAction | 'timeout' | 'invalid' }>;
 }
 
 export type McpAuditKind = 'tool_call' | 'resource_read' | 'prompt_get';
@@ -448,6 +455,64 @@ export interface McpStdioStatus {
 export interface McpStdioApi {
   /** What the backend knows of a stdio server's process; BadRequest 'mcp.not_stdio' for a remote server. */
   status(registrationId: string | { registrationId: string }): Promise<McpStdioStatus>;
+}
+
+// ---------------------------------------------------------------- elicitation (ttmcp, SPEC §10)
+
+export type McpElicitationAction = 'accept' | 'decline' | 'cancel';
+
+/**
+ * A server asks the user something during a call this page made (its test calls and its model's
+ * tool calls; never another page's). Form mode: fill `requestedSchema` (a flat object of strings —
+ * with `format` email, uri, date or date-time, `minLength`/`maxLength` —, numbers and integers
+ * with `minimum`/`maximum`, booleans, single-select enums (`enum`, or `oneOf` of `{const, title}`),
+ * multi-select arrays (`items` with `enum` or `anyOf` of `{const, title}`, `minItems`/`maxItems`),
+ * each maybe with a `default` and a `title`/`description`; `required` names the required ones).
+ * URL mode: show `url` and open it only on the user's click; accept means the user agreed to go
+ * there, and the server goes on when it is done. The answer goes to the named server.
+ */
+export interface McpElicitationRequest {
+  /** The call's id: the test call's callId or the model call's executionCallId. */
+  callId: string;
+  registrationId: string;
+  serverDisplayName: string;
+  /** The tool being called. */
+  nativeName: string;
+  source: 'test' | 'model';
+  mode: 'form' | 'url';
+  message: string;
+  /** Form mode. */
+  requestedSchema?: Record<string, unknown>;
+  /** URL mode. */
+  url?: string;
+  /** Why the previous answer to this same question was refused (it did not fit requestedSchema): ask again. */
+  error?: string;
+}
+
+export interface McpElicitationResponse {
+  action: McpElicitationAction;
+  /** accept in form mode: the values, an object matching requestedSchema. */
+  content?: Record<string, unknown>;
+}
+
+/**
+ * signal aborts when the question is withdrawn: the call was stopped, the server went away, or the
+ * backend's wait for the user (10 minutes) ran out. The answer is dropped then; close the popup.
+ */
+export type McpElicitationHandler = (
+  request: McpElicitationRequest,
+  options: { signal: AbortSignal },
+) => Promise<McpElicitationResponse> | McpElicitationResponse;
+
+export interface McpElicitationApi {
+  /**
+   * Sets this page's handler (null: none). A call advertises the elicitation capability to its
+   * server only while its page has a handler; without one a server cannot ask. A handler that
+   * throws, or a page that closes, answers 'cancel'. The backend waits for the answer 10 minutes
+   * at most ('cancel' then). Stopping the call (testCall's signal, the generation's Stop) withdraws
+   * the question (options.signal aborts).
+   */
+  setHandler(handler: McpElicitationHandler | null): void;
 }
 
 // ---------------------------------------------------------------- live connections (ttmcp, SPEC §10)
@@ -854,6 +919,7 @@ export interface TtmcpMcpApi extends TauriTavernMcpApi {
   audit: McpAuditApi;
   stdio: McpStdioApi;
   connections: McpConnectionsApi;
+  elicitation: McpElicitationApi;
   toolSets: McpToolSetsApi;
   results: McpResultsApi;
   resources: McpResourcesApi;

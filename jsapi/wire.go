@@ -22,6 +22,10 @@ const (
 	// "value":{...}} or {"type":"response","id":N,"ok":false,"error":
 	// {"message":"..."}}.
 	FrameResponse = "response"
+	// FrameCancel, backend → page: {"type":"cancel","id":N}: request N is
+	// withdrawn (its call was stopped, or the wait ran out); its answer is
+	// not wanted any more.
+	FrameCancel = "cancel"
 	// FrameHandlers, page → backend: {"type":"handlers","elicitation":
 	// bool}, which handlers the page has. It is read in order with the
 	// invoke frames (not concurrently with them), so a call sent after it

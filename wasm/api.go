@@ -101,7 +101,7 @@ var completionMethods = [...]method{
 // publish installs the API on window.__TAURITAVERN__, keeping whatever the
 // page already put there: api.mcp (exactly servers and tools),
 // invoke.safeInvoke and the mcpBridge status object. api.mcp holds
-// upstream's servers and tools, and ttmcp's audit, stdio, connections, toolSets,
+// upstream's servers and tools, and ttmcp's audit, stdio, connections, elicitation, toolSets,
 // results, resources, prompts and completions. The methods of the
 // tables above and safeInvoke are the transport's stubs (the data plane,
 // transport.go); tools.testCall is Go's.
@@ -123,6 +123,9 @@ func publish(b *bridge) {
 	mcp.Set("audit", b.methods(auditMethods[:]))
 	mcp.Set("stdio", b.methods(stdioMethods[:]))
 	mcp.Set("connections", b.methods(connectionMethods[:]))
+	elicitation := jsObject.New() // the handler lives in the data plane (jsapi/bridge-transport.js)
+	elicitation.Set("setHandler", b.transport.Get("setElicitationHandler"))
+	mcp.Set("elicitation", elicitation)
 	mcp.Set("toolSets", b.methods(toolSetMethods[:]))
 	mcp.Set("results", b.methods(resultMethods[:]))
 	mcp.Set("resources", b.methods(resourceMethods[:]))

@@ -1081,11 +1081,11 @@ func TestLegacyAuditRecordsEveryCall(t *testing.T) {
 		if en.Kind == "" {
 			en.Kind = jsapi.AuditKindToolCall // a tool call's line names no kind (as before there were others)
 		}
-		if err != nil || en != entries[len(entries)-1-i] {
+		if err != nil || !reflect.DeepEqual(en, entries[len(entries)-1-i]) {
 			t.Errorf("line %d %s; want the entry %+v", i+1, line, entries[len(entries)-1-i])
 		}
 	}
-	if page := e.auditEntries(map[string]any{"limit": 2, "before": entries[1].Time}); len(page) != 2 || page[0] != entries[2] || page[1] != entries[3] {
+	if page := e.auditEntries(map[string]any{"limit": 2, "before": entries[1].Time}); len(page) != 2 || !reflect.DeepEqual(page[0], entries[2]) || !reflect.DeepEqual(page[1], entries[3]) {
 		t.Errorf("the page before %s: %+v", entries[1].Time, page)
 	}
 }

@@ -116,6 +116,12 @@ type CallRecord struct {
 	HasContent   bool
 	ContentBytes int64
 	ContentCount int
+	// Rounds and Elicitations: a tools/call whose server asked the user —
+	// the requests it took (2026 input_required rounds each count) and each
+	// question's mode and answer; never what the user entered. 0 and nil
+	// for a call that asked nothing.
+	Rounds       int
+	Elicitations []ElicitRecord
 }
 
 // DigestArguments returns the size and hex SHA-256 of argumentsJson.

@@ -23,6 +23,12 @@ type CallOutcome struct {
 	Result      *ToolResult
 	ServerError *ServerError
 	Unsupported *UnsupportedResponse
+	// Rounds and Elicitations are set when the server asked the user
+	// during the call: how many tools/call requests it took (2026-07-28
+	// input_required rounds each count; a 2025 call is one) and each
+	// question's mode and answer, in order.
+	Rounds       int
+	Elicitations []ElicitRecord
 }
 
 // ToolResult is a tools/call result projected for people and models: the
@@ -86,6 +92,10 @@ type ToolCall struct {
 	// parameters are sent as Mcp-Param-* headers without listing the
 	// tools first (SEP-2243).
 	InputSchema []byte
+	// Elicit answers the server's questions during the call (the asking
+	// page's handler); nil: the call does not offer elicitation, and the
+	// server cannot ask.
+	Elicit ElicitFunc
 }
 
 // ConnectionStatus is how a remote server is connected (the gateway's live

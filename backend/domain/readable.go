@@ -64,7 +64,50 @@ const EmptyResultText = "The MCP tool completed without content."
 //     and message, and its data as "## Error details";
 //   - an unsupported response, not_sent and outcome_unknown: one sentence
 //     naming the tool and the code the model can act on.
+//
+// When the server asked the user during the call, a "## The user was
+// asked" section says what the user decided, for every question the user
+// did not simply accept (the model learns why the tool did less).
 func ProjectReadable(o CallOutcome, tool ToolLabel) Readable {
+	r := projectReadable(o, tool)
+	if asked := askedNote(o.Elicitations); asked != "" {
+		r.Text += "\n\n" + asked
+	}
+	return r
+}
+
+// askedNote says how the user answered the server's questions, when one
+// was not accepted; "" when every answer was accept (the result tells).
+func askedNote(recs []ElicitRecord) string {
+	var lines []string
+	declined := false
+	for _, rec := range recs {
+		what := "a form"
+		if rec.Mode == ElicitURL {
+			what = "to open a page"
+		}
+		var decided string
+		switch rec.Action {
+		case ElicitAccept:
+			decided = "the user answered"
+		case ElicitDecline:
+			decided, declined = "the user declined", true
+		case ElicitCancel:
+			decided, declined = "the user dismissed it without answering", true
+		case ElicitTimedOut:
+			decided, declined = "the user did not answer in time", true
+		default:
+			decided, declined = "ttmcp could not put it to the user", true
+		}
+		lines = append(lines, fmt.Sprintf("- The server asked the user %s; %s.", what, decided))
+	}
+	if !declined {
+		return ""
+	}
+	return "## The user was asked\n\n" + strings.Join(lines, "\n")
+}
+
+func projectReadable(o CallOutcome, tool ToolLabel) Readable {
 	switch {
 	case o.Outcome == OutcomeNotSent:
 		return Readable{Text: fmt.Sprintf("The MCP tool %s was not called (%s): %s", tool, o.Code, tool.rename(o.Message)), IsError: true}

@@ -6,8 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -45,8 +48,9 @@ const (
 // had ended meanwhile, one answered 404 for an expired 2025 session (both
 // on a new session), and one answered HeaderMismatch (-32020), which the
 // server gives before running anything, after the tool's current schema
-// was listed. Once the request may have reached the server, any other
-// failure is outcome_unknown.
+// was listed; and the protocol's own continuation, the rounds of a 2026
+// call that asks the user (elicit.go). Once the request may have reached
+// the server, any other failure is outcome_unknown.
 func (g *Gateway) Call(ctx context.Context, r domain.Registration, call domain.ToolCall) domain.CallOutcome {
 	if r.Stdio != nil {
 		return g.callStdio(ctx, r, call)
@@ -68,21 +72,41 @@ func (g *Gateway) Call(ctx context.Context, r domain.Registration, call domain.T
 	}
 }
 
-// callOn makes the call on le's session. again reports that the request
-// provably was not processed because the session was gone, and mayResend
-// allowed sending it once more on a new session.
+// callOn makes the call on le's connection: on its shared session, or for
+// a 2025 call that may ask the user on an eliciting session of its own.
+// again reports that the request provably was not processed because the
+// session was gone, and mayResend allowed sending it once more on a new
+// session.
 func (g *Gateway) callOn(ctx context.Context, le *lease, call domain.ToolCall, mayResend bool) (out domain.CallOutcome, again bool) {
-	s := le.s
-	init := s.cs.InitializeResult()
+	init := le.s.cs.InitializeResult()
 	if init.Capabilities == nil || init.Capabilities.Tools == nil {
 		return domain.NotSent(CodeCallToolsMissing, "The MCP server did not declare the tools capability"), false
 	}
 	modern := init.ProtocolVersion >= Versions[0]
+	var a *asker
+	if call.Elicit != nil {
+		a = &asker{ctx: ctx, elic: call.Elicit}
+	}
+	s, gone := le.s, func(expired bool) {
+		if expired {
+			g.lives.expired(le)
+		} else {
+			g.lives.drop(le)
+		}
+	}
+	if a != nil && !modern {
+		es, put, err := g.lives.eliciting(ctx, le)
+		if err != nil {
+			return startupNotSent(err), false
+		}
+		defer func() { put(out.Outcome == domain.OutcomeKnownResponse) }()
+		s, gone = es, func(bool) { es.close() }
+	}
 	var params http.Header
 	if modern {
 		params = paramHeaders(call.InputSchema, call.Arguments)
 	}
-	out, ex := g.send(ctx, s, call, params)
+	out, ex, ans := g.send(ctx, s, call, params, a, nil)
 	switch {
 	case ex.refused:
 		// Written, but refused before it was applied: a 401 says the
@@ -96,7 +120,7 @@ func (g *Gateway) callOn(ctx context.Context, le *lease, call domain.ToolCall, m
 	case ex.expired.Load():
 		// The session expired: by the transport's definition the request
 		// was not processed.
-		g.lives.expired(le)
+		gone(true)
 		if mayResend {
 			return out, true
 		}
@@ -104,10 +128,10 @@ func (g *Gateway) callOn(ctx context.Context, le *lease, call domain.ToolCall, m
 	case !ex.written.Load() && ctx.Err() == nil && s.over() && mayResend:
 		// Nothing left this host, and the kept session had ended: the
 		// request goes on a new session.
-		g.lives.drop(le)
+		gone(false)
 		return out, true
 	}
-	if out.Outcome == domain.OutcomeKnownResponse {
+	if out.Outcome == domain.OutcomeKnownResponse && s == le.s {
 		g.lives.kept(le)
 	}
 	if modern && out.ServerError != nil && out.ServerError.Code == codeHeaderMismatch {
@@ -119,9 +143,116 @@ func (g *Gateway) callOn(ctx context.Context, le *lease, call domain.ToolCall, m
 			return out, false
 		}
 		call.InputSchema = schema
-		out, _ = g.send(ctx, s, call, paramHeaders(schema, call.Arguments))
+		params = paramHeaders(schema, call.Arguments)
+		out, _, ans = g.send(ctx, s, call, params, a, nil)
+	}
+	if a == nil {
+		return out, false
+	}
+	rounds := 1
+	if modern {
+		out, rounds = g.rounds(ctx, a, out, ans, func(cont *continuation) (domain.CallOutcome, rawAnswer) {
+			out, _, ans := g.send(ctx, s, call, params, a, cont)
+			return out, ans
+		})
+	}
+	if recs := a.trace(); len(recs) > 0 || rounds > 1 {
+		out.Rounds, out.Elicitations = rounds, recs
 	}
 	return out, false
+}
+
+// rounds continues a 2026 call whose server answered input_required (MRTR,
+// SEP-2322): each elicitation/create it names is put to the user, and the
+// call is sent again with the answers and the requestState exactly as
+// received — the protocol's continuation of one call, not a retry — up to
+// maxRounds requests in all. It stops, sending nothing more, at a request
+// ttmcp does not serve (sampling, roots: the server may not ask what the
+// call did not advertise) and when the call is stopped while the user
+// answers: the server answered that request and keeps nothing of it.
+func (g *Gateway) rounds(ctx context.Context, a *asker, out domain.CallOutcome, ans rawAnswer,
+	again func(*continuation) (domain.CallOutcome, rawAnswer)) (domain.CallOutcome, int) {
+	n := 1
+	for {
+		ir, ok := inputRequired(ans)
+		if !ok {
+			return out, n
+		}
+		if n == maxRounds {
+			return unsupported("input_required", fmt.Sprintf("The server asked for input again after %d requests; ttmcp stopped the call there", maxRounds)), n
+		}
+		responses := mcp.InputResponseMap{}
+		for _, key := range slices.Sorted(maps.Keys(ir.requests)) {
+			req := ir.requests[key]
+			if req.Method != "elicitation/create" {
+				return unsupported("input_required", fmt.Sprintf("The server asked for %s, which ttmcp does not offer; the call was not continued", req.Method)), n
+			}
+			q, ok := elicitRequest(req.Params)
+			if !ok {
+				a.record("", domain.ElicitInvalid)
+				return unsupported("input_required", "The server asked a question ttmcp cannot show; the call was not continued"), n
+			}
+			resp := a.ask(q)
+			if ctx.Err() != nil {
+				return unsupported("input_required", "The server asked for input, and the call was stopped while the user was answering: "+
+					"nothing more was sent, and the server keeps nothing of an unanswered request"), n
+			}
+			responses[key] = elicitResult(resp)
+		}
+		out, ans = again(&continuation{responses: responses, state: ir.state})
+		n++
+		if out.Outcome != domain.OutcomeKnownResponse {
+			return out, n
+		}
+	}
+}
+
+// callParams are the params of one tools/call request of call; a round
+// carries its answers (cont). What the request advertises is the sending
+// middleware's (middleware.go).
+func callParams(call domain.ToolCall, cont *continuation) *mcp.CallToolParams {
+	p := &mcp.CallToolParams{Name: call.NativeName, Arguments: json.RawMessage(call.Arguments)}
+	if cont != nil {
+		p.InputResponses = cont.responses
+		if cont.state != nil {
+			p.RequestState = *cont.state
+		}
+	}
+	return p
+}
+
+// continuation is what a 2026 round sends besides the call's own params.
+type continuation struct {
+	responses mcp.InputResponseMap
+	state     *string // nil: the server sent none, and none is sent back
+}
+
+// inputRequirement is a 2026 input_required answer.
+type inputRequirement struct {
+	requests map[string]struct {
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	state *string
+}
+
+// inputRequired reads an input_required answer; false for any other.
+func inputRequired(a rawAnswer) (inputRequirement, bool) {
+	if a.err != nil || len(a.result) == 0 {
+		return inputRequirement{}, false
+	}
+	var r struct {
+		ResultType    string `json:"resultType"`
+		InputRequests map[string]struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		} `json:"inputRequests"`
+		RequestState *string `json:"requestState"`
+	}
+	if json.Unmarshal(a.result, &r) != nil || r.ResultType != "input_required" {
+		return inputRequirement{}, false
+	}
+	return inputRequirement{requests: r.InputRequests, state: r.RequestState}, true
 }
 
 // codeHeaderMismatch is SEP-2243's HeaderMismatch: the server compared the
@@ -132,35 +263,49 @@ const codeHeaderMismatch = -32020
 // was sent on, twice in a row; the call was not processed.
 const CodeCallSessionExpired = "mcp.call_session_expired"
 
-// send makes one tools/call request on s and words its outcome.
-func (g *Gateway) send(ctx context.Context, s *session, call domain.ToolCall, params http.Header) (domain.CallOutcome, *exchange) {
-	cctx, done := g.requestContext(ctx, g.cfg.CallWait)
-	defer done()
+// send makes one tools/call request on s and words its outcome; it also
+// returns the raw answer, when one came (a 2026 input_required is read
+// from it). A call that may ask the user (a) advertises elicitation in its
+// request's _meta (2026) or, on an eliciting session (2025), holds the
+// session's questions while it runs; cont, when set, is a 2026 round's
+// answers.
+func (g *Gateway) send(ctx context.Context, s *session, call domain.ToolCall, params http.Header, a *asker, cont *continuation) (domain.CallOutcome, *exchange, rawAnswer) {
+	cctx, dl := g.requestContext(ctx, g.cfg.CallWait)
+	defer dl.done()
 	cctx, ex := withExchange(cctx, "tools/call")
 	ex.params = params
-	res, err := s.cs.CallTool(cctx, &mcp.CallToolParams{Name: call.NativeName, Arguments: json.RawMessage(call.Arguments)})
+	p := callParams(call, cont)
+	if a != nil {
+		ex.mayElicit = true
+		a.pause = dl.pause
+		if s.cs.InitializeResult().ProtocolVersion < Versions[0] {
+			s.asking.Store(&asking{a: a, ex: ex})
+			defer s.asking.Store(nil)
+		}
+	}
+	res, err := s.cs.CallTool(cctx, p)
 	answer, known := ex.end()
 	if !ex.written.Load() {
 		// Nothing reached the server: the request never left this host.
 		if ctx.Err() != nil {
-			return domain.NotSent(CodeCallCancelledBeforeSend, "The tool request was cancelled before it was queued"), ex
+			return domain.NotSent(CodeCallCancelledBeforeSend, "The tool request was cancelled before it was queued"), ex, answer
 		}
 		if err == nil {
 			err = errors.New("no request was written")
 		}
-		return domain.NotSent(CodeCallNotQueued, "The tool request could not be queued: "+s.tr.explain(ex, err)), ex
+		return domain.NotSent(CodeCallNotQueued, "The tool request could not be queued: "+s.tr.explain(ex, err)), ex, answer
 	}
 	// The request was written: decide from the raw response first, so a
 	// result go-sdk cannot decode (an unknown content type) stays known.
 	if known {
 		if out, ok := answerOutcome(answer); ok {
-			return out, ex
+			return out, ex, answer
 		}
 	}
 	if out, ok := writtenOutcome(ctx, cctx, res, err, "the remote tool"); ok {
-		return out, ex
+		return out, ex, answer
 	}
-	return domain.Unknown(CodeCallResponseFailed, "The tool response could not be confirmed: "+s.tr.explain(ex, err)+"; the remote tool may have executed"), ex
+	return domain.Unknown(CodeCallResponseFailed, "The tool response could not be confirmed: "+s.tr.explain(ex, err)+"; the remote tool may have executed"), ex, answer
 }
 
 // answerOutcome is the outcome of a tools/call answer as received.

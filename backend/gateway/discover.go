@@ -102,8 +102,8 @@ type listing struct {
 // only complete results, the whole run within ListTimeout. onPage, when
 // set, sees each page's tools as soon as they arrive.
 func (g *Gateway) listTools(ctx context.Context, s *session, target string, onPage func([]domain.DescribedTool)) (listing, error) {
-	lctx, done := g.requestContext(ctx, g.cfg.ListTimeout)
-	defer done()
+	lctx, dl := g.requestContext(ctx, g.cfg.ListTimeout)
+	defer dl.done()
 	lctx, ex := withExchange(lctx, "")
 	failed := func(err error) error {
 		if err, ok := g.authFailure(s.r, s.tr); ok {

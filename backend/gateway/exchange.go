@@ -32,17 +32,25 @@ type exchange struct {
 	// limit, when > 0, caps the response bodies of the operation's
 	// requests instead of Config.MaxResponseBytes (a resources/read may
 	// carry an 8 MiB blob in base64).
-	limit    int64
-	written  atomic.Bool // the tracked request may have reached the server
-	overflow atomic.Bool // a response body exceeded the cap
-	expired  atomic.Bool // answered 404 for the session's id (2025): not processed, the session is gone
-	refused  bool        // the tracked request was refused for want of authorization (401, Bearer 403)
+	limit int64
+	// mayElicit: the operation's page answers elicitation, so its 2026
+	// requests advertise it (middleware.go); nobody else's do.
+	mayElicit bool
+	written   atomic.Bool // the tracked request may have reached the server
+	overflow  atomic.Bool // a response body exceeded the cap
+	expired   atomic.Bool // answered 404 for the session's id (2025): not processed, the session is gone
+	refused   bool        // the tracked request was refused for want of authorization (401, Bearer 403)
 
 	mu          sync.Mutex
 	contentType string       // HTTP: the tracked response's Content-Type
 	body        bytes.Buffer // HTTP: the tracked response's body as read
 	answer      *rawAnswer   // stdio: the response matched by request id
 	over        bool         // the operation returned: a later answer is not what it got
+
+	// The questions its server asked during the request (elicit.go):
+	// questions kept as they were read (stdio), and how many were taken.
+	questions []json.RawMessage
+	asked     int
 
 	// Seen by the sending middleware (middleware.go), for listings.
 	names []string // the tool names of the last tools/list page, as the server sent them

@@ -103,7 +103,7 @@ func (t *transport) stream(req *http.Request) *http.Response {
 			st.set(false, "the server refused the notification stream ("+resp.Status+")")
 		default:
 			st.set(true, "")
-			st.set(false, copyEvents(pw, resp.Body))
+			st.set(false, copyEvents(pw, resp.Body, t.sawEvent))
 		}
 		if resp != nil {
 			resp.Body.Close()
@@ -116,14 +116,28 @@ func (t *transport) stream(req *http.Request) *http.Response {
 	}
 }
 
+// sawEvent hands the params of an elicitation/create that came on the
+// session's stream to the session's question hook (a 2025 server may ask on
+// its standalone stream instead of the call's; elicit.go keeps the raw
+// params for the asking call).
+func (t *transport) sawEvent(event []byte) {
+	if t.question == nil || !bytes.Contains(event, []byte("elicitation/create")) {
+		return
+	}
+	for _, raw := range rawQuestions("text/event-stream", event) {
+		t.question(raw)
+	}
+}
+
 func isEventStream(contentType string) bool {
 	mt, _, _ := mime.ParseMediaType(contentType)
 	return mt == "text/event-stream"
 }
 
 // copyEvents copies SSE events from body to w, whole events at a time,
-// until the body ends or breaks a bound, and says why it stopped.
-func copyEvents(w io.Writer, body io.Reader) string {
+// until the body ends or breaks a bound, and says why it stopped. saw sees
+// each event first.
+func copyEvents(w io.Writer, body io.Reader, saw func(event []byte)) string {
 	var event bytes.Buffer
 	var times []time.Time // of the last events, for the flood bound
 	buf := make([]byte, 32<<10)
@@ -152,6 +166,7 @@ func copyEvents(w io.Writer, body io.Reader) string {
 			if len(times) > followFlood {
 				return "the server flooded its notification stream (more than 100 events in 10 s); it was cut"
 			}
+			saw(event.Bytes())
 			if _, werr := w.Write(event.Bytes()); werr != nil {
 				return "the notification stream was closed"
 			}

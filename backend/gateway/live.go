@@ -71,9 +71,12 @@ type live struct {
 	users   int
 	idle    *time.Timer
 	retired bool
-	shared  *session      // nil until opened, and again after it ended
-	opening chan struct{} // closed when the opening in progress is done
-	openErr error         // why the last opening failed
+	shared  *session // nil until opened, and again after it ended
+	// idleEliciting are 2025 eliciting sessions between calls (at most
+	// maxIdleEliciting): a call that may ask the user takes one for itself.
+	idleEliciting []*session
+	opening       chan struct{} // closed when the opening in progress is done
+	openErr       error         // why the last opening failed
 	// shortLived: the server expired kept sessions twice in a row, so
 	// each operation gets a fresh session of its own (SPEC §10).
 	shortLived bool
@@ -195,6 +198,49 @@ func (ls *lives) openShared(l *live, r domain.Registration) {
 	}()
 }
 
+// maxIdleEliciting bounds the eliciting sessions a connection keeps
+// between calls; a burst of concurrent asking calls opens more, closed
+// after use.
+const maxIdleEliciting = 1
+
+// eliciting returns a 2025 eliciting session for one call on le's
+// connection — a kept one, or one opened at the version the shared session
+// negotiated — and put, which gives it back (kept when keep and there is
+// room, else closed). Its questions go to the call alone (session.elicit).
+func (ls *lives) eliciting(ctx context.Context, le *lease) (*session, func(keep bool), error) {
+	l := le.l
+	ls.mu.Lock()
+	var s *session
+	for len(l.idleEliciting) > 0 && s == nil {
+		last := l.idleEliciting[len(l.idleEliciting)-1]
+		l.idleEliciting = l.idleEliciting[:len(l.idleEliciting)-1]
+		if last.over() || last.tr.refused.Load() != nil {
+			last.close()
+			continue
+		}
+		s = last
+	}
+	ls.mu.Unlock()
+	if s == nil {
+		var err error
+		s, err = ls.g.open(ctx, le.s.r, sessionOptions{version: le.s.cs.InitializeResult().ProtocolVersion, eliciting: true})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	s.tr.setBearer(le.s.tr.sentBearer())
+	put := func(keep bool) {
+		ls.mu.Lock()
+		defer ls.mu.Unlock()
+		if keep && !l.retired && !s.over() && s.tr.refused.Load() == nil && len(l.idleEliciting) < maxIdleEliciting {
+			l.idleEliciting = append(l.idleEliciting, s)
+			return
+		}
+		s.close()
+	}
+	return s, put, nil
+}
+
 // release ends an operation's use of a lease. The last user of a
 // connection arms its idle timer.
 func (ls *lives) release(le *lease) {
@@ -314,6 +360,10 @@ func (ls *lives) retireLocked(l *live) {
 		l.shared.close()
 		l.shared = nil
 	}
+	for _, s := range l.idleEliciting {
+		s.close()
+	}
+	l.idleEliciting = nil
 }
 
 // evictLocked closes the least recently used connections beyond MaxLive.

@@ -19,8 +19,27 @@ import (
 //     would be answered from it without a request. ttmcp caches lists
 //     itself (the service, for ttlMs), so every request here reaches the
 //     server.
+//
+// Before a request goes out it sets what the request advertises: on
+// 2026-07-28 every request carries the client's capabilities in its
+// _meta, and a request advertises elicitation only when its operation's
+// page answers it (exchange.mayElicit) — go-sdk would put the client's own
+// on every request, and a stdio process's client is one for every page.
+// A 2025 session advertises at initialize (which has no _meta): the
+// session's own choice (session.go, stdio.go).
 func sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if p := req.GetParams(); p != nil {
+			if meta := p.GetMeta(); meta != nil {
+				if _, ok := meta[mcp.MetaKeyClientCapabilities]; ok {
+					caps := &mcp.ClientCapabilities{}
+					if ex := exchangeOf(ctx); ex != nil && ex.mayElicit {
+						caps = elicitCaps
+					}
+					meta[mcp.MetaKeyClientCapabilities] = caps
+				}
+			}
+		}
 		res, err := next(ctx, method, req)
 		if err != nil {
 			return res, err

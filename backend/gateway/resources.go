@@ -321,8 +321,8 @@ func listEntries[W, T any](g *Gateway, ctx context.Context, r domain.Registratio
 			return domain.Listing[T]{Items: []T{}, Diagnostics: []domain.ListDiagnostic{{Code: spec.unsupported,
 				Message: fmt.Sprintf("The server does not offer %s", primitiveOf(spec.unsupported))}}}, nil
 		}
-		lctx, done := g.requestContext(ctx, g.cfg.ListTimeout)
-		defer done()
+		lctx, dl := g.requestContext(ctx, g.cfg.ListTimeout)
+		defer dl.done()
 		lctx, ex := withExchange(lctx, "")
 		var described []domain.Described[T]
 		total := 0
@@ -414,8 +414,8 @@ func (g *Gateway) Complete(ctx context.Context, r domain.Registration, req domai
 		if s.caps().Completions == nil {
 			return domain.Completion{}, domain.Errorf(domain.KindBadRequest, CodeCompletionUnsupported, "the server does not offer completions")
 		}
-		cctx, done := g.requestContext(ctx, g.cfg.CallWait)
-		defer done()
+		cctx, dl := g.requestContext(ctx, g.cfg.CallWait)
+		defer dl.done()
 		cctx, ex := withExchange(cctx, "completion/complete")
 		params := &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: req.RefType, Name: req.RefName, URI: req.RefURI},
 			Argument: mcp.CompleteParamsArgument{Name: req.Argument, Value: req.Value}}
@@ -545,8 +545,8 @@ func requestOn[T any](g *Gateway, ctx context.Context, s *opSession, spec answer
 	if !spec.capable(s.caps()) {
 		return notSentAnswer[T](spec.unsupported, fmt.Sprintf("The MCP server does not offer %s; the %s was not sent", primitiveOf(spec.unsupported), spec.what)), nil
 	}
-	rctx, done := g.requestContext(ctx, g.cfg.CallWait)
-	defer done()
+	rctx, dl := g.requestContext(ctx, g.cfg.CallWait)
+	defer dl.done()
 	rctx, ex := withExchange(rctx, spec.method)
 	ex.limit = g.cfg.MaxReadBytes
 	err := spec.send(rctx, s.cs)

@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -35,6 +37,22 @@ type session struct {
 	closing sync.Once
 	// served counts the operations answered on it (under lives.mu).
 	served int
+	// asking is the call an eliciting session's questions go to, nil
+	// between calls (elicit.go).
+	asking atomic.Pointer[asking]
+}
+
+// asking is a call on an eliciting session: who answers and the request
+// whose response stream brings the questions.
+type asking struct {
+	a  *asker
+	ex *exchange
+}
+
+// elicit is an eliciting session's ElicitationHandler: the question goes
+// to the call that holds the session.
+func (s *session) elicit(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	return s.asking.Load().answer(req)
 }
 
 type connected struct {
@@ -79,15 +97,52 @@ func (s *session) cleanUp() {
 // called (the answer is in). From then on the caller no longer reaches
 // it: the response's tail has CloseTimeout to be read to its end, so its
 // connection stays reusable even when the caller gives up right after the
-// answer. Closing the session ends it too (transport.go).
-func (g *Gateway) requestContext(ctx context.Context, d time.Duration) (rctx context.Context, done func()) {
+// answer. Closing the session ends it too (transport.go). While the user
+// answers a question of the server's (pause … resume), d does not run: the
+// server waits for the user then, not ttmcp for the server.
+func (g *Gateway) requestContext(ctx context.Context, d time.Duration) (context.Context, *deadline) {
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	stop := context.AfterFunc(ctx, cancel)
-	timer := time.AfterFunc(d, cancel)
-	return rctx, func() {
-		stop()
-		timer.Stop()
-		time.AfterFunc(g.cfg.CloseTimeout, cancel)
+	dl := &deadline{cancel: cancel, stop: context.AfterFunc(ctx, cancel), left: d, since: time.Now(), grace: g.cfg.CloseTimeout}
+	dl.timer = time.AfterFunc(d, cancel)
+	return rctx, dl
+}
+
+// deadline is a request context's bound (requestContext).
+type deadline struct {
+	cancel context.CancelFunc
+	stop   func() bool
+	grace  time.Duration
+
+	mu     sync.Mutex
+	timer  *time.Timer
+	left   time.Duration
+	since  time.Time
+	paused bool
+}
+
+// done detaches the request from its caller and gives its tail the grace.
+func (d *deadline) done() {
+	d.stop()
+	d.mu.Lock()
+	d.timer.Stop()
+	d.mu.Unlock()
+	time.AfterFunc(d.grace, d.cancel)
+}
+
+// pause stops the wait until resume is called.
+func (d *deadline) pause() (resume func()) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.paused || !d.timer.Stop() {
+		return func() {} // paused already, or run out: nothing to resume
+	}
+	d.paused = true
+	d.left -= time.Since(d.since)
+	return func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		d.paused, d.since = false, time.Now()
+		d.timer.Reset(max(d.left, 0))
 	}
 }
 
@@ -98,6 +153,10 @@ type sessionOptions struct {
 	version string
 	// client adds to the go-sdk client options of the session (handlers).
 	client func(*mcp.ClientOptions)
+	// eliciting: the session advertises elicitation and routes its
+	// server's questions to the call that holds it (a 2025 session, taken
+	// by one call at a time; live.go).
+	eliciting bool
 }
 
 // open connects to the registration's server with its headers and
@@ -128,12 +187,29 @@ func (g *Gateway) open(ctx context.Context, r domain.Registration, o sessionOpti
 	if o.client != nil {
 		o.client(opts)
 	}
+	if o.eliciting {
+		opts.ElicitationHandler = s.elicit
+		opts.Capabilities = &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{}}
+		if ask >= "2025-11-25" {
+			opts.Capabilities = elicitCaps // URL mode came with 2025-11-25
+		}
+	}
 	client := mcp.NewClient(&mcp.Implementation{Name: g.cfg.ClientName, Version: g.cfg.ClientVersion}, opts)
 	client.AddSendingMiddleware(sendingMiddleware)
 
 	sctx, cancel := context.WithTimeout(ctx, g.cfg.StartupTimeout)
 	defer cancel()
-	cs, err := s.connect(sctx, client, r.Endpoint.String(), ask, opts.ToolListChangedHandler == nil)
+	if o.eliciting {
+		tr.question = func(params json.RawMessage) {
+			if cur := s.asking.Load(); cur != nil {
+				cur.ex.keep(params)
+			}
+		}
+	}
+	// A session opens its server's notification stream when it follows
+	// list changes, or may be asked on it (2025 servers may ask there).
+	quiet := opts.ToolListChangedHandler == nil && !o.eliciting
+	cs, err := s.connect(sctx, client, r.Endpoint.String(), ask, quiet)
 	if err != nil {
 		err = g.startupError(ctx, sctx, r, tr, ask, err)
 		close(s.ended)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -65,6 +66,11 @@ type stdioServer struct {
 	// follow hears its list-changed notifications (follow.go); on stdio
 	// they come on stdout, while the process runs.
 	follow *follower
+	// turns: a 2025 call that may ask the user has the session to itself
+	// (write lock), so the questions that come meanwhile are its own;
+	// asking is that call (elicit.go).
+	turns  sync.RWMutex
+	asking atomic.Pointer[asking]
 
 	// Under stdioServers.mu.
 	users   int
@@ -235,6 +241,12 @@ func (ss *stdioServers) status(id domain.RegistrationID) domain.ProcessStatus {
 	return st
 }
 
+// elicit is the process session's ElicitationHandler (2025): the question
+// goes to the asking call that holds the process (turns), if any.
+func (srv *stdioServer) elicit(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	return srv.asking.Load().answer(req)
+}
+
 // connectionStatus is Gateway.Status of a stdio registration: the running
 // process is its open connection, following what its server advertised.
 func (ss *stdioServers) connectionStatus(id domain.RegistrationID) domain.ConnectionStatus {
@@ -281,14 +293,25 @@ func (ss *stdioServers) start(srv *stdioServer) {
 	ask, accept := offer(srv.conf.Protocol)
 	// A line may be as long as the largest answer accepted: a read's
 	// (MaxReadBytes) is longer than a call's, whose size is checked per
-	// answer (callOnStdio), so a long answer never ends the session.
+	// answer (sendStdio), so a long answer never ends the session.
 	tr := newStdioTransport(proc, int(max(ss.cfg.MaxResponseBytes, ss.cfg.MaxReadBytes)), ask == Versions[0] && len(accept) == 1)
+	tr.conn.question = func(params json.RawMessage) {
+		if cur := srv.asking.Load(); cur != nil {
+			cur.ex.keep(params)
+		}
+	}
 	opts := &mcp.ClientOptions{
 		Capabilities:   &mcp.ClientCapabilities{}, // none: the host serves no sampling, roots or elicitation
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 		Logger:         ss.cfg.Log,
 	}
 	srv.follow.handlers(opts)
+	// The process is one session for every page, so a 2025 one advertises
+	// elicitation at initialize whatever the call (its questions go to an
+	// asking call, or are answered cancel; DECISIONS "Elicitation"); a
+	// 2026 one advertises it per request, only for a call that may ask.
+	opts.ElicitationHandler = srv.elicit
+	opts.Capabilities = elicitCaps
 	client := mcp.NewClient(&mcp.Implementation{Name: ss.cfg.ClientName, Version: ss.cfg.ClientVersion}, opts)
 	client.AddSendingMiddleware(sendingMiddleware)
 	cs, err := connectStdio(ctx, client, tr, ask)
@@ -529,40 +552,83 @@ func (g *Gateway) callOnStdio(ctx context.Context, srv *stdioServer, call domain
 	if init.Capabilities == nil || init.Capabilities.Tools == nil {
 		return domain.NotSent(CodeCallToolsMissing, "The MCP server did not declare the tools capability")
 	}
-	cctx, cancel := context.WithTimeout(ctx, g.cfg.CallWait)
-	defer cancel()
+	modern := init.ProtocolVersion >= Versions[0]
+	var a *asker
+	if call.Elicit != nil {
+		a = &asker{ctx: ctx, elic: call.Elicit}
+	}
+	// A 2025 process's questions carry nothing that tells whose they are:
+	// while a call that may ask runs, it has the process to itself (the
+	// others wait); between such calls a question is answered cancel.
+	if a != nil && !modern {
+		srv.turns.Lock()
+		defer srv.turns.Unlock()
+	} else {
+		srv.turns.RLock()
+		defer srv.turns.RUnlock()
+	}
+	out, ans := g.sendStdio(ctx, srv, call, a, nil)
+	if a == nil {
+		return out
+	}
+	rounds := 1
+	if modern {
+		out, rounds = g.rounds(ctx, a, out, ans, func(cont *continuation) (domain.CallOutcome, rawAnswer) {
+			return g.sendStdio(ctx, srv, call, a, cont)
+		})
+	}
+	if recs := a.trace(); len(recs) > 0 || rounds > 1 {
+		out.Rounds, out.Elicitations = rounds, recs
+	}
+	return out
+}
+
+// sendStdio makes one tools/call request over srv's session.
+func (g *Gateway) sendStdio(ctx context.Context, srv *stdioServer, call domain.ToolCall, a *asker, cont *continuation) (domain.CallOutcome, rawAnswer) {
+	cctx, dl := g.requestContext(ctx, g.cfg.CallWait)
+	defer dl.done()
 	cctx, ex := withExchange(cctx, "tools/call")
-	res, err := srv.cs.CallTool(cctx, &mcp.CallToolParams{Name: call.NativeName, Arguments: json.RawMessage(call.Arguments)})
-	if a, ok := ex.end(); ok {
-		if int64(len(a.result)) > g.cfg.MaxResponseBytes {
+	version := srv.cs.InitializeResult().ProtocolVersion
+	if a != nil {
+		ex.mayElicit = true
+		a.pause = dl.pause
+		if version < Versions[0] {
+			srv.asking.Store(&asking{a: a, ex: ex})
+			defer srv.asking.Store(nil)
+		}
+	}
+	res, err := srv.cs.CallTool(cctx, callParams(call, cont))
+	ans, known := ex.end()
+	if known {
+		if int64(len(ans.result)) > g.cfg.MaxResponseBytes {
 			// The line fit (a read's answers may be longer), the call's
 			// answer may not: as an HTTP body over the cap.
-			return domain.Unknown(CodeCallResponseFailed, fmt.Sprintf("The tool response could not be confirmed: the server's response exceeded %d bytes; the tool may have executed", g.cfg.MaxResponseBytes))
+			return domain.Unknown(CodeCallResponseFailed, fmt.Sprintf("The tool response could not be confirmed: the server's response exceeded %d bytes; the tool may have executed", g.cfg.MaxResponseBytes)), ans
 		}
-		if out, ok := answerOutcome(a); ok {
-			return out
+		if out, ok := answerOutcome(ans); ok {
+			return out, ans
 		}
 	}
 	if !ex.written.Load() {
 		// Nothing reached the process.
 		if ctx.Err() != nil {
-			return domain.NotSent(CodeCallCancelledBeforeSend, "The tool request was cancelled before it was queued")
+			return domain.NotSent(CodeCallCancelledBeforeSend, "The tool request was cancelled before it was queued"), ans
 		}
 		if code, msg := srv.failure(g.stdio); code != "" && err != nil {
-			return domain.NotSent(code, msg+"; the tool request was not sent")
+			return domain.NotSent(code, msg+"; the tool request was not sent"), ans
 		}
 		if err == nil {
 			err = errors.New("no request was written")
 		}
-		return domain.NotSent(CodeCallNotQueued, "The tool request could not be queued: "+err.Error())
+		return domain.NotSent(CodeCallNotQueued, "The tool request could not be queued: "+err.Error()), ans
 	}
 	if out, ok := writtenOutcome(ctx, cctx, res, err, "the tool"); ok {
-		return out
+		return out, ans
 	}
 	if code, msg := srv.failure(g.stdio); code != "" {
-		return domain.Unknown(code, msg+"; the tool may have executed")
+		return domain.Unknown(code, msg+"; the tool may have executed"), ans
 	}
-	return domain.Unknown(CodeCallResponseFailed, "The tool response could not be confirmed: "+err.Error()+"; the tool may have executed")
+	return domain.Unknown(CodeCallResponseFailed, "The tool response could not be confirmed: "+err.Error()+"; the tool may have executed"), ans
 }
 
 // stdioStartNotSent maps a failure to start (or reach) a stdio server to

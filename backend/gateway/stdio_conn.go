@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"strconv"
@@ -66,6 +67,10 @@ type stdioConn struct {
 	refuseInitialize bool
 	refusedLegacy    atomic.Bool
 
+	// question sees the params of each elicitation/create the server
+	// sends, as read (elicit.go keeps them for the asking call).
+	question func(json.RawMessage)
+
 	wmu   sync.Mutex // serialises writes, so in's count is per message
 	mu    sync.Mutex
 	calls map[jsonrpc.ID]*exchange // tracked requests written and not answered
@@ -108,6 +113,9 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 
 func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
+	if req, ok := msg.(*jsonrpc.Request); ok && err == nil && req.Method == "elicitation/create" && c.question != nil {
+		c.question(req.Params)
+	}
 	if resp, ok := msg.(*jsonrpc.Response); ok && err == nil {
 		c.mu.Lock()
 		ex := c.calls[resp.ID]

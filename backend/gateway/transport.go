@@ -49,8 +49,10 @@ type transport struct {
 	openDone chan struct{} // pinged when an exchange ends
 
 	// streams follows the session's notification stream (follow.go), nil
-	// until it opened one.
-	streams atomic.Pointer[streamState]
+	// until it opened one; question, when set, sees the params of each
+	// elicitation/create that comes on it (an eliciting session's).
+	streams  atomic.Pointer[streamState]
+	question func(params json.RawMessage)
 
 	// bearer is the access token sent on every request ("" when not
 	// signed in); a kept session gets the refreshed one (setBearer).

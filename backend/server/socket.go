@@ -13,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ttmcp/ttmcp/backend/service"
 	"github.com/ttmcp/ttmcp/jsapi"
 )
 
@@ -54,6 +55,7 @@ type socket struct {
 	work     sync.WaitGroup
 
 	backlog backlog // its results waiting to be written (under srv.outbox.mu)
+	asks    asks    // what the backend asks its page (asks.go)
 	// writes is the parent of every write's context; abortWrites tears the
 	// connection down under a write that is stuck (a page dropped for not
 	// reading).
@@ -70,6 +72,7 @@ type hello struct {
 func (sk *socket) run() {
 	ctx, cancel := context.WithCancel(sk.srv.ctx)
 	defer func() {
+		sk.asks.end()  // nobody will answer its questions
 		cancel()       // the socket is gone: stop what it started
 		sk.work.Wait() // and let it finish before the handler returns
 		sk.conn.CloseNow()
@@ -94,6 +97,9 @@ func (sk *socket) run() {
 			return
 		}
 		inv, err := parseInvoke(data)
+		if err != nil && sk.pageFrame(data) {
+			continue // a page's handlers or response frame
+		}
 		if err != nil {
 			sk.conn.Close(jsapi.ClosePolicyViolation, closeReason("ttmcp: expected an invoke frame {type,id,command,args}: "+err.Error()))
 			return
@@ -117,7 +123,7 @@ func (sk *socket) run() {
 		go func() {
 			defer sk.work.Done()
 			defer func() { <-sk.slots }()
-			value, err := sk.srv.cfg.Commands.Invoke(ctx, inv.command, inv.args)
+			value, err := sk.srv.cfg.Commands.Invoke(service.WithPage(ctx, sk), inv.command, inv.args)
 			sk.end(id) // the id is free once its result is on the way
 			sk.reply(id, value, err)
 		}()

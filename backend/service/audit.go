@@ -77,6 +77,12 @@ func (a *callAudit) finish(out jsapi.McpCallOutcome, err error) {
 		a.rec.Outcome, a.rec.Code = domain.OutcomeRejected, domain.CodeOf(err)
 	default:
 		a.rec.Outcome, a.rec.Code = domain.Outcome(out.Outcome), out.Code
+		if out.Rounds != nil {
+			a.rec.Rounds = *out.Rounds
+			for _, e := range out.Elicitations {
+				a.rec.Elicitations = append(a.rec.Elicitations, domain.ElicitRecord{Mode: e.Mode, Action: e.Action})
+			}
+		}
 		switch r := out.Response.(type) {
 		case *jsapi.McpToolResult:
 			a.rec.ResponseKind, a.rec.IsError = r.Kind, r.IsError
@@ -175,6 +181,13 @@ func AuditEntryDTO(r domain.CallRecord) jsapi.McpAuditEntry {
 	}
 	if r.HasContent {
 		e.ContentBytes, e.ContentCount = &r.ContentBytes, &r.ContentCount
+	}
+	if r.Rounds > 0 {
+		rounds := r.Rounds
+		e.Rounds = &rounds
+		for _, q := range r.Elicitations {
+			e.Elicitations = append(e.Elicitations, jsapi.McpElicitationRecord{Mode: q.Mode, Action: q.Action})
+		}
 	}
 	return e
 }

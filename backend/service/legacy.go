@@ -379,7 +379,9 @@ func (s *Service) callLegacy(ctx context.Context, dto jsapi.CallLegacyMcpToolDto
 	case reg.PermissionFor(name) == domain.PermissionOff:
 		return domain.NotSent(CodeCallPermissionOff, fmt.Sprintf("MCP tool `%s` is Off", dto.ToolID)), &reg, nil
 	}
-	return s.gateway.Call(callCtx, reg, s.toolCall(reg, name, args)), &reg, nil
+	call := s.toolCall(reg, name, args)
+	call.Elicit = s.elicitFor(ctx, domain.SourceModel, dto.ExecutionCallID, reg, name)
+	return s.gateway.Call(callCtx, reg, call), &reg, nil
 }
 
 // loaded returns the registration of toolID, if it can be loaded (to name

@@ -115,6 +115,9 @@ type Config struct {
 	RedirectURL string
 	// SignInTimeout bounds a pending sign-in, default 10 minutes.
 	SignInTimeout time.Duration
+	// ElicitTimeout bounds the wait for the user's answer to a server's
+	// question, default DefaultElicitTimeout (10 minutes).
+	ElicitTimeout time.Duration
 }
 
 // Service implements the commands of the MCP platform.
@@ -156,6 +159,7 @@ type Service struct {
 	signIns       *signIns
 	redirectURL   string
 	signInTimeout time.Duration
+	elicitTimeout time.Duration
 }
 
 // New returns a Service over the adapters of cfg.
@@ -165,6 +169,9 @@ func New(cfg Config) *Service {
 	}
 	if cfg.SignInTimeout <= 0 {
 		cfg.SignInTimeout = 10 * time.Minute
+	}
+	if cfg.ElicitTimeout <= 0 {
+		cfg.ElicitTimeout = DefaultElicitTimeout
 	}
 	return &Service{
 		regs:          cfg.Registrations,
@@ -188,6 +195,7 @@ func New(cfg Config) *Service {
 		signIns:       newSignIns(),
 		redirectURL:   cfg.RedirectURL,
 		signInTimeout: cfg.SignInTimeout,
+		elicitTimeout: cfg.ElicitTimeout,
 	}
 }
 

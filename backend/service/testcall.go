@@ -154,7 +154,9 @@ func (s *Service) TestCall(ctx context.Context, dto jsapi.TestMcpToolCallDto) (o
 	if callCtx.Err() != nil {
 		return notSent(CodeCallCancelledBeforeSend, "The tool request was cancelled before it started"), nil
 	}
-	return CallOutcomeDTO(s.gateway.Call(callCtx, r, s.toolCall(r, dto.NativeName, args))), nil
+	call := s.toolCall(r, dto.NativeName, args)
+	call.Elicit = s.elicitFor(ctx, domain.SourceTest, dto.CallID, r, dto.NativeName)
+	return CallOutcomeDTO(s.gateway.Call(callCtx, r, call)), nil
 }
 
 // toolCall is the call of nativeName on r with args, with the tool's input
@@ -222,6 +224,14 @@ func CallOutcomeDTO(o domain.CallOutcome) jsapi.McpCallOutcome {
 		out.Response = &jsapi.McpServerError{Kind: jsapi.ResponseServerError, Code: o.ServerError.Code, Message: o.ServerError.Message, DataJSON: o.ServerError.DataJSON}
 	case o.Unsupported != nil:
 		out.Response = &jsapi.McpUnsupportedResponse{Kind: jsapi.ResponseUnsupported, ResponseType: o.Unsupported.ResponseType, Message: o.Unsupported.Message}
+	}
+	if o.Rounds > 0 {
+		rounds := o.Rounds
+		out.Rounds = &rounds
+		out.Elicitations = make([]jsapi.McpElicitationRecord, 0, len(o.Elicitations))
+		for _, e := range o.Elicitations {
+			out.Elicitations = append(out.Elicitations, jsapi.McpElicitationRecord{Mode: e.Mode, Action: e.Action})
+		}
 	}
 	return out
 }

@@ -116,6 +116,15 @@ type auditLine struct {
 	PromptName   string `json:"promptName,omitempty"`
 	ContentBytes *int64 `json:"contentBytes,omitempty"`
 	ContentCount *int   `json:"contentCount,omitempty"`
+	// A call whose server asked the user (elicitation): its requests and
+	// each question's mode and answer.
+	Rounds       int            `json:"rounds,omitzero"`
+	Elicitations []elicitRecord `json:"elicitations,omitzero"`
+}
+
+type elicitRecord struct {
+	Mode   string `json:"mode"`
+	Action string `json:"action"`
 }
 
 var lineOptions = json.JoinOptions(jsontext.EscapeForHTML(false), jsontext.EscapeForJS(false), json.Deterministic(true))
@@ -147,6 +156,10 @@ func encodeAuditLine(r domain.CallRecord) ([]byte, error) {
 	}
 	if r.HasContent {
 		a.ContentBytes, a.ContentCount = &r.ContentBytes, &r.ContentCount
+	}
+	a.Rounds = r.Rounds
+	for _, e := range r.Elicitations {
+		a.Elicitations = append(a.Elicitations, elicitRecord{Mode: e.Mode, Action: e.Action})
 	}
 	b, err := json.Marshal(a, lineOptions)
 	if err != nil {
@@ -189,6 +202,10 @@ func decodeAuditLine(b []byte) (domain.CallRecord, bool) {
 	}
 	if a.ContentBytes != nil && a.ContentCount != nil {
 		r.HasContent, r.ContentBytes, r.ContentCount = true, *a.ContentBytes, *a.ContentCount
+	}
+	r.Rounds = a.Rounds
+	for _, e := range a.Elicitations {
+		r.Elicitations = append(r.Elicitations, domain.ElicitRecord{Mode: e.Mode, Action: e.Action})
 	}
 	return r, true
 }

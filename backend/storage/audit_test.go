@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -118,7 +119,7 @@ func TestAuditLineRoundTrip(t *testing.T) {
 	}
 	got := recs[0]
 	in.Time = c.t
-	if got != in {
+	if !reflect.DeepEqual(got, in) {
 		t.Errorf("read back %+v\nwant %+v", got, in)
 	}
 	if fi, _ := os.Stat(filepath.Join(l.Dir(), "2026-11.jsonl")); fi.Mode().Perm() != 0o600 {
@@ -156,7 +157,7 @@ func TestAuditKindsRoundTrip(t *testing.T) {
 	call.Kind = "" // read back as written: a line without a kind
 	for i, want := range []domain.CallRecord{call, get, read} {
 		want.Time = recs[i].Time
-		if recs[i] != want {
+		if !reflect.DeepEqual(recs[i], want) {
 			t.Errorf("read back %+v\nwant %+v", recs[i], want)
 		}
 	}

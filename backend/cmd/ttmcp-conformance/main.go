@@ -303,12 +303,14 @@ var scenarios = map[string]play{
 	"http-custom-headers":              customHeaders,
 	"http-invalid-tool-headers":        invalidToolHeaders,
 
-	// Not part of ttmcp (SPEC §6: no client capabilities, no retries).
-	// Its server sends elicitation/create on the standalone GET stream,
-	// which ttmcp never opens: a call would only wait for CallWait.
-	"elicitation-sep1034-client-defaults": byDesign("ttmcp declares no client capabilities and answers no elicitation"),
-	"sep-2322-client-request-state": byDesign("multi-round-trip is disabled: a tools/call is never sent twice",
-		"test_mrtr_echo_state", "test_mrtr_no_state", "test_mrtr_unrelated", "test_mrtr_no_result_type"),
+	// Elicitation (SPEC §10): 2025 — its server asks on the standalone
+	// GET stream during the call, and checks the defaults were applied;
+	// 2026 — input_required rounds (MRTR), the requestState echoed.
+	"elicitation-sep1034-client-defaults": callTools("test_client_elicitation_defaults"),
+	"sep-2322-client-request-state": callTools("test_mrtr_echo_state", "test_mrtr_no_state", "test_mrtr_unrelated",
+		"test_mrtr_no_result_type"),
+
+	// Not part of ttmcp (SPEC §6: no retries).
 	"sse-retry": byDesign("ttmcp never reconnects an SSE stream (no retries of any kind)",
 		"test_reconnection"),
 }
@@ -350,6 +352,33 @@ func discover(ctx context.Context, e env) (domain.Catalog, error) {
 	return cat, nil
 }
 
+// acceptingUser answers every question accept: a form with no values of
+// its own (the defaults apply), a page as agreed.
+func acceptingUser(_ context.Context, req domain.ElicitRequest) (domain.ElicitResponse, error) {
+	resp := domain.ElicitResponse{Action: domain.ElicitAccept}
+	if req.Mode == domain.ElicitForm {
+		resp.Content = json.RawMessage(`{}`)
+	}
+	return resp, nil
+}
+
+// callTools discovers and calls each of tools: a scenario whose checks are
+// in what the server sees of the calls.
+func callTools(tools ...string) play {
+	return func(ctx context.Context, e env) error {
+		if _, err := discover(ctx, e); err != nil {
+			return err
+		}
+		var errs []error
+		for _, tool := range tools {
+			if _, err := call(ctx, e, tool, map[string]any{}); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		return errors.Join(errs...)
+	}
+}
+
 // call makes one gateway call of tool with args, prints the outcome, and
 // fails unless the server's answer is known (a result or a JSON-RPC
 // error).
@@ -358,7 +387,10 @@ func call(ctx context.Context, e env, tool string, args any) (domain.CallOutcome
 	if err != nil {
 		return domain.CallOutcome{}, err
 	}
-	out := e.gw.Call(ctx, e.reg, domain.ToolCall{NativeName: tool, Arguments: raw, InputSchema: e.schemas[tool]})
+	// The scenarios' servers may ask the user: the runner is a user who
+	// accepts every form with its defaults (elicitation scenarios check
+	// that the client applies them) and agrees to every page.
+	out := e.gw.Call(ctx, e.reg, domain.ToolCall{NativeName: tool, Arguments: raw, InputSchema: e.schemas[tool], Elicit: acceptingUser})
 	enc := json.NewEncoder(e.stdout)
 	enc.SetIndent("", "  ")
 	enc.Encode(struct {

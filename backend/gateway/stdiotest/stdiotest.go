@@ -201,8 +201,10 @@ func (e exitAfterList) Close() error { return e.w.Close() }
 
 // Server is the go-sdk server of the "tools" mode, with the tools the
 // tests call: echo (the arguments as text), pid, sleep {ms}, crash (exit
-// 3 mid-call), chatter (prose on stdout, then wait), big {bytes} and
-// spawn (a grandchild that ignores SIGTERM; its pid as text); and the
+// 3 mid-call), chatter (prose on stdout, then wait), big {bytes}, spawn
+// (a grandchild that ignores SIGTERM; its pid as text) and greet (asks the
+// user's name: input_required on 2026, elicitation/create during the call
+// on 2025; "hello <name>", or what the user chose instead); and the
 // resources and prompt below.
 func Server() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "stdio-test", Version: "1.0.0"}, nil)
@@ -246,6 +248,18 @@ func Server() *mcp.Server {
 			var in struct{ Bytes int }
 			json.Unmarshal(req.Params.Arguments, &in)
 			return text(strings.Repeat("x", in.Bytes)), nil
+		})
+	s.AddTool(&mcp.Tool{Name: "greet", Description: "Ask the user's name", InputSchema: obj},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			resp, ok := req.Params.InputResponses["who"].(*mcp.ElicitResult)
+			if !ok {
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"who": &mcp.ElicitParams{Mode: "form", Message: "Your name?",
+					RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)}}}, nil
+			}
+			if resp.Action != "accept" {
+				return text("no greeting: " + resp.Action), nil
+			}
+			return text(fmt.Sprintf("hello %v", resp.Content["name"])), nil
 		})
 	s.AddTool(&mcp.Tool{Name: "spawn", Description: "Start a grandchild that ignores SIGTERM", InputSchema: obj},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -1,0 +1,236 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ttmcp/ttmcp/backend/domain"
+)
+
+// Elicitation (issue 20, docs/ARCHITECTURE.md "Live connections"): a server
+// asks the user during a call, and the page that made the call answers
+// (domain.ToolCall.Elicit). On 2026-07-28 the server answers the call
+// input_required and the call's own loop asks and sends the call again with
+// the answers (call.go, rounds); on 2025 the server sends elicitation/create
+// during the call, on a session whose capability was fixed at initialize —
+// an eliciting session, taken by one call at a time, so its question is
+// that call's (live.go) — and its handler asks (here).
+
+// maxRounds bounds the tools/call requests of one call (2026 input_required
+// rounds, the first request included).
+const maxRounds = 8
+
+// maxAnswerTries bounds how often one question is asked again after an
+// answer that does not fit its schema; then the backend answers cancel.
+const maxAnswerTries = 3
+
+// elicitCaps is the capability a call that may elicit advertises: both
+// modes.
+var elicitCaps = &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{
+	Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}}
+
+// asker is one call's way to the user: its ElicitFunc, the record of what
+// was asked, and the pause of the call's wait for the server while the
+// user answers (the server waits for the user, not the other way round).
+type asker struct {
+	ctx   context.Context // the call's: a stopped call withdraws its question
+	elic  domain.ElicitFunc
+	pause func() (resume func())
+
+	mu      sync.Mutex
+	records []domain.ElicitRecord
+}
+
+// ask puts one question to the user and returns the answer to send: a
+// form answer that does not fit the schema is asked again with the reason
+// (the server never sees it), at most maxAnswerTries times; a failure to
+// ask (the page closed, it timed out, the call was stopped) is cancel.
+func (a *asker) ask(req domain.ElicitRequest) domain.ElicitResponse {
+	resume := func() {}
+	if a.pause != nil {
+		resume = a.pause()
+	}
+	defer resume()
+	var schema *domain.ElicitSchema
+	if req.Mode == domain.ElicitForm && len(req.RequestedSchema) > 0 {
+		s, err := domain.ParseElicitSchema(req.RequestedSchema)
+		if err != nil {
+			// A form ttmcp cannot render or check: the user is not asked.
+			a.record(req.Mode, domain.ElicitInvalid)
+			return domain.ElicitResponse{Action: domain.ElicitCancel}
+		}
+		schema = &s
+	}
+	for try := 1; ; try++ {
+		resp, err := a.elic(a.ctx, req)
+		switch {
+		case a.ctx.Err() != nil:
+			// The call was stopped: the question is withdrawn, and an
+			// answer that came anyway is not the user's to send.
+			a.record(req.Mode, domain.ElicitCancel)
+			return domain.ElicitResponse{Action: domain.ElicitCancel}
+		case errors.Is(err, domain.ErrElicitTimedOut):
+			a.record(req.Mode, domain.ElicitTimedOut)
+			return domain.ElicitResponse{Action: domain.ElicitCancel}
+		case err != nil:
+			a.record(req.Mode, domain.ElicitCancel)
+			return domain.ElicitResponse{Action: domain.ElicitCancel}
+		}
+		switch resp.Action {
+		case domain.ElicitAccept, domain.ElicitDecline, domain.ElicitCancel:
+		default:
+			resp = domain.ElicitResponse{Action: domain.ElicitCancel}
+		}
+		if resp.Action != domain.ElicitAccept || req.Mode != domain.ElicitForm {
+			resp.Content = nil
+			a.record(req.Mode, resp.Action)
+			return resp
+		}
+		if len(resp.Content) == 0 {
+			resp.Content = json.RawMessage(`{}`)
+		}
+		bad := error(nil)
+		if schema != nil {
+			bad = schema.Check(resp.Content)
+		} else if !isObject(resp.Content) {
+			bad = errors.New("the answer is not an object")
+		}
+		if bad == nil {
+			a.record(req.Mode, domain.ElicitAccept)
+			return resp
+		}
+		if try == maxAnswerTries {
+			a.record(req.Mode, domain.ElicitInvalid)
+			return domain.ElicitResponse{Action: domain.ElicitCancel}
+		}
+		req.Error = bad.Error()
+	}
+}
+
+func (a *asker) record(mode, action string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.records = append(a.records, domain.ElicitRecord{Mode: mode, Action: action})
+}
+
+func (a *asker) trace() []domain.ElicitRecord {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]domain.ElicitRecord(nil), a.records...)
+}
+
+func isObject(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '{' && json.Valid(raw)
+}
+
+// elicitRequest turns a question as sent (its JSON params) into the
+// domain's; the mode is inferred as go-sdk does when the server left it
+// out (a URL or an id: url; else form).
+func elicitRequest(params json.RawMessage) (domain.ElicitRequest, bool) {
+	var p struct {
+		Mode            string          `json:"mode"`
+		Message         string          `json:"message"`
+		RequestedSchema json.RawMessage `json:"requestedSchema"`
+		URL             string          `json:"url"`
+		ElicitationID   string          `json:"elicitationId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return domain.ElicitRequest{}, false
+	}
+	if p.Mode == "" {
+		p.Mode = domain.ElicitForm
+		if p.URL != "" || p.ElicitationID != "" {
+			p.Mode = domain.ElicitURL
+		}
+	}
+	if p.Mode != domain.ElicitForm && p.Mode != domain.ElicitURL || p.Mode == domain.ElicitURL && p.URL == "" {
+		return domain.ElicitRequest{}, false
+	}
+	return domain.ElicitRequest{Mode: p.Mode, Message: p.Message, RequestedSchema: p.RequestedSchema, URL: p.URL,
+		ElicitationID: p.ElicitationID}, true
+}
+
+// elicitResult is the answer as go-sdk sends it.
+func elicitResult(resp domain.ElicitResponse) *mcp.ElicitResult {
+	out := &mcp.ElicitResult{Action: resp.Action}
+	if len(resp.Content) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(resp.Content))
+		dec.UseNumber() // numbers as the user's page sent them
+		var content map[string]any
+		if dec.Decode(&content) == nil {
+			out.Content = content
+		}
+	}
+	return out
+}
+
+// answer puts a question that came during cur's call to cur's user; one
+// that comes between calls (cur nil) is answered cancel: nobody asked it.
+func (cur *asking) answer(req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	if cur == nil || req.Params == nil {
+		return &mcp.ElicitResult{Action: domain.ElicitCancel}, nil
+	}
+	raw := cur.ex.question(req.Params)
+	if raw == nil {
+		raw, _ = json.Marshal(req.Params)
+	}
+	q, ok := elicitRequest(raw)
+	if !ok {
+		cur.a.record(req.Params.Mode, domain.ElicitInvalid)
+		return &mcp.ElicitResult{Action: domain.ElicitCancel}, nil
+	}
+	return elicitResult(cur.a.ask(q)), nil
+}
+
+// keep keeps the raw params of a question read from a stdio server while
+// the tracked request runs (stdio_conn.go).
+func (ex *exchange) keep(params json.RawMessage) {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	if len(ex.questions) < 16 {
+		ex.questions = append(ex.questions, bytes.Clone(params))
+	}
+}
+
+// question returns the raw params of the question p that the tracked
+// request's server asked: go-sdk hands its handler the params decoded (a
+// requested schema as a Go map, the order of its properties lost), and the
+// page is to show the form as the server wrote it. A 2025 server asks on
+// the call's response stream (the body the exchange keeps); a stdio
+// server's questions are kept as they are read (stdio_conn.go). The first
+// question not yet taken with p's message and mode; nil when none is kept.
+func (ex *exchange) question(p *mcp.ElicitParams) json.RawMessage {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	kept := append(append([]json.RawMessage(nil), ex.questions...), rawQuestions(ex.contentType, ex.body.Bytes())...)
+	for i := ex.asked; i < len(kept); i++ {
+		r, ok := elicitRequest(kept[i])
+		if ok && r.Message == p.Message && (p.Mode == "" || r.Mode == p.Mode) {
+			ex.asked = i + 1
+			return kept[i]
+		}
+	}
+	return nil
+}
+
+// rawQuestions reads the elicitation/create requests in an SSE or JSON body
+// (a 2025 call's response stream, where its server's questions come).
+func rawQuestions(contentType string, body []byte) []json.RawMessage {
+	var out []json.RawMessage
+	for _, msg := range responseMessages(contentType, body) {
+		var m struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if json.Unmarshal(msg, &m) == nil && m.Method == "elicitation/create" {
+			out = append(out, m.Params)
+		}
+	}
+	return out
+}

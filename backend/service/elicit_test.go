@@ -1,0 +1,176 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ttmcp/ttmcp/backend/gateway"
+	"github.com/ttmcp/ttmcp/backend/storage"
+	"github.com/ttmcp/ttmcp/jsapi"
+)
+
+// pageDouble is a page with (or without) an elicitation handler, as the
+// server layer would put it in a command's context.
+type pageDouble struct {
+	handler func(ctx context.Context, req jsapi.McpElicitationRequest) (jsapi.McpElicitationResponse, error)
+	mu      sync.Mutex
+	asked   []jsapi.McpElicitationRequest
+}
+
+func (p *pageDouble) HasElicitationHandler() bool { return p.handler != nil }
+
+func (p *pageDouble) Elicit(ctx context.Context, req jsapi.McpElicitationRequest) (jsapi.McpElicitationResponse, error) {
+	p.mu.Lock()
+	p.asked = append(p.asked, req)
+	p.mu.Unlock()
+	return p.handler(ctx, req)
+}
+
+// greetServer's tool greet asks the user's name (both eras, as the
+// gateway's askingServer).
+func greetServer(t *testing.T, stateless bool) string {
+	s := mcp.NewServer(&mcp.Implementation{Name: "greeter", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "greet", InputSchema: map[string]any{"type": "object"}}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		resp, ok := req.Params.InputResponses["who"].(*mcp.ElicitResult)
+		if !ok {
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"who": &mcp.ElicitParams{Mode: "form", Message: "Your name?",
+				RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)}}}, nil
+		}
+		if resp.Action != "accept" {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "no greeting"}}}, nil
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("hello %v", resp.Content["name"])}}}, nil
+	})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: stateless}))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// The page that makes a call answers its server's questions, asked with
+// the call's identity; one user action is one audit record with its rounds
+// and answers (never the content); a declined question tells the model
+// what the user decided; a page without a handler is never asked; the
+// wait for the user is bounded.
+func TestCallsAskTheirPage(t *testing.T) {
+	for _, era := range []struct {
+		name      string
+		stateless bool
+		protocol  string
+		rounds    int
+	}{{"2025", false, jsapi.Protocol20251125, 1}, {"2026", true, jsapi.Protocol20260728, 2}} {
+		t.Run(era.name, func(t *testing.T) {
+			// The server first: cleanups run last-in first-out, and the
+			// gateway's kept sessions must close before the server does.
+			endpoint := greetServer(t, era.stateless)
+			root := t.TempDir()
+			store := storage.Open(root)
+			audit := storage.OpenAuditLog(root, storage.AuditOptions{})
+			gw := gateway.New(gateway.Config{StartupTimeout: 5 * time.Second, CallWait: 5 * time.Second, CloseTimeout: time.Second})
+			t.Cleanup(func() { gw.Close() })
+			svc := New(Config{Registrations: store, Catalogs: store, Gateway: gw, Audit: audit, ElicitTimeout: 100 * time.Millisecond})
+			ctx := context.Background()
+			srv, err := svc.Create(ctx, jsapi.CreateMcpServerDto{DisplayName: "Greeter", Endpoint: endpoint, ProtocolVersion: new(era.protocol)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			svc.SetState(ctx, jsapi.SetMcpServerStateDto{RegistrationID: srv.ID, State: jsapi.StateActive})
+			svc.SetPermission(ctx, jsapi.SetMcpToolPermissionDto{RegistrationID: srv.ID, NativeName: "greet", Permission: jsapi.PermissionAllow})
+
+			test := func(page Page, callID string) jsapi.McpCallOutcome {
+				pctx := WithPage(ctx, page)
+				if _, err := svc.StartTestCall(pctx, jsapi.McpTestCallIdDto{CallID: callID}); err != nil {
+					t.Fatal(err)
+				}
+				out, err := svc.TestCall(pctx, jsapi.TestMcpToolCallDto{CallID: callID, RegistrationID: srv.ID, NativeName: "greet", ArgumentsJSON: `{}`})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return out
+			}
+			text := func(o jsapi.McpCallOutcome) string {
+				r, ok := o.Response.(*jsapi.McpToolResult)
+				if !ok || len(r.TextBlocks) != 1 {
+					t.Fatalf("outcome %+v", o)
+				}
+				return r.TextBlocks[0].Text
+			}
+
+			page := &pageDouble{handler: func(context.Context, jsapi.McpElicitationRequest) (jsapi.McpElicitationResponse, error) {
+				return jsapi.McpElicitationResponse{Action: "accept", Content: jsapi.RawJSON(`{"name":"secret-octo"}`)}, nil
+			}}
+			out := test(page, "t1")
+			if got := text(out); got != "hello secret-octo" || out.Rounds == nil || *out.Rounds != era.rounds || len(out.Elicitations) != 1 {
+				t.Fatalf("outcome %q rounds %v %+v", got, out.Rounds, out.Elicitations)
+			}
+			q := page.asked[0]
+			if q.CallID != "t1" || q.RegistrationID != srv.ID || q.ServerDisplayName != "Greeter" || q.NativeName != "greet" || q.Source != "test" ||
+				q.Mode != "form" || q.Message != "Your name?" || !strings.Contains(string(q.RequestedSchema), `"name"`) {
+				t.Fatalf("asked %+v", q)
+			}
+			e := auditLast(t, svc)
+			if e.Rounds == nil || *e.Rounds != era.rounds || len(e.Elicitations) != 1 || e.Elicitations[0] != (jsapi.McpElicitationRecord{Mode: "form", Action: "accept"}) {
+				t.Fatalf("audit %+v", e)
+			}
+			for _, line := range auditFileLines(t, audit) {
+				if strings.Contains(line, "secret-octo") {
+					t.Fatalf("what the user entered reached the audit log: %s", line)
+				}
+			}
+
+			// a model call whose user declines: the model reads what the user decided
+			declining := &pageDouble{handler: func(context.Context, jsapi.McpElicitationRequest) (jsapi.McpElicitationResponse, error) {
+				return jsapi.McpElicitationResponse{Action: "decline"}, nil
+			}}
+			mctx := WithPage(ctx, declining)
+			svc.StartLegacyCall(mctx, jsapi.McpExecutionCallIdDto{ExecutionCallID: "m1"})
+			mo, err := svc.CallLegacyTool(mctx, jsapi.CallLegacyMcpToolDto{ExecutionCallID: "m1", ToolID: "mcp/" + srv.ID + ":greet", ArgumentsJSON: "{}",
+				Readable: &jsapi.McpReadableOptions{}})
+			if err != nil || mo.Readable == nil || !strings.Contains(mo.Readable.Text, "no greeting") || !strings.Contains(mo.Readable.Text, "the user declined") ||
+				declining.asked[0].Source != "model" || declining.asked[0].CallID != "m1" {
+				t.Fatalf("model call: %+v %v", mo.Readable, err)
+			}
+
+			// no handler: never asked, nothing advertised
+			none := &pageDouble{}
+			out = test(none, "t2")
+			if len(none.asked) != 0 || out.Rounds != nil {
+				t.Fatalf("a page without a handler: asked %d, %+v", len(none.asked), out)
+			}
+
+			// a user who never answers: cancel after the bound, recorded as a timeout
+			silent := &pageDouble{handler: func(ctx context.Context, _ jsapi.McpElicitationRequest) (jsapi.McpElicitationResponse, error) {
+				<-ctx.Done()
+				return jsapi.McpElicitationResponse{}, ctx.Err()
+			}}
+			out = test(silent, "t3")
+			if got := text(out); got != "no greeting" || len(out.Elicitations) != 1 || out.Elicitations[0].Action != "timeout" {
+				t.Fatalf("timeout: %q %+v", got, out.Elicitations)
+			}
+		})
+	}
+}
+
+func auditLast(t *testing.T, svc *Service) jsapi.McpAuditEntry {
+	t.Helper()
+	one := 1
+	l, err := svc.ListAudit(context.Background(), jsapi.McpAuditListDto{Limit: &one})
+	if err != nil || len(l.Entries) != 1 {
+		t.Fatalf("audit: %+v %v", l, err)
+	}
+	return l.Entries[0]
+}
+
+func auditFileLines(t *testing.T, a *storage.AuditLog) []string {
+	t.Helper()
+	w := &world{t: t, audit: a}
+	return w.auditLines()
+}
