@@ -52,12 +52,28 @@ func (g *Gateway) discoverOn(ctx context.Context, le *lease) (domain.Catalog, er
 	if init.Capabilities == nil || init.Capabilities.Tools == nil {
 		return cat, nil // no tools capability: nothing to list
 	}
+	// A 2025 server learns at initialize whether its client can ask the
+	// user, and may list its asking tools only then: the catalog is listed
+	// on an eliciting session (kept for the next asking call), which
+	// server-everything's trigger-elicitation tools need. A server that
+	// refuses a second session is listed on the shared one.
+	var put func(keep bool)
+	if init.ProtocolVersion < Versions[0] {
+		if es, p, err := g.lives.eliciting(ctx, le); err == nil {
+			s, put = es, p
+		}
+	}
 	w := g.warm()
 	l, err := g.listTools(ctx, s, "", w.page)
+	if put != nil {
+		put(err == nil)
+	}
 	if err != nil {
 		w.stop()
 		if l.expired {
-			g.lives.expired(le)
+			if put == nil {
+				g.lives.expired(le)
+			}
 			return domain.Catalog{}, errSessionGone
 		}
 		if s.tr.refused.Load() != nil {
@@ -65,7 +81,9 @@ func (g *Gateway) discoverOn(ctx context.Context, le *lease) (domain.Catalog, er
 		}
 		return domain.Catalog{}, err
 	}
-	g.lives.kept(le)
+	if put == nil {
+		g.lives.kept(le)
+	}
 	w.finish()
 	cat.Tools, cat.Diagnostics = domain.ValidateTools(l.tools, g.schemas)
 	cat.Diagnostics = append(cat.Diagnostics, l.excluded...)
@@ -123,6 +141,12 @@ func (g *Gateway) listTools(ctx context.Context, s *session, target string, onPa
 func (g *Gateway) listPages(ctx, lctx context.Context, cs *mcp.ClientSession, failed func(error) error, target string, onPage func([]domain.DescribedTool)) (listing, error) {
 	var l listing
 	ex := exchangeOf(lctx)
+	// A list shows what a client that can ask the user would see: some
+	// servers offer their asking tools only to such a client, and a page
+	// that answers may call them. On 2026-07-28 the requests say so in
+	// their _meta; nothing is asked during a list (a 2026 list cannot ask;
+	// a 2025 question there finds no call and is answered cancel).
+	ex.mayElicit = true
 	total := 0
 	fetch := func(cursor string) (listPage[*mcp.Tool], error) {
 		res, err := cs.ListTools(lctx, &mcp.ListToolsParams{Cursor: cursor})

@@ -161,9 +161,22 @@ func elicitResult(resp domain.ElicitResponse) *mcp.ElicitResult {
 	out := &mcp.ElicitResult{Action: resp.Action}
 	if len(resp.Content) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(resp.Content))
-		dec.UseNumber() // numbers as the user's page sent them
+		dec.UseNumber()
 		var content map[string]any
 		if dec.Decode(&content) == nil {
+			// go-sdk checks the content against the requested schema
+			// before it sends it, and takes a json.Number for a string:
+			// a whole number goes as an int64 (exact), any other as a
+			// float64. The values are flat (domain.ElicitSchema).
+			for k, v := range content {
+				if n, ok := v.(json.Number); ok {
+					if i, err := n.Int64(); err == nil {
+						content[k] = i
+					} else if f, err := n.Float64(); err == nil {
+						content[k] = f
+					}
+				}
+			}
 			out.Content = content
 		}
 	}

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ttmcp/ttmcp/backend/domain"
@@ -456,5 +458,25 @@ func TestStdioElicitation(t *testing.T) {
 				t.Fatalf("greet without a handler: %+v", out)
 			}
 		})
+	}
+}
+
+// An accepted form's numbers reach go-sdk as numbers: it checks the
+// content against the requested schema before sending, and would take a
+// json.Number for a string (server-everything's integer field failed so).
+func TestElicitResultNumbers(t *testing.T) {
+	got := elicitResult(domain.ElicitResponse{Action: domain.ElicitAccept,
+		Content: json.RawMessage(`{"i":7,"big":9007199254740993,"f":2.5,"w":7.0,"s":"7","b":true,"m":["a"]}`)})
+	want := map[string]any{"i": int64(7), "big": int64(9007199254740993), "f": 2.5, "w": 7.0, "s": "7", "b": true, "m": []any{"a"}}
+	if got.Action != domain.ElicitAccept || !reflect.DeepEqual(got.Content, want) {
+		t.Fatalf("got %#v", got)
+	}
+	schema := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"i": {Type: "integer"}, "w": {Type: "integer"}, "f": {Type: "number"}}}
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := resolved.Validate(map[string]any{"i": got.Content["i"], "w": got.Content["w"], "f": got.Content["f"]}); err != nil {
+		t.Fatalf("go-sdk's validator: %v", err)
 	}
 }

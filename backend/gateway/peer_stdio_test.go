@@ -91,8 +91,8 @@ func TestPeerEverythingStdio(t *testing.T) {
 	if cat.ProtocolVersion != "2025-11-25" || cat.ServerName == nil || *cat.ServerName != "mcp-servers/everything" {
 		t.Fatalf("catalog head: %s %v", cat.ProtocolVersion, deref(cat.ServerName))
 	}
-	if got := names(cat); !slices.Equal(got, everythingTools) || len(cat.Diagnostics) != 0 {
-		t.Fatalf("tools\n got %q\nwant %q\ndiagnostics %+v", got, everythingTools, cat.Diagnostics)
+	if got, want := names(cat), everythingTools(cat.ProtocolVersion); !slices.Equal(got, want) || len(cat.Diagnostics) != 0 {
+		t.Fatalf("tools\n got %q\nwant %q\ndiagnostics %+v", got, want, cat.Diagnostics)
 	}
 	call := func(name, args string) *domain.ToolResult {
 		t.Helper()

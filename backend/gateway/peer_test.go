@@ -32,23 +32,31 @@ import (
 const nodeToolsEnv = "TTMCP_NODE_TOOLS"
 
 // everythingTools are the tools server-everything 2026.8.31 lists to a
-// client without roots, sampling or elicitation capabilities (ttmcp
-// declares none, so get-roots-list and the trigger-sampling/elicitation
-// tools stay out), in native-name order.
-var everythingTools = []string{
-	"echo",
-	"get-annotated-message",
-	"get-env",
-	"get-resource-links",
-	"get-resource-reference",
-	"get-structured-content",
-	"get-sum",
-	"get-tiny-image",
-	"gzip-file-as-resource",
-	"simulate-research-query", // registered after initialize whatever the client declares
-	"toggle-simulated-logging",
-	"toggle-subscriber-updates",
-	"trigger-long-running-operation",
+// client that declares elicitation (a list is made as a client that can
+// ask: discover.go) and no roots, sampling or tasks (so get-roots-list,
+// the trigger-sampling tools and the tasks-based elicitation stay out), in
+// native-name order; URL-mode elicitation exists from 2025-11-25.
+func everythingTools(version string) []string {
+	tools := []string{
+		"echo",
+		"get-annotated-message",
+		"get-env",
+		"get-resource-links",
+		"get-resource-reference",
+		"get-structured-content",
+		"get-sum",
+		"get-tiny-image",
+		"gzip-file-as-resource",
+		"simulate-research-query", // registered after initialize whatever the client declares
+		"toggle-simulated-logging",
+		"toggle-subscriber-updates",
+		"trigger-elicitation-request",
+		"trigger-long-running-operation",
+	}
+	if version >= "2025-11-25" {
+		tools = append(tools, "trigger-url-elicitation")
+	}
+	return tools
 }
 
 // everythingDiagnostics are the diagnostics discovery reports for it: none,
@@ -173,8 +181,8 @@ func TestPeerEverythingDiscovery(t *testing.T) {
 			if cat.ServerName == nil || *cat.ServerName != "mcp-servers/everything" || cat.ServerVersion == nil || *cat.ServerVersion != "2.0.0" {
 				t.Fatalf("server %v %v, want mcp-servers/everything 2.0.0", deref(cat.ServerName), deref(cat.ServerVersion))
 			}
-			if got := names(cat); !slices.Equal(got, everythingTools) {
-				t.Fatalf("tools\n got %q\nwant %q", got, everythingTools)
+			if got, want := names(cat), everythingTools(tt.want); !slices.Equal(got, want) {
+				t.Fatalf("tools\n got %q\nwant %q", got, want)
 			}
 			if got := codes(cat); !slices.Equal(got, everythingDiagnostics) {
 				t.Fatalf("diagnostics %+v, want codes %q", cat.Diagnostics, everythingDiagnostics)
@@ -341,6 +349,84 @@ func TestPeerEverythingResources(t *testing.T) {
 			caps, ok := g.Advertised(r)
 			if !ok || !caps.Resources || !caps.Prompts || !caps.Completions || !caps.ResourcesSubscribe || caps.ProtocolVersion != string(pref) {
 				t.Fatalf("advertised %+v", caps)
+			}
+		})
+	}
+}
+
+// TestPeerEverythingElicitation answers the independent peer's questions:
+// its form (every field kind of the requested-schema subset) filled with
+// values it then reports, an answer that does not fit the schema asked
+// again with the reason and never sent, a decline, and a URL-mode question
+// (2025-11-25) whose URL reaches the user as sent.
+func TestPeerEverythingElicitation(t *testing.T) {
+	endpoint := startEverything(t)
+	for _, pref := range []domain.Protocol{domain.Protocol20251125, domain.Protocol20250618} {
+		t.Run(string(pref), func(t *testing.T) {
+			r := registration(t, endpoint, pref, nil)
+			g := peerGateway(t)
+			call := func(name, args string, elicit domain.ElicitFunc) domain.CallOutcome {
+				t.Helper()
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				o := g.Call(ctx, r, domain.ToolCall{NativeName: name, Arguments: json.RawMessage(args), Elicit: elicit})
+				if o.Outcome != domain.OutcomeKnownResponse || o.Result == nil || o.Result.IsError {
+					t.Fatalf("%s: %+v %+v", name, o, o.Result)
+				}
+				return o
+			}
+			text := func(o domain.CallOutcome) string {
+				var b strings.Builder
+				for _, tb := range o.Result.TextBlocks {
+					b.WriteString(tb.Text + "\n")
+				}
+				return b.String()
+			}
+
+			var asked []domain.ElicitRequest
+			o := call("trigger-elicitation-request", `{}`, func(_ context.Context, req domain.ElicitRequest) (domain.ElicitResponse, error) {
+				asked = append(asked, req)
+				if len(asked) == 1 { // over the integer's maximum of 100
+					return domain.ElicitResponse{Action: domain.ElicitAccept, Content: json.RawMessage(`{"name":"Ada","integer":500}`)}, nil
+				}
+				return domain.ElicitResponse{Action: domain.ElicitAccept, Content: json.RawMessage(
+					`{"name":"Ada Lovelace","check":true,"email":"ada@example.com","birthdate":"1815-12-10","integer":7,"number":2.5,` +
+						`"untitledSingleSelectEnum":"Ross","untitledMultipleSelectEnum":["Piano","Violin"],"titledSingleSelectEnum":"hero-3",` +
+						`"titledMultipleSelectEnum":["fish-2"],"legacyTitledEnum":"pet-2"}`)}, nil
+			})
+			if len(asked) != 2 || asked[0].Mode != domain.ElicitForm || asked[0].Error != "" || asked[1].Error == "" ||
+				!bytes.Contains(asked[0].RequestedSchema, []byte(`"titledMultipleSelectEnum"`)) {
+				t.Fatalf("asked %+v", asked)
+			}
+			got := text(o)
+			if !strings.Contains(got, "- Name: Ada Lovelace") || !strings.Contains(got, "- Favorite Integer: 7") || strings.Contains(got, "500") {
+				t.Fatalf("accepted form: %s", got)
+			}
+			if len(o.Elicitations) != 1 || o.Elicitations[0] != (domain.ElicitRecord{Mode: domain.ElicitForm, Action: domain.ElicitAccept}) || o.Rounds != 1 {
+				t.Fatalf("records %+v, rounds %d", o.Elicitations, o.Rounds)
+			}
+
+			o = call("trigger-elicitation-request", `{}`, func(context.Context, domain.ElicitRequest) (domain.ElicitResponse, error) {
+				return domain.ElicitResponse{Action: domain.ElicitDecline}, nil
+			})
+			if got := text(o); !strings.Contains(got, "User declined") {
+				t.Fatalf("declined: %s", got)
+			}
+
+			if pref != domain.Protocol20251125 {
+				return
+			}
+			var url domain.ElicitRequest
+			o = call("trigger-url-elicitation", `{"url":"https://pay.example.com/checkout?id=42","message":"Pay here"}`,
+				func(_ context.Context, req domain.ElicitRequest) (domain.ElicitResponse, error) {
+					url = req
+					return domain.ElicitResponse{Action: domain.ElicitAccept}, nil
+				})
+			if url.Mode != domain.ElicitURL || url.URL != "https://pay.example.com/checkout?id=42" || url.Message != "Pay here" || url.ElicitationID == "" {
+				t.Fatalf("URL question %+v", url)
+			}
+			if got := text(o); !strings.Contains(got, "completed the URL elicitation flow") {
+				t.Fatalf("URL accepted: %s", got)
 			}
 		})
 	}
