@@ -58,6 +58,9 @@ type stdioServer struct {
 
 	ready chan struct{} // closed once the start succeeded or failed
 	err   error         // why it failed to start, once ready is closed
+	// watched is closed once watch has recorded the end of a started
+	// process and retired it.
+	watched chan struct{}
 
 	// Set by a successful start, before ready is closed.
 	proc *process
@@ -100,8 +103,19 @@ func (ss *stdioServers) acquire(ctx context.Context, r domain.Registration) (*st
 		ss.retireLocked(srv, "its configuration changed")
 		srv = nil
 	}
+	if srv != nil && srv.ending() {
+		// Its process ended and watch is recording why: the operation
+		// goes to the next process, not to the one that is gone.
+		ss.mu.Unlock()
+		select {
+		case <-srv.watched:
+		case <-ctx.Done():
+			return nil, cancelled(ctx)
+		}
+		return ss.acquire(ctx, r)
+	}
 	if srv == nil {
-		srv = &stdioServer{id: r.ID, conf: r.Clone(), ready: make(chan struct{}), follow: &follower{g: ss.g, id: r.ID}}
+		srv = &stdioServer{id: r.ID, conf: r.Clone(), ready: make(chan struct{}), watched: make(chan struct{}), follow: &follower{g: ss.g, id: r.ID}}
 		srv.life, srv.quit = context.WithCancel(context.Background())
 		ss.current[r.ID] = srv
 		go ss.start(srv)
@@ -464,6 +478,7 @@ func (ss *stdioServers) watch(srv *stdioServer) {
 	case <-srv.proc.done:
 	case <-ended:
 	}
+	defer close(srv.watched)
 	code, msg := srv.failure(ss)
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
@@ -472,6 +487,26 @@ func (ss *stdioServers) watch(srv *stdioServer) {
 	}
 	ss.recordLocked(srv.id, domain.Errorf(domain.KindUnavailable, code, "%s", msg), srv.proc.stderr.Lines())
 	ss.retireLocked(srv, "")
+}
+
+// ending reports whether srv started and its process or its session has
+// ended since (watch retires it a moment later).
+func (srv *stdioServer) ending() bool {
+	select {
+	case <-srv.ready:
+	default:
+		return false
+	}
+	if srv.err != nil || srv.proc == nil {
+		return false
+	}
+	select {
+	case <-srv.proc.done:
+		return true
+	default:
+	}
+	code, _ := srv.conn.broken()
+	return code != ""
 }
 
 // failure says why a running server can no longer answer: it was stopped
