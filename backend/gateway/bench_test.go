@@ -76,8 +76,10 @@ func BenchmarkDiscover512Tools32Pages(b *testing.B) {
 	}
 }
 
-// BenchmarkCall measures one test call over a fresh session (as every
-// click does), against a bare go-sdk client making the same call.
+// BenchmarkCall measures one test call (on ttmcp's live connection),
+// against a bare go-sdk client making the same call over a fresh session,
+// as a program that does not keep its session would (BenchmarkWarmCall
+// compares against a kept one).
 func BenchmarkCall(b *testing.B) {
 	url := benchServer(b, 4, 0)
 	ep, _ := domain.ParseEndpoint(url)
@@ -94,6 +96,43 @@ func BenchmarkCall(b *testing.B) {
 	}, func() error {
 		return bare.Call(ctx, url, "2025-11-25", "tool_001", args)
 	})
+}
+
+// BenchmarkWarmCall measures a warm call on ttmcp's live connection
+// against a bare go-sdk call on a session it keeps open, on a loopback
+// server of each generation (the tool has an x-mcp-header parameter): the
+// floor is one request on both sides, so the ratio is ttmcp's own work per
+// call — the exchange tracking, the raw answer kept and judged, the
+// projection, the Mcp-Param headers from the catalog's schema.
+func BenchmarkWarmCall(b *testing.B) {
+	for _, gen := range wanGenerations {
+		b.Run(gen.name, func(b *testing.B) {
+			far := mcpbench.Serve(b, mcpbench.Options{Modern: gen.modern, Tools: 4})
+			ep, _ := domain.ParseEndpoint(far.URL)
+			r, _ := domain.NewRegistration("bench", ep, nil, gen.protocol)
+			g := newGateway(b, Config{})
+			ctx := context.Background()
+			target := mcpbench.ToolName(1)
+			cat, err := g.Discover(ctx, r)
+			if err != nil {
+				b.Fatal(err)
+			}
+			call := domain.ToolCall{NativeName: target, Arguments: mcpbench.Args, InputSchema: toolNamed(b, cat, target).InputSchema}
+			kept, err := mcpbench.NewBare(nil).Keep(ctx, far.URL, string(gen.protocol), target)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { kept.Close() })
+			benchpair.Run(b, "kept", func() error {
+				if o := g.Call(ctx, r, call); o.Outcome != domain.OutcomeKnownResponse || o.Result.IsError {
+					return fmt.Errorf("%+v", o)
+				}
+				return nil
+			}, func() error {
+				return kept.Call(ctx, target, mcpbench.Args)
+			})
+		})
+	}
 }
 
 // BenchmarkRead1MiBText measures reading a 1 MiB text resource on a kept

@@ -415,52 +415,6 @@ func TestConcurrentAskingCallsAreKeptApart(t *testing.T) {
 	}
 }
 
-// A stdio server asks too, in both eras: a 2025 process advertises
-// elicitation at initialize and gives an asking call the process to itself
-// (calls that ask nothing wait meanwhile); a 2026 one asks in rounds.
-func TestStdioElicitation(t *testing.T) {
-	for _, protocol := range []domain.Protocol{domain.Protocol20251125, domain.Protocol20260728} {
-		t.Run(string(protocol), func(t *testing.T) {
-			g := stdioGateway(t, nil)
-			r := stdioReg(t, "tools", t.TempDir())
-			r.Protocol = protocol
-			var asked []domain.ElicitRequest
-			answered := make(chan struct{})
-			elicit := func(ctx context.Context, req domain.ElicitRequest) (domain.ElicitResponse, error) {
-				asked = append(asked, req)
-				<-answered
-				return accept(`{"name":"stdio"}`), nil
-			}
-			done := make(chan domain.CallOutcome, 1)
-			go func() {
-				done <- g.Call(context.Background(), r, domain.ToolCall{NativeName: "greet", Arguments: json.RawMessage(`{}`), Elicit: elicit})
-			}()
-			other := make(chan domain.CallOutcome, 1)
-			time.AfterFunc(20*time.Millisecond, func() {
-				other <- g.Call(context.Background(), r, domain.ToolCall{NativeName: "echo", Arguments: json.RawMessage(`{"x":1}`)})
-			})
-			time.Sleep(100 * time.Millisecond)
-			close(answered)
-			if got := callText(t, <-done); got != "hello stdio" || len(asked) != 1 {
-				t.Fatalf("greet: %q, asked %+v", got, asked)
-			}
-			if got := callText(t, <-other); got != `{"x":1}` {
-				t.Fatalf("echo: %q", got)
-			}
-			// without a handler: a 2025 process's question is answered cancel;
-			// a 2026 input_required is not continued
-			out := g.Call(context.Background(), r, domain.ToolCall{NativeName: "greet", Arguments: json.RawMessage(`{}`)})
-			if protocol == domain.Protocol20251125 {
-				if got := callText(t, out); got != "no greeting: cancel" {
-					t.Fatalf("greet without a handler: %q", got)
-				}
-			} else if out.Unsupported == nil || out.Unsupported.ResponseType != "input_required" {
-				t.Fatalf("greet without a handler: %+v", out)
-			}
-		})
-	}
-}
-
 // An accepted form's numbers reach go-sdk as numbers: it checks the
 // content against the requested schema before sending, and would take a
 // json.Number for a string (server-everything's integer field failed so).

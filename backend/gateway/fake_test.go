@@ -224,3 +224,21 @@ func newGateway(t testing.TB, cfg Config) *Gateway {
 	t.Cleanup(func() { g.Close() })
 	return g
 }
+
+// callText is the one text block of a known, successful outcome.
+func callText(t *testing.T, out domain.CallOutcome) string {
+	t.Helper()
+	if out.Outcome != domain.OutcomeKnownResponse || out.Result == nil || len(out.Result.TextBlocks) != 1 {
+		t.Fatalf("outcome %+v (result %+v)", out, out.Result)
+	}
+	return out.Result.TextBlocks[0].Text
+}
+
+func toolNamed(t testing.TB, c domain.Catalog, name string) domain.Tool {
+	t.Helper()
+	i := slices.IndexFunc(c.Tools, func(tool domain.Tool) bool { return tool.NativeName == name })
+	if i < 0 {
+		t.Fatalf("no tool %s in %q", name, names(c))
+	}
+	return c.Tools[i]
+}

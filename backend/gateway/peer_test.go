@@ -251,15 +251,6 @@ func TestPeerEverythingCalls(t *testing.T) {
 	}
 }
 
-func toolNamed(t *testing.T, c domain.Catalog, name string) domain.Tool {
-	t.Helper()
-	i := slices.IndexFunc(c.Tools, func(tool domain.Tool) bool { return tool.NativeName == name })
-	if i < 0 {
-		t.Fatalf("no tool %s in %q", name, names(c))
-	}
-	return c.Tools[i]
-}
-
 func deref(s *string) string {
 	if s == nil {
 		return "<nil>"

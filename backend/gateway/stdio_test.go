@@ -44,6 +44,7 @@ func stdioGateway(t *testing.T, change func(*Config)) *Gateway {
 func TestMain(m *testing.M) {
 	stdiotest.RunIfChild()
 	runFakeListIfChild()
+	runMemoryServersIfChild()
 	os.Exit(m.Run())
 }
 
@@ -74,14 +75,6 @@ func waitStatus(t *testing.T, g *Gateway, id domain.RegistrationID, ok func(doma
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-}
-
-func callText(t *testing.T, out domain.CallOutcome) string {
-	t.Helper()
-	if out.Outcome != domain.OutcomeKnownResponse || out.Result == nil || len(out.Result.TextBlocks) != 1 {
-		t.Fatalf("outcome %+v (result %+v)", out, out.Result)
-	}
-	return out.Result.TextBlocks[0].Text
 }
 
 // A stdio server is started on first use and shared by the requests of

@@ -45,10 +45,15 @@ var wanLinks = []struct {
 // exchanges through the same link: wall time, and from the link's own
 // counters the round trips (rt) and connections (conns) per operation.
 // Discovery lists 64 tools over 4 pages; the call's tool is on page 1.
+// "call" compares with a bare session per call, "kept-call" (warm links)
+// with a bare session kept open: the protocol's floor.
 func BenchmarkWAN(b *testing.B) {
-	for _, op := range []string{"discover", "call"} {
+	for _, op := range []string{"discover", "call", "kept-call"} {
 		for _, gen := range wanGenerations {
 			for _, link := range wanLinks {
+				if op == "kept-call" && link.cold {
+					continue // a kept session has its connection
+				}
 				b.Run(fmt.Sprintf("%s/%s/%s", op, gen.name, link.name), func(b *testing.B) {
 					benchWAN(b, op, gen, link.tls, link.cold)
 				})
@@ -111,6 +116,24 @@ func benchWAN(b *testing.B, op string, gen wanGeneration, useTLS, cold bool) {
 			return nil
 		}
 		base.Op = func() error { return bare.Call(ctx, far.URL, string(gen.protocol), target, mcpbench.Args) }
+	case "kept-call":
+		cat, err := g.Discover(ctx, r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		call := domain.ToolCall{NativeName: target, Arguments: mcpbench.Args, InputSchema: toolNamed(b, cat, target).InputSchema}
+		ours.Op = func() error {
+			if o := g.Call(ctx, r, call); o.Outcome != domain.OutcomeKnownResponse || o.Result.IsError {
+				return fmt.Errorf("%+v", o)
+			}
+			return nil
+		}
+		kept, err := bare.Keep(ctx, far.URL, string(gen.protocol), target)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { kept.Close() })
+		base.Op = func() error { return kept.Call(ctx, target, mcpbench.Args) }
 	}
 	// One untimed round of each first: warm runs start with kept
 	// connections, cold ones with TLS tickets (a process that has talked

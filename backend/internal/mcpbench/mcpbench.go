@@ -27,13 +27,13 @@ type Options struct {
 	TLS      bool          // HTTPS (with HTTP/2) in front of the server
 	Tools    int           // tool_000, tool_001, … each with its own schema
 	PageSize int           // tools/list page size (0: go-sdk's default)
-	OneWay   time.Duration // the link's delay each way
+	OneWay   time.Duration // the link's delay each way (0: no link, loopback)
 }
 
 // Far is a server behind a delaying link.
 type Far struct {
 	URL   string         // the endpoint, through the link
-	Link  *wan.Link      // counts connections and round trips
+	Link  *wan.Link      // counts connections and round trips (nil without a delay)
 	Roots *x509.CertPool // trusts the server's certificate (TLS only)
 }
 
@@ -64,6 +64,11 @@ func Serve(tb testing.TB, o Options) *Far {
 		scheme = "https"
 	} else {
 		ts.Start()
+	}
+	if o.OneWay == 0 { // loopback, no link between
+		tb.Cleanup(ts.Close)
+		f.URL = ts.URL + "/mcp"
+		return f
 	}
 	link, err := wan.Listen(ts.Listener.Addr().String(), o.OneWay)
 	if err != nil {
@@ -160,3 +165,61 @@ func (b *Bare) Call(ctx context.Context, url, version, tool string, args json.Ra
 	}
 	return nil
 }
+
+// Kept is a bare go-sdk session kept open, as a Go program that holds its
+// session calls: on 2026-07-28 the tool is listed once when the session is
+// kept (go-sdk then knows its Mcp-Param headers), and each call is one
+// request. It is the floor ttmcp's live connections are measured against.
+type Kept struct{ cs *mcp.ClientSession }
+
+// Keep opens a session to url and, on 2026-07-28, lists until tool.
+func (b *Bare) Keep(ctx context.Context, url, version, tool string) (*Kept, error) {
+	return b.keep(ctx, url, version, tool, true)
+}
+
+// KeepStreaming is Keep with go-sdk's standalone stream open (2025: the
+// GET stream; 2026: subscriptions/listen), as a client that follows its
+// server's list changes keeps it.
+func (b *Bare) KeepStreaming(ctx context.Context, url, version, tool string) (*Kept, error) {
+	return b.keep(ctx, url, version, tool, false)
+}
+
+func (b *Bare) keep(ctx context.Context, url, version, tool string, quiet bool) (*Kept, error) {
+	opts := &mcp.ClientOptions{}
+	if !quiet {
+		opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) {}
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "bare", Version: "1"}, opts)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: b.client, MaxRetries: -1, DisableStandaloneSSE: quiet},
+		&mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		return nil, err
+	}
+	if version >= "2026-07-28" {
+		for t, err := range cs.Tools(ctx, nil) {
+			if err != nil {
+				cs.Close()
+				return nil, err
+			}
+			if t.Name == tool {
+				break
+			}
+		}
+	}
+	return &Kept{cs: cs}, nil
+}
+
+// Call calls tool once on the kept session.
+func (k *Kept) Call(ctx context.Context, tool string, args json.RawMessage) error {
+	res, err := k.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		return err
+	}
+	if res.IsError {
+		return fmt.Errorf("kept call: tool error")
+	}
+	return nil
+}
+
+// Close ends the session.
+func (k *Kept) Close() error { return k.cs.Close() }
