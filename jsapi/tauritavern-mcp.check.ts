@@ -55,6 +55,8 @@ export async function consumer(): Promise<string[]> {
   );
   const lines: string[] = found.tools.map((t) => `${t.id} ${t.permission}`);
   lines.push(state ?? 'none', ...scopes);
+  // ttmcp's: a call whose server asked the user says how (any outcome kind).
+  lines.push(String(outcome.rounds ?? 1), ...(outcome.elicitations ?? []).map((q) => `${q.mode} ${q.action}`));
   switch (outcome.outcome) {
     case 'known_response':
       if (outcome.response.kind === 'tool_result') {

@@ -235,12 +235,14 @@ export interface McpUnsupportedResponse {
 
 export type McpKnownResponse = McpToolResultResponse | McpServerErrorResponse | McpUnsupportedResponse;
 
-export type McpTestCallOutcome =
+export type McpTestCallOutcome = (
   | { outcome: 'known_response'; response: McpKnownResponse }
   /** The request never reached the server (e.g. mcp.call_cancelled_before_send, mcp.host_connection_lost). */
   | { outcome: 'not_sent'; code: string; message: string }
   /** The request was sent; whether the tool ran is unknown (e.g. mcp.call_timeout, mcp.host_connection_lost). */
-  | { outcome: 'outcome_unknown'; code: string; message: string };
+  | { outcome: 'outcome_unknown'; code: string; message: string }
+) &
+  McpCallElicitations;
 
 /** Same shape, as returned by call_legacy_mcp_tool; readable only when the call asked for it (ttmcp). */
 export type McpCallOutcome = McpTestCallOutcome & { readable?: McpReadableResult };
@@ -350,7 +352,7 @@ export interface McpAuditEntry {
    * (never what the user entered).
    */
   rounds?: number;
-  elicitations?: Array<{ mode: 'form' | 'url'; action: McpElicitationAction | 'timeout' | 'invalid' }>;
+  elicitations?: McpElicitationRecord[];
 }
 
 export type McpAuditKind = 'tool_call' | 'resource_read' | 'prompt_get';
@@ -460,6 +462,26 @@ export interface McpStdioApi {
 // ---------------------------------------------------------------- elicitation (ttmcp, SPEC §10)
 
 export type McpElicitationAction = 'accept' | 'decline' | 'cancel';
+
+/**
+ * One question of a call and how it was answered: an action, or 'timeout' (the user did not answer
+ * within 10 minutes) and 'invalid' (the question or the answers did not fit the specification's
+ * schema subset) when the backend answered cancel itself. Never what the user entered.
+ */
+export interface McpElicitationRecord {
+  mode: 'form' | 'url';
+  action: McpElicitationAction | 'timeout' | 'invalid';
+}
+
+/**
+ * ttmcp's addition to a call's outcome (SPEC §10), present only when its server asked the user:
+ * how many requests the call took (2026-07-28 input_required rounds count each; a 2025 call is
+ * one) and each question's answer, in order. Upstream's callers set no handler and never see them.
+ */
+export interface McpCallElicitations {
+  rounds?: number;
+  elicitations?: McpElicitationRecord[];
+}
 
 /**
  * A server asks the user something during a call this page made (its test calls and its model's

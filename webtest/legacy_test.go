@@ -1005,7 +1005,13 @@ func (e *legacyEnv) auditEntries(input map[string]any) []jsapi.McpAuditEntry {
 // first (monthly files, none sealed in a test).
 func (e *legacyEnv) auditFileLines(t *testing.T) []string {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(e.b.audit.Dir(), "*.jsonl"))
+	return e.b.auditFileLines(t)
+}
+
+// auditFileLines returns the lines of the backend's audit files, oldest first.
+func (b *backend) auditFileLines(t *testing.T) []string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(b.audit.Dir(), "*.jsonl"))
 	slices.Sort(files)
 	var lines []string
 	for _, f := range files {

@@ -43,6 +43,12 @@ func newSTEnv(t *testing.T, perms map[string]string) *stEnv {
 // newSTEnvWith is newSTEnv with h as the MCP server.
 func newSTEnvWith(t *testing.T, h http.Handler, perms map[string]string) *stEnv {
 	t.Helper()
+	return newSTEnvAt(t, h, "", perms)
+}
+
+// newSTEnvAt is newSTEnvWith with Demo registered at a protocol version ("": auto).
+func newSTEnvAt(t *testing.T, h http.Handler, protocol string, perms map[string]string) *stEnv {
+	t.Helper()
 	e := &stEnv{mcp: newMCPServer(t, h), llm: newChatServer(t)}
 	e.b = newBackend(t, func(c *server.Config) {
 		c.Extensions = map[string]fs.FS{extension.Name: extension.Files()}
@@ -51,13 +57,13 @@ func newSTEnvWith(t *testing.T, h http.Handler, perms map[string]string) *stEnv 
 	loadSTChat(e.p, e.llm)
 	e.id = evalJS[string](e.p, `
 		const mcp = window.__TAURITAVERN__.api.mcp;
-		const s = await mcp.servers.create({ displayName: 'Demo', endpoint: %s });
+		const s = await mcp.servers.create({ displayName: 'Demo', endpoint: %s, protocolVersion: %s || undefined });
 		await mcp.servers.setState({ registrationId: s.id, state: 'active' });
 		for (const [nativeName, permission] of Object.entries(%s)) {
 			await mcp.tools.setPermission({ registrationId: s.id, nativeName, permission });
 		}
 		await mcp.servers.discover(s.id);
-		return s.id;`, e.mcp.endpoint(), perms)
+		return s.id;`, e.mcp.endpoint(), protocol, perms)
 	return e
 }
 

@@ -5,6 +5,8 @@ import { createRoot } from 'react-dom/client';
 import { resolveBackendUrl } from '../host/backend';
 import { watchRegistrations } from '../host/changes';
 import { createManagerActions } from '../host/actions';
+import { askElicitation } from '../dialogs/elicitation-dialog';
+import { createElicitationHandler, installElicitationHandler, uninstallElicitationHandler } from '../host/elicitation';
 import { saveBackendUrl } from '../host/settings';
 import { stLanguage, stTranslate } from '../host/sillytavern';
 import { bridgeStatus, onBridgeChange } from '../host/tauritavern';
@@ -72,10 +74,18 @@ export function startManager(opts: StartOptions): Started | null {
   const wake = () => wakeAll(wakers, WAKE_WAIT_MS);
   const tools = startModelTools(tr, wake);
   const chat = startChatFeatures(tr);
+  // Servers that ask the user (elicitation): this page answers for its own
+  // calls once ttmcp's API is there, whatever the attempt found besides (a
+  // loader imported again publishes a new API; the model's tools work
+  // without the Manager's list).
+  const elicit = createElicitationHandler((request, o) => askElicitation(request, o, tr));
   const deps: RootDeps = {
     backendUrl: () => resolveBackendUrl(opts.configUrl !== undefined ? { configUrl: opts.configUrl } : {}),
-    connect: (backendUrl, attempt) =>
-      connect({ backendUrl, attempt, origin: window.location.origin, importModule: opts.importModule, tr }),
+    connect: async (backendUrl, attempt) => {
+      const c = await connect({ backendUrl, attempt, origin: window.location.origin, importModule: opts.importModule, tr });
+      installElicitationHandler(elicit);
+      return c;
+    },
     saveBackendUrl: (url) => {
       saveBackendUrl(url);
     },
@@ -101,6 +111,7 @@ export function startManager(opts: StartOptions): Started | null {
   );
   return {
     unmount() {
+      uninstallElicitationHandler();
       tools.bridge?.uninstall();
       tools.unmount();
       chat.unmount();

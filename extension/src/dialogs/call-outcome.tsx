@@ -1,7 +1,9 @@
-// How a test call ended (reference §8.8), for every outcome kind.
+// How a test call ended (reference §8.8), for every outcome kind, and what
+// its server asked the user on the way (elicitation).
 
 import type { ReactNode } from 'react';
 import type { McpServerErrorResponse, McpTestCallOutcome, McpToolResultResponse, McpUnsupportedResponse } from '../../../jsapi/tauritavern-mcp';
+import { AskedSummary } from '../ui/Asked';
 import { useTr } from '../ui/tr';
 
 function ToolResult(props: { response: McpToolResultResponse }) {
@@ -121,6 +123,10 @@ function isUnsupported(r: { kind: string }): r is McpUnsupportedResponse {
 
 export function CallOutcome(props: { outcome: McpTestCallOutcome }) {
   const o = props.outcome;
-  if (o.outcome === 'known_response' && o.response.kind === 'tool_result') return <ToolResult response={o.response} />;
-  return <RequestProblem outcome={o} />;
+  return (
+    <>
+      {o.outcome === 'known_response' && o.response.kind === 'tool_result' ? <ToolResult response={o.response} /> : <RequestProblem outcome={o} />}
+      <AskedSummary rounds={o.rounds} elicitations={o.elicitations} />
+    </>
+  );
 }

@@ -300,6 +300,24 @@ describe('test-call console', () => {
       },
       ['Server responded', 'a', 'b', 'Discovery notes · 1', 'mcp.content_unsupported [1]', 'image skipped'],
     ],
+    [
+      'the rounds of a call whose server asked',
+      {
+        outcome: 'known_response',
+        response: { kind: 'tool_result', isError: false, textBlocks: [{ index: 0, text: 'hello octo' }], diagnostics: [] },
+        rounds: 3,
+        elicitations: [
+          { mode: 'form', action: 'accept' },
+          { mode: 'url', action: 'decline' },
+        ],
+      },
+      ['Server responded', 'hello octo', 'The server asked you', '3 requests', 'A form: answered', 'A page to open: declined'],
+    ],
+    [
+      'a 2025 question stopped mid-call',
+      { outcome: 'outcome_unknown', code: 'mcp.call_cancelled', message: 'Stopped', rounds: 1, elicitations: [{ mode: 'form', action: 'cancel' }] },
+      ['Outcome unknown', 'The server asked you', '1 request', 'A form: not answered'],
+    ],
   ])('renders %s', async (_name, outcome, texts) => {
     const user = userEvent.setup();
     renderDialog({ discover: () => Promise.resolve(found([pingTool()])), testCall: () => Promise.resolve(outcome) });

@@ -3,7 +3,7 @@
 // its input schema, run one explicit call and see how it ended. Closing the
 // popup ends the local wait of a call in flight.
 
-import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import type {
   McpDiscoveredTool,
   McpDiscoveryResult,
@@ -16,9 +16,10 @@ import { showDialog } from '../host/popup';
 import type { Tr } from '../texts';
 import { DiscoveryNotes } from '../ui/DiscoveryNotes';
 import { errorMessage } from '../ui/errors';
+import { SchemaFieldInput } from '../ui/SchemaFieldInput';
 import { useTr } from '../ui/tr';
 import { CallOutcome } from './call-outcome';
-import { collectArguments, initialValues, schemaFields, type FieldError, type SchemaField } from './schema-form';
+import { collectArguments, initialValues, schemaFields, withoutError, type FieldError, type SchemaField } from './schema-form';
 
 export interface TestCallDialogDeps {
   /** The registrations; only active ones are offered. */
@@ -35,127 +36,6 @@ export interface TestCallLifecycle {
 
 export interface TestCallDialogProps extends TestCallDialogDeps {
   lifecycle?: TestCallLifecycle;
-}
-
-interface FieldProps {
-  field: SchemaField;
-  value: string;
-  error: FieldError | undefined;
-  onChange(value: string): void;
-}
-
-function SchemaFieldInput({ field, value, error, onChange }: FieldProps) {
-  const tr = useTr();
-  const id = useId();
-  const descId = field.description !== undefined ? `${id}-desc` : undefined;
-  const hintId = field.kind === 'lines' ? `${id}-hint` : undefined;
-  const errorId = error !== undefined ? `${id}-error` : undefined;
-  const describedBy = [descId, hintId, errorId].filter(Boolean).join(' ') || undefined;
-  const common = {
-    id,
-    'aria-invalid': error !== undefined ? true : undefined,
-    'aria-describedby': describedBy,
-    required: field.required,
-  } as const;
-  const label = (
-    <>
-      {field.name}
-      {field.required && (
-        <span className="tt-mcp-required" aria-hidden="true">
-          {' '}
-          *
-        </span>
-      )}
-    </>
-  );
-
-  let control: ReactNode;
-  switch (field.kind) {
-    case 'boolean':
-      control = (
-        <div
-          className="tt-mcp-segmented"
-          role="radiogroup"
-          aria-labelledby={`${id}-label`}
-          aria-describedby={describedBy}
-          aria-invalid={error !== undefined ? true : undefined}
-          aria-required={field.required || undefined}
-        >
-          {(['', 'true', 'false'] as const).map((v) => (
-            <label key={v} className={value === v ? 'tt-mcp-segment tt-mcp-segment-on' : 'tt-mcp-segment'}>
-              <input type="radio" name={id} value={v} checked={value === v} onChange={() => onChange(v)} />
-              <span>{v === '' ? tr('not_set') : v}</span>
-            </label>
-          ))}
-        </div>
-      );
-      break;
-    case 'enum':
-      control = (
-        <select {...common} className="text_pole" value={value} onChange={(e) => onChange(e.target.value)}>
-          <option value="">{tr('not_set')}</option>
-          {field.options?.map((o) => (
-            <option key={o} value={o}>
-              {o}
-            </option>
-          ))}
-        </select>
-      );
-      break;
-    case 'lines':
-    case 'json':
-      control = (
-        <textarea
-          {...common}
-          className={field.kind === 'json' ? 'text_pole tt-mcp-code-input' : 'text_pole'}
-          rows={field.kind === 'json' ? 4 : 3}
-          spellCheck={false}
-          value={value}
-          onChange={(e) => onChange(e.target.value)}
-        />
-      );
-      break;
-    default:
-      control = (
-        <input
-          {...common}
-          className="text_pole"
-          type="text"
-          autoComplete="off"
-          inputMode={field.kind === 'number' ? 'decimal' : field.kind === 'integer' ? 'numeric' : undefined}
-          value={value}
-          onChange={(e) => onChange(e.target.value)}
-        />
-      );
-  }
-
-  return (
-    <div className={error !== undefined ? 'tt-mcp-field tt-mcp-field-invalid' : 'tt-mcp-field'}>
-      {field.kind === 'boolean' ? (
-        <span id={`${id}-label`} className="tt-mcp-label">
-          {label}
-        </span>
-      ) : (
-        <label htmlFor={id}>{label}</label>
-      )}
-      {control}
-      {descId !== undefined && (
-        <small id={descId} className="tt-mcp-hint">
-          {field.description}
-        </small>
-      )}
-      {hintId !== undefined && (
-        <small id={hintId} className="tt-mcp-hint">
-          {tr('one_per_line')}
-        </small>
-      )}
-      {errorId !== undefined && error !== undefined && (
-        <small id={errorId} className="tt-mcp-field-error">
-          {tr(error)}
-        </small>
-      )}
-    </div>
-  );
 }
 
 export function TestCallDialog(props: TestCallDialogProps) {
@@ -237,11 +117,7 @@ export function TestCallDialog(props: TestCallDialogProps) {
 
   function setValue(name: string, value: string) {
     setValues((vs) => ({ ...vs, [name]: value }));
-    setErrors((es) => {
-      if (!(name in es)) return es;
-      const { [name]: _cleared, ...rest } = es;
-      return rest;
-    });
+    setErrors((es) => withoutError(es, name));
   }
 
   async function run(tool: McpDiscoveredTool) {

@@ -18,8 +18,14 @@ export interface DialogOptions {
   kind: 'confirm' | 'text';
   okButton?: string;
   cancelButton?: string;
-  /** Extra buttons before OK; each closes the popup with its result (≥ 2). */
-  customButtons?: Array<{ text: string; result: number; icon?: string; classes?: string[] }>;
+  /** Extra buttons before OK (after the others with appendAtEnd); each closes the popup with its result (≥ 2). */
+  customButtons?: Array<{ text: string; result: number; icon?: string; classes?: string[]; appendAtEnd?: boolean }>;
+  /** The result whose button is the default (focused when nothing in the body is; Enter on a button). */
+  defaultResult?: number;
+  /** Closes the popup (as Escape: result null) when it aborts. */
+  signal?: AbortSignal;
+  /** Lets the body show OK as unavailable (while its form does not fit); onClosing still decides. */
+  okGate?: OkGate;
   wide?: boolean;
   leftAlign?: boolean;
   /** Lets the content scroll (SillyTavern clips popup content otherwise). */
@@ -31,6 +37,34 @@ export interface DialogOptions {
   onClosing?: (result: number | null) => boolean | Promise<boolean>;
   /** Called once the popup has closed, before the content is unmounted. */
   onClose?: () => void;
+}
+
+/**
+ * Whether the popup's OK button is offered: the body sets it (a form that
+ * does not fit yet), showDialog binds the button once the popup exists.
+ * SillyTavern's buttons are divs, so "unavailable" is a look and
+ * aria-disabled; a click still reaches onClosing, which must refuse.
+ */
+export class OkGate {
+  private enabled = true;
+  private button: HTMLElement | null = null;
+
+  set(enabled: boolean): void {
+    this.enabled = enabled;
+    this.apply();
+  }
+
+  bind(button: HTMLElement | null): void {
+    this.button = button;
+    this.apply();
+  }
+
+  private apply(): void {
+    if (!this.button) return;
+    this.button.classList.toggle('tt-mcp-button-unavailable', !this.enabled);
+    if (this.enabled) this.button.removeAttribute('aria-disabled');
+    else this.button.setAttribute('aria-disabled', 'true');
+  }
 }
 
 function popupUnavailable(tr: Tr): Error {
@@ -63,6 +97,7 @@ export async function showDialog(body: ReactNode, options: DialogOptions, tr: Tr
     result: b.result,
     ...(b.icon ? { icon: b.icon } : {}),
     ...(b.classes ? { classes: b.classes } : {}),
+    ...(b.appendAtEnd ? { appendAtEnd: true } : {}),
   }));
   let popup: StPopup;
   try {
@@ -73,6 +108,7 @@ export async function showDialog(body: ReactNode, options: DialogOptions, tr: Tr
       leftAlign: options.leftAlign ?? false,
       allowVerticalScrolling: options.scroll ?? false,
       ...(customButtons ? { customButtons } : {}),
+      ...(options.defaultResult !== undefined ? { defaultResult: options.defaultResult } : {}),
       onClosing: async (p: StPopup) => {
         if (!options.onClosing) return true;
         return (await options.onClosing(normalizeResult(p.result))) === true;
@@ -83,12 +119,20 @@ export async function showDialog(body: ReactNode, options: DialogOptions, tr: Tr
     root.unmount();
     throw err;
   }
+  if (options.signal?.aborted) {
+    root.unmount();
+    return null;
+  }
   const shown = popup.show();
+  options.okGate?.bind(popup.dlg?.querySelector<HTMLElement>('.popup-button-ok') ?? null);
   focusAutofocus(content);
+  const stop = () => void popup.complete(RESULT.CANCELLED);
+  options.signal?.addEventListener('abort', stop, { once: true });
   let value: unknown;
   try {
     value = await shown;
   } finally {
+    options.signal?.removeEventListener('abort', stop);
     root.unmount();
   }
   const result = normalizeResult(popup.result);

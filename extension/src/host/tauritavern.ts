@@ -93,3 +93,9 @@ export function primitivesApi(): PrimitivesApi | undefined {
   const fns = [r?.list, r?.templates, r?.read, p?.list, p?.get, c?.complete, s?.capabilities, s?.setCapabilities];
   return fns.every((f) => typeof f === 'function') ? (mcp as PrimitivesApi) : undefined;
 }
+
+/** ttmcp's elicitation: api.mcp.elicitation, when the published api.mcp has it (TauriTavern's and older backends' have not). */
+export function elicitationApi(): TtmcpMcpApi['elicitation'] | undefined {
+  const e = (mcpApi() as Partial<TtmcpMcpApi> | undefined)?.elicitation;
+  return e && typeof e.setHandler === 'function' ? e : undefined;
+}

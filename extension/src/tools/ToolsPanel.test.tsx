@@ -100,6 +100,26 @@ describe('tools for the model', () => {
     ]);
   });
 
+  test('a call whose server asked the user says how each question was answered, and the requests it took', async () => {
+    const d = deps([], [
+      { ...entry, callId: 'e1', rounds: 3, elicitations: [{ mode: 'form', action: 'accept' }, { mode: 'url', action: 'decline' }] },
+      { ...entry, callId: 'e2', outcome: 'outcome_unknown', code: 'mcp.call_cancelled', responseKind: '', rounds: 1, elicitations: [{ mode: 'form', action: 'cancel' }] },
+      entry,
+    ]);
+    render(
+      <ToolsContext.Provider value={d}>
+        <RecentCalls registrationId="r" />
+      </ToolsContext.Provider>,
+    );
+    await userEvent.click(screen.getByText('Recent calls'));
+    const rows = await screen.findAllByRole('listitem');
+    expect(rows.map((r) => r.querySelector('.tt-mcp-chip-asked')?.textContent ?? null)).toEqual([
+      'Asked · A form: answered; A page to open: declined · 3 requests',
+      'Asked · A form: not answered',
+      null,
+    ]);
+  });
+
   test('a resource read and a prompt get name what they asked for', async () => {
     const page = { ...entry, source: 'page' as const, nativeName: '', permission: '' as const, approval: 'none' as const };
     const d = deps([], [

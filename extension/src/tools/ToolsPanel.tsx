@@ -7,6 +7,7 @@
 import { createContext, useCallback, useContext, useEffect, useState } from 'react';
 import type { McpAuditEntry } from '../../../jsapi/tauritavern-mcp';
 import type { TextKey } from '../texts';
+import { askedItem } from '../ui/Asked';
 import { errorMessage } from '../ui/errors';
 import { useTr } from '../ui/tr';
 import type { ToolReach } from './reach';
@@ -136,6 +137,12 @@ function CallRow(props: { entry: McpAuditEntry; openResult: ((id: string) => Pro
         {tr(outcomeKey(e))}
         {e.code !== '' && <> · <code>{e.code}</code></>}
       </span>
+      {e.elicitations !== undefined && e.elicitations.length > 0 && (
+        <span className="tt-mcp-chip tt-mcp-chip-asked">
+          {tr('asked_chip', { answers: e.elicitations.map((q) => askedItem(q, tr)).join('; ') })}
+          {(e.rounds ?? 1) > 1 && <> · {tr('asked_rounds', { count: e.rounds ?? 1 })}</>}
+        </span>
+      )}
       <span className="tt-mcp-call-duration">{tr('duration_ms', { ms: Math.round(e.durationMs) })}</span>
       {e.resultId !== undefined && openResult && (
         <button type="button" className="menu_button tt-mcp-call-result" onClick={() => void openResult(e.resultId!)}>
