@@ -464,3 +464,64 @@ func TestElicitationURLMode(t *testing.T) {
 		})
 	}
 }
+
+// server-everything, an independent peer (the TypeScript SDK), asks for
+// every field kind of the requested-schema subset: its defaults are in the
+// form and nothing else; the user fills the rest through the popup and the
+// server reports exactly what was entered, typed as the schema says.
+func TestElicitationEverythingPeer(t *testing.T) {
+	needBundle(t)
+	endpoint := startEverythingHTTP(t)
+	b := newBackend(t, withManager(nil))
+	p := openManager(t, b)
+	registerAsker(p, endpoint, jsapi.Protocol20251125)
+	p.run(`await ui.click('button', 'Test call', document); await ui.withText('Test MCP tool');`)
+	runTest(p, "Trigger Elicitation Request Tool")
+	waitQuestion(p, "Please provide inputs for the following fields:")
+	defaults := evalJS[map[string]any](p, `
+		const v = async (label) => (await ui.field(label)).value;
+		const checked = (group) => [...group.querySelectorAll('input:checked')].map((i) => ui.text(i.closest('label')));
+		return {
+			name: await v(/^String \*$/), firstLine: await v('String with default'), email: await v('String with email format'),
+			integer: await v('Integer'), number: await v('Number in range 1-1000'),
+			friend: (await ui.field('Untitled Single Select Enum')).selectedOptions[0].text,
+			hero: (await ui.field('Titled Single Select Enum')).selectedOptions[0].text,
+			pet: (await ui.field('Legacy Titled Single Select Enum')).selectedOptions[0].text,
+			check: checked(await ui.get('radiogroup', 'Boolean')),
+			instruments: checked(await ui.get('group', 'Untitled Multiple Select Enum')),
+			fish: checked(await ui.get('group', 'Titled Multiple Select Enum')),
+		};`)
+	want := map[string]any{"name": "", "firstLine": "It was a dark and stormy night.", "email": "", "integer": "42", "number": "3.14",
+		"friend": "Monica", "hero": "Superman", "pet": "Cats", "check": []any{"Not set"}, "instruments": []any{"Guitar"}, "fish": []any{"Tuna"}}
+	if fmt.Sprint(defaults) != fmt.Sprint(want) {
+		t.Errorf("the form starts with\n%v\nwant the schema's defaults only\n%v", defaults, want)
+	}
+	shots(p, "elicit-everything")
+	p.run(`
+		await ui.type(/^String \*$/, 'Ada Lovelace');
+		await ui.click('radio', 'Yes', await ui.get('radiogroup', 'Boolean'));
+		await ui.type('String with email format', 'ada@example.com');
+		await ui.type('String with uri format', 'https://ada.example/');
+		await ui.type('String with date format', '1815-12-10');
+		await ui.type('Integer', '7');
+		await ui.choose('Titled Single Select Enum', 'Wonder Woman');
+		await ui.choose('Legacy Titled Single Select Enum', 'Dogs');
+		await ui.click('checkbox', 'Piano', await ui.get('group', 'Untitled Multiple Select Enum'));
+		await ui.click('button', 'Accept');
+		await ui.withText('User provided the requested information', undefined, 'pre');`)
+	raw := evalJS[string](p, `return [...ui.top().querySelectorAll('pre')].map(ui.text).find((t) => t.startsWith('Raw result:'));`)
+	var got struct {
+		Action  string         `json:"action"`
+		Content map[string]any `json:"content"`
+	}
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(raw, "Raw result:")), &got); err != nil {
+		t.Fatalf("%v: %s", err, raw)
+	}
+	wantContent := map[string]any{"name": "Ada Lovelace", "check": true, "firstLine": "It was a dark and stormy night.", "email": "ada@example.com",
+		"homepage": "https://ada.example/", "birthdate": "1815-12-10", "integer": 7.0, "number": 3.14, "untitledSingleSelectEnum": "Monica",
+		"untitledMultipleSelectEnum": []any{"Guitar", "Piano"}, "titledSingleSelectEnum": "hero-3", "titledMultipleSelectEnum": []any{"fish-1"},
+		"legacyTitledEnum": "pet-2"}
+	if got.Action != "accept" || fmt.Sprint(got.Content) != fmt.Sprint(wantContent) {
+		t.Errorf("the server received %s %v\nwant accept %v", got.Action, got.Content, wantContent)
+	}
+}
