@@ -99,7 +99,8 @@ func BenchmarkCall(b *testing.B) {
 }
 
 // BenchmarkWarmCall measures a warm call on ttmcp's live connection
-// against a bare go-sdk call on a session it keeps open, on a loopback
+// against a bare go-sdk call on a session it keeps open with its
+// list-changed stream (as ttmcp's follows the server), on a loopback
 // server of each generation (the tool has an x-mcp-header parameter): the
 // floor is one request on both sides, so the ratio is ttmcp's own work per
 // call — the exchange tracking, the raw answer kept and judged, the
@@ -118,7 +119,7 @@ func BenchmarkWarmCall(b *testing.B) {
 				b.Fatal(err)
 			}
 			call := domain.ToolCall{NativeName: target, Arguments: mcpbench.Args, InputSchema: toolNamed(b, cat, target).InputSchema}
-			kept, err := mcpbench.NewBare(nil).Keep(ctx, far.URL, string(gen.protocol), target)
+			kept, err := mcpbench.NewBare(nil).KeepStreaming(ctx, far.URL, string(gen.protocol), target)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/ttmcp/ttmcp/backend/domain"
@@ -285,13 +286,31 @@ func requestMethod(req *http.Request) string {
 		return ""
 	}
 	defer body.Close()
-	var msg struct {
-		Method string `json:"method"`
-	}
-	if json.NewDecoder(body).Decode(&msg) != nil {
+	// The top-level members up to "method", the rest skipped unread into
+	// Go values: go-sdk writes the method before the params, so a call's
+	// arguments are not decoded on every request (it cost as much as the
+	// HTTP round trip of a warm loopback call).
+	dec := jsontext.NewDecoder(body)
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return ""
 	}
-	return msg.Method
+	for {
+		name, err := dec.ReadToken()
+		if err != nil || name.Kind() != '"' {
+			return ""
+		}
+		if name.String() != "method" {
+			if dec.SkipValue() != nil {
+				return ""
+			}
+			continue
+		}
+		v, err := dec.ReadToken()
+		if err != nil || v.Kind() != '"' {
+			return ""
+		}
+		return v.String()
+	}
 }
 
 // cappedBody fails a read past its limit instead of buffering without end

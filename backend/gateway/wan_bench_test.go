@@ -109,8 +109,15 @@ func benchWAN(b *testing.B, op string, gen wanGeneration, useTLS, cold bool) {
 		}
 		base.Op = func() error { return bare.Discover(ctx, far.URL, string(gen.protocol), tools) }
 	case "call":
+		// The service passes the catalog's schema (the Mcp-Param headers
+		// come from it); the catalog is the one a discovery kept.
+		cat, err := g.Discover(ctx, r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		call := domain.ToolCall{NativeName: target, Arguments: mcpbench.Args, InputSchema: toolNamed(b, cat, target).InputSchema}
 		ours.Op = func() error {
-			if o := g.Call(ctx, r, domain.ToolCall{NativeName: target, Arguments: mcpbench.Args}); o.Outcome != domain.OutcomeKnownResponse || o.Result.IsError {
+			if o := g.Call(ctx, r, call); o.Outcome != domain.OutcomeKnownResponse || o.Result.IsError {
 				return fmt.Errorf("%+v", o)
 			}
 			return nil
