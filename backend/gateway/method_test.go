@@ -16,7 +16,7 @@ func TestRequestMethod(t *testing.T) {
 		{"POST", `{"params":{"method":"inner"},"method":"tools/list","id":2}`, "tools/list"},
 		{"POST", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, "notifications/initialized"},
 		{"POST", `{"jsonrpc":"2.0","id":1,"result":{}}`, ""}, // a response
-		{"POST", `[{"method":"tools/call"}]`, ""},           // a batch
+		{"POST", `[{"method":"tools/call"}]`, ""},            // a batch
 		{"POST", `{"method":7}`, ""},
 		{"POST", `{"method":"tools/call"`, "tools/call"}, // read up to the method
 		{"POST", `not json`, ""},
