@@ -48,7 +48,7 @@ const usage = `usage:
   ttmcp serve [--listen 127.0.0.1:7878] [--data-root DIR] [--allow-origin URL]... [--demo [--demo-listen 127.0.0.1:7879] [--demo-auth-listen 127.0.0.1:7877]] [-v]
   ttmcp demo-server [--listen 127.0.0.1:7879] [--auth [--token-ttl 2m]]
   ttmcp install-extension --sillytavern DIR [--user default-user | --global] [--backend URL] [--uninstall]
-  ttmcp stdio add <name> [--env KEY=VALUE]... [--cwd DIR] [--data-root DIR] -- <command> [args...]
+  ttmcp stdio add <name> [--env KEY=VALUE | --env KEY]... [--cwd DIR] [--data-root DIR] -- <command> [args...]
   ttmcp stdio list|remove <name|id>|import <file> [--data-root DIR]
   ttmcp version`
 
@@ -128,7 +128,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	listen := fs.String("listen", "127.0.0.1:7878", "loopback address to listen on")
 	rootFlag := fs.String("data-root", "", "data root (registrations live in <root>/_tauritavern/mcp/); default: "+envDataRoot+", else the per-user data folder")
 	verbose := fs.Bool("v", false, "log debug messages")
-	withDemo := fs.Bool("demo", false, "also run the demo MCP server, which the playground offers to add")
+	withDemo := fs.Bool("demo", false, "also run the demo MCP server (its endpoint is logged; add it in the Manager)")
 	demoListen := fs.String("demo-listen", "127.0.0.1:7879", "loopback address of the demo MCP server (with --demo)")
 	demoAuthListen := fs.String("demo-auth-listen", "127.0.0.1:7877", "loopback address of the demo that requires sign-in (with --demo; skipped when the address is taken)")
 	allow := origins(append([]string(nil), server.DefaultAllowOrigins...))
@@ -236,10 +236,10 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		log.Warn(strings.TrimPrefix(hint, "ttmcp: note: "))
 	}
 	if demoSrv != nil {
-		log.Info("demo MCP server (the playground offers to add it)", "endpoint", demoSrv.Endpoint)
+		log.Info("demo MCP server: add this endpoint in the Manager (the playground offers it)", "endpoint", demoSrv.Endpoint)
 	}
 	if demoAuthSrv != nil {
-		log.Info("demo MCP server that requires sign-in (the playground offers to add it)", "endpoint", demoAuthSrv.Endpoint)
+		log.Info("demo MCP server that requires sign-in: add this endpoint in the Manager", "endpoint", demoAuthSrv.Endpoint)
 	}
 	err = srv.Serve(ctx, ln, 5*time.Second)
 	log.Info("ttmcp stopped")

@@ -79,6 +79,9 @@ export function ToolSetsSection() {
       setScope(deps.scope());
       setError(undefined);
     } catch (err) {
+      // What the backend holds is unknown now: neither the sets it listed
+      // before nor "none yet".
+      setSets(undefined);
       setError(tr('toolsets_failed', { message: errorMessage(err) }));
     }
   }, [deps, tr]);

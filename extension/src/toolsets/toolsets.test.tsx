@@ -65,6 +65,40 @@ describe('the list', () => {
   });
 });
 
+describe('a failed listing', () => {
+  test('says so, and neither shows the sets it knew nor claims there are none', async () => {
+    let change = () => {};
+    let fail = false;
+    const deps: ToolSetsDeps = {
+      list: vi.fn(async () => {
+        if (fail) throw Object.assign(new Error('The ttmcp backend is not reachable'), { code: 'mcp.backend_unavailable' });
+        return { toolSets: [], storageIssues: [] };
+      }),
+      edit: vi.fn(async () => null),
+      remove: vi.fn(async () => true),
+      choose: vi.fn(async () => {}),
+      scope: () => ({ chatOpen: false }),
+      onChange: (listener) => {
+        change = listener;
+        return () => {};
+      },
+    };
+    render(
+      <TrContext.Provider value={englishTr}>
+        <ToolSetsContext.Provider value={deps}>
+          <ToolSetsSection />
+        </ToolSetsContext.Provider>
+      </TrContext.Provider>,
+    );
+    expect(await screen.findByText(/No tool sets yet/)).toBeTruthy();
+    fail = true;
+    change();
+    expect(await screen.findByRole('alert')).toBeTruthy();
+    expect(screen.queryByText(/No tool sets yet/)).toBeNull();
+    expect((screen.getByRole('button', { name: 'New tool set' }) as HTMLButtonElement).disabled).toBe(true);
+  });
+});
+
 describe('the editor', () => {
   test('whole servers and single tools, in order, a description of the set\'s own, the limit and the reader', async () => {
     installSillyTavern();
