@@ -403,6 +403,17 @@ type McpToolResult struct {
 	TextBlocks     []McpTextBlock      `json:"textBlocks"`
 	StructuredJSON *string             `json:"structuredJson,omitzero"`
 	Diagnostics    []McpCallDiagnostic `json:"diagnostics"`
+	// Resources is ttmcp's addition (issue 18): the result's resource
+	// links and embedded resources, for the user to see and attach. The
+	// diagnostics still report those blocks as upstream does.
+	Resources []McpResultResource `json:"resources,omitzero"`
+}
+
+// McpResultResource is a resource_link or embedded resource block of a
+// tool result, with its index in the result's content.
+type McpResultResource struct {
+	Index int `json:"index"`
+	McpContentBlock
 }
 
 // McpTextBlock is a text content block with its index in the result.

@@ -61,6 +61,9 @@ export async function consumer(): Promise<string[]> {
     case 'known_response':
       if (outcome.response.kind === 'tool_result') {
         lines.push(...outcome.response.textBlocks.map((b) => b.text), outcome.response.structuredJson ?? '');
+        for (const r of outcome.response.resources ?? []) {
+          lines.push(r.type === 'resource_link' ? `${r.index}: ${r.name} <${r.uri}>` : `${r.index}: ${r.resource.uri} (${r.resource.size} bytes)`);
+        }
       } else if (outcome.response.kind === 'server_error') {
         lines.push(String(outcome.response.code));
       }

@@ -216,7 +216,17 @@ export interface McpToolResultResponse {
   /** structuredContent, pretty-printed JSON. */
   structuredJson?: string;
   diagnostics: McpCallDiagnostic[];
+  /**
+   * ttmcp's addition: the result's resource links and embedded resources (index: their place in
+   * the result's content), for the user to see and attach to a chat — a link is read with
+   * resources.read, an embedded resource carries its content. The diagnostics still report these
+   * blocks as upstream does.
+   */
+  resources?: McpResultResource[];
 }
+
+/** A resource_link or embedded resource block of a tool result. */
+export type McpResultResource = { index: number } & Extract<McpContentBlock, { type: 'resource' | 'resource_link' }>;
 
 export interface McpServerErrorResponse {
   kind: 'server_error';

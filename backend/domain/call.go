@@ -39,6 +39,17 @@ type ToolResult struct {
 	TextBlocks     []TextBlock
 	StructuredJSON *string
 	Diagnostics    []CallDiagnostic
+	// Resources are the result's resource links and embedded resources
+	// (ttmcp's addition, issue 18): shown to the user, who may attach
+	// them to a chat. Their diagnostics stay as upstream reports them.
+	Resources []ResultResource
+}
+
+// ResultResource is a resource_link or embedded resource block of a tool
+// result, checked as a prompt message's are (ProjectResultResource).
+type ResultResource struct {
+	Index int          // its index in the result's content
+	Block ContentBlock // Type BlockResourceLink or BlockResource
 }
 
 // TextBlock is a text content block and its index in the result.

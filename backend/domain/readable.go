@@ -147,9 +147,16 @@ func projectResult(r ToolResult, tool ToolLabel) Readable {
 			sections = append(sections, "## Details\n\n"+details)
 		}
 	}
+	shown := map[int]bool{}
+	if res := resourcesSection(r.Resources); res != "" {
+		sections = append(sections, res)
+		for _, x := range r.Resources {
+			shown[x.Index] = true
+		}
+	}
 	var notes []string
 	for _, d := range r.Diagnostics {
-		if d.Code != codeCallMetadataUnsupported {
+		if d.Code != codeCallMetadataUnsupported && (d.ContentIndex == nil || !shown[*d.ContentIndex]) {
 			notes = append(notes, "- "+d.Message)
 		}
 	}
@@ -164,6 +171,62 @@ func projectResult(r ToolResult, tool ToolLabel) Readable {
 		return Readable{Text: EmptyResultText}
 	}
 	return Readable{Text: strings.Join(sections, "\n\n")}
+}
+
+// resourcesSection renders a result's resource links and embedded
+// resources: a link by its name, URI, type and size (the model cannot
+// read it; the user may attach it), an embedded text resource with its
+// text, an embedded blob by its URI, type and size.
+func resourcesSection(rs []ResultResource) string {
+	if len(rs) == 0 {
+		return ""
+	}
+	var lines, embedded []string
+	for _, x := range rs {
+		b := x.Block
+		switch {
+		case b.Type == BlockResourceLink && b.URI != nil && b.Name != nil:
+			line := fmt.Sprintf("- %s <%s>", *b.Name, *b.URI)
+			if b.Title != nil && *b.Title != "" && *b.Title != *b.Name {
+				line = fmt.Sprintf("- %s (%s) <%s>", *b.Title, *b.Name, *b.URI)
+			}
+			lines = append(lines, line+kindAndSize(b.MimeType, b.Size)+describe(b.Description))
+		case b.Type == BlockResource && b.Resource != nil && b.Resource.Text != nil:
+			embedded = append(embedded, fmt.Sprintf("### %s%s\n\n%s", b.Resource.URI, kindAndSize(b.Resource.MimeType, nil), *b.Resource.Text))
+		case b.Type == BlockResource && b.Resource != nil:
+			size := b.Resource.Size
+			lines = append(lines, fmt.Sprintf("- %s%s, embedded, not shown", b.Resource.URI, kindAndSize(b.Resource.MimeType, &size)))
+		}
+	}
+	var out []string
+	if len(lines) > 0 {
+		out = append(out, "## Resources\n\n"+strings.Join(lines, "\n"))
+	}
+	if len(embedded) > 0 {
+		out = append(out, "## Embedded resources\n\n"+strings.Join(embedded, "\n\n"))
+	}
+	return strings.Join(out, "\n\n")
+}
+
+func kindAndSize(mime *string, size *int64) string {
+	var parts []string
+	if mime != nil && *mime != "" {
+		parts = append(parts, *mime)
+	}
+	if size != nil {
+		parts = append(parts, fmt.Sprintf("%d bytes", *size))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+func describe(d *string) string {
+	if d == nil || strings.TrimSpace(*d) == "" {
+		return ""
+	}
+	return ": " + strings.TrimSpace(*d)
 }
 
 // rename replaces the ToolId in a message by the tool's title.

@@ -49,6 +49,20 @@ func TestProjectReadable(t *testing.T) {
 			Diagnostics: []CallDiagnostic{{Code: "mcp.call_content_unsupported", Message: "Image content is not supported", ContentIndex: idx(1)},
 				{Code: "mcp.call_metadata_unsupported", Message: "Result metadata is not supported"}}}},
 			"Here.\n\n## Notes\n\n- Image content is not supported", false},
+		{"resource links and embedded resources, their notes left out; another block's note kept", CallOutcome{Outcome: OutcomeKnownResponse, Result: &ToolResult{
+			TextBlocks: []TextBlock{{Index: 0, Text: "Two files."}},
+			Resources: []ResultResource{
+				{Index: 1, Block: ContentBlock{Type: BlockResourceLink, URI: structured("file:///a.md"), Name: structured("a.md"), Title: structured("Notes A"),
+					MimeType: structured("text/markdown"), Size: new(int64(12)), Description: structured(" The first ")}},
+				{Index: 2, Block: ContentBlock{Type: BlockResource, Resource: &ResourceContent{URI: "file:///b.txt", MimeType: structured("text/plain"), Text: structured("bee"), Size: 3, IsText: true}}},
+				{Index: 3, Block: ContentBlock{Type: BlockResource, Resource: &ResourceContent{URI: "file:///c.png", Blob: structured("AAAA"), Size: 3}}},
+			},
+			Diagnostics: []CallDiagnostic{{Code: "mcp.call_content_unsupported", Message: "Resource link (12 bytes) is not supported", ContentIndex: idx(1)},
+				{Code: "mcp.call_content_unsupported", Message: "Embedded resource content (3 encoded bytes) is not supported", ContentIndex: idx(2)},
+				{Code: "mcp.call_content_unsupported", Message: "Embedded resource content (4 encoded bytes) is not supported", ContentIndex: idx(3)},
+				{Code: "mcp.call_content_unsupported", Message: "Image content is not supported", ContentIndex: idx(4)}}}},
+			"Two files.\n\n## Resources\n\n- Notes A (a.md) <file:///a.md> (text/markdown, 12 bytes): The first\n- file:///c.png (3 bytes), embedded, not shown" +
+				"\n\n## Embedded resources\n\n### file:///b.txt (text/plain)\n\nbee\n\n## Notes\n\n- Image content is not supported", false},
 		{"empty", CallOutcome{Outcome: OutcomeKnownResponse, Result: &ToolResult{TextBlocks: []TextBlock{{Text: "  "}}}},
 			EmptyResultText, false},
 		{"isError names the tool and mcp.tool_error", CallOutcome{Outcome: OutcomeKnownResponse, Result: &ToolResult{IsError: true,

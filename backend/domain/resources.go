@@ -726,6 +726,19 @@ func projectMessage(m PromptMessage, i int) (*PromptMessage, int64, []CallDiagno
 	return fail(CodePromptMessageInvalid, "its content type `%s` is not one ttmcp shows", shown(c.Type))
 }
 
+// ProjectResultResource checks a tool result's resource_link or embedded
+// resource block (index i) as a prompt message's: a link's absolute URI
+// and name, an embedded resource as a read's content (within
+// MaxContentBytes). ok is false for a block that fails: it is then only
+// reported, as before.
+func ProjectResultResource(i int, b ContentBlock) (ResultResource, bool) {
+	m, _, diags := projectMessage(PromptMessage{Role: RoleUser, Content: b}, i)
+	if m == nil || len(diags) > 0 || b.Type != BlockResource && b.Type != BlockResourceLink {
+		return ResultResource{}, false
+	}
+	return ResultResource{Index: i, Block: m.Content}, true
+}
+
 // Completion is a completion/complete answer.
 type Completion struct {
 	Values  []string

@@ -273,6 +273,20 @@ func TestCallResponses(t *testing.T) {
 			if fmt.Sprint(msgs) != fmt.Sprint(want) || len(r.TextBlocks) != 1 || r.TextBlocks[0].Index != 1 {
 				t.Fatalf("result %+v / %q", r, msgs)
 			}
+			// and the link and the embedded resource are kept for the user
+			if len(r.Resources) != 2 || r.Resources[0].Index != 2 || *r.Resources[0].Block.URI != "file:///a" || *r.Resources[0].Block.Size != 12 ||
+				r.Resources[1].Index != 3 || r.Resources[1].Block.Resource.URI != "x:y" || *r.Resources[1].Block.Resource.Text != "abc" || !r.Resources[1].Block.Resource.IsText {
+				t.Fatalf("resources %+v", r.Resources)
+			}
+		}},
+		{"resource blocks that do not check out are only reported", func(w http.ResponseWriter, id string) {
+			jsonReply(w, 200, `{"jsonrpc":"2.0","id":`+id+`,"result":{"content":[{"type":"resource_link","uri":"relative/a","name":"a"},{"type":"resource_link","uri":"file:///b"},`+
+				`{"type":"resource","resource":{"uri":"x:y","text":"a","blob":"AAAA"}},{"type":"resource","resource":{"uri":"x:z","blob":"not base64!"}},{"type":"resource","resource":{"uri":"x:w","blob":"AAAA","mimeType":"image/png"}}]}}`)
+		}, domain.OutcomeKnownResponse, "", func(t *testing.T, o domain.CallOutcome) {
+			r := o.Result
+			if len(r.Diagnostics) != 5 || len(r.Resources) != 1 || r.Resources[0].Index != 4 || r.Resources[0].Block.Resource.Size != 3 || r.Resources[0].Block.Resource.IsText {
+				t.Fatalf("result %+v", r)
+			}
 		}},
 		{"input required", func(w http.ResponseWriter, id string) {
 			jsonReply(w, 200, `{"jsonrpc":"2.0","id":`+id+`,"result":{"resultType":"input_required","inputRequests":{}}}`)

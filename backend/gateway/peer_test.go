@@ -240,7 +240,8 @@ func TestPeerEverythingCalls(t *testing.T) {
 			}
 			links := call("get-resource-links", `{"count":2}`).Result
 			if links == nil || len(links.TextBlocks) != 1 || len(links.Diagnostics) != 2 ||
-				links.Diagnostics[0].Code != CodeCallContentUnsupported || *links.Diagnostics[1].ContentIndex != 2 {
+				links.Diagnostics[0].Code != CodeCallContentUnsupported || *links.Diagnostics[1].ContentIndex != 2 ||
+				len(links.Resources) != 2 || links.Resources[0].Block.Type != domain.BlockResourceLink || domain.ValidateURI(*links.Resources[0].Block.URI) != nil {
 				t.Fatalf("get-resource-links: %+v", links)
 			}
 			bad := call("get-sum", `{"a":"two"}`)

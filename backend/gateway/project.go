@@ -69,6 +69,16 @@ func projectRaw(result json.RawMessage) (domain.CallOutcome, bool) {
 			index := i
 			out.Diagnostics = append(out.Diagnostics, domain.CallDiagnostic{Code: CodeCallContentUnsupported, Message: fmt.Sprintf(format, args...), ContentIndex: &index})
 		}
+		if b.Type == "resource" || b.Type == "resource_link" {
+			// Shown to the user (ttmcp's addition); the diagnostic below
+			// stays as upstream reports the block.
+			var w wireBlock
+			if json.Unmarshal(raw, &w) == nil {
+				if res, ok := domain.ProjectResultResource(i, w.domain()); ok {
+					out.Resources = append(out.Resources, res)
+				}
+			}
+		}
 		switch b.Type {
 		case "text":
 			if b.Text == nil {

@@ -702,6 +702,18 @@ type wireBlock struct {
 	Annotations json.RawMessage `json:"annotations"`
 }
 
+// domain is the block as received (a prompt message's content, or a tool
+// result's resource block).
+func (c wireBlock) domain() domain.ContentBlock {
+	b := domain.ContentBlock{Type: c.Type, Text: c.Text, Data: c.Data, MimeType: c.MimeType, URI: c.URI, Name: c.Name,
+		Title: c.Title, Description: c.Description, Size: c.Size, Annotations: rawAnnotations(c.Annotations)}
+	if c.Resource != nil {
+		rc := c.Resource.domain()
+		b.Resource = &rc
+	}
+	return b
+}
+
 // decodePrompt projects a prompts/get answer as received, each message on
 // its own.
 func decodePrompt(name string, raw json.RawMessage) domain.Answer[domain.PromptMessages] {
@@ -725,14 +737,7 @@ func decodePrompt(name string, raw json.RawMessage) domain.Answer[domain.PromptM
 		if json.Unmarshal(m, &wm) != nil {
 			continue // no type: reported as a message ttmcp cannot read
 		}
-		c := wm.Content
-		b := domain.ContentBlock{Type: c.Type, Text: c.Text, Data: c.Data, MimeType: c.MimeType, URI: c.URI, Name: c.Name,
-			Title: c.Title, Description: c.Description, Size: c.Size, Annotations: rawAnnotations(c.Annotations)}
-		if c.Resource != nil {
-			rc := c.Resource.domain()
-			b.Resource = &rc
-		}
-		messages[i] = domain.PromptMessage{Role: wm.Role, Content: b}
+		messages[i] = domain.PromptMessage{Role: wm.Role, Content: wm.Content.domain()}
 	}
 	out := domain.ProjectMessages(name, w.Description, messages)
 	return domain.Answer[domain.PromptMessages]{Outcome: domain.OutcomeKnownResponse, Result: &out}

@@ -426,17 +426,22 @@ func promptOutcomeDTO(a domain.Answer[domain.PromptMessages]) jsapi.McpCallOutco
 		out := &jsapi.McpPromptMessages{Kind: jsapi.ResponsePromptMessages, Name: m.Name, Description: m.Description,
 			Messages: make([]jsapi.McpPromptMessage, 0, len(m.Messages)), Diagnostics: callDiagnosticsDTO(m.Diagnostics)}
 		for _, msg := range m.Messages {
-			c := msg.Content
-			b := jsapi.McpContentBlock{Type: c.Type, Text: c.Text, Data: c.Data, MimeType: c.MimeType, URI: c.URI, Name: c.Name,
-				Title: c.Title, Description: c.Description, Size: c.Size, Annotations: annotationsDTO(c.Annotations)}
-			if c.Resource != nil {
-				rc := contentDTO(*c.Resource)
-				b.Resource = &rc
-			}
-			out.Messages = append(out.Messages, jsapi.McpPromptMessage{Role: msg.Role, Content: b})
+			out.Messages = append(out.Messages, jsapi.McpPromptMessage{Role: msg.Role, Content: contentBlockDTO(msg.Content)})
 		}
 		return out
 	})
+}
+
+// contentBlockDTO projects a prompt message's content, or a tool result's
+// resource block.
+func contentBlockDTO(c domain.ContentBlock) jsapi.McpContentBlock {
+	b := jsapi.McpContentBlock{Type: c.Type, Text: c.Text, Data: c.Data, MimeType: c.MimeType, URI: c.URI, Name: c.Name,
+		Title: c.Title, Description: c.Description, Size: c.Size, Annotations: annotationsDTO(c.Annotations)}
+	if c.Resource != nil {
+		rc := contentDTO(*c.Resource)
+		b.Resource = &rc
+	}
+	return b
 }
 
 func callDiagnosticsDTO(diags []domain.CallDiagnostic) []jsapi.McpCallDiagnostic {

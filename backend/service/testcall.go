@@ -219,6 +219,9 @@ func CallOutcomeDTO(o domain.CallOutcome) jsapi.McpCallOutcome {
 		for _, d := range o.Result.Diagnostics {
 			r.Diagnostics = append(r.Diagnostics, jsapi.McpCallDiagnostic{Code: d.Code, Message: d.Message, ContentIndex: d.ContentIndex})
 		}
+		for _, res := range o.Result.Resources {
+			r.Resources = append(r.Resources, jsapi.McpResultResource{Index: res.Index, McpContentBlock: contentBlockDTO(res.Block)})
+		}
 		out.Response = r
 	case o.ServerError != nil:
 		out.Response = &jsapi.McpServerError{Kind: jsapi.ResponseServerError, Code: o.ServerError.Code, Message: o.ServerError.Message, DataJSON: o.ServerError.DataJSON}
