@@ -290,6 +290,29 @@ func TestManagerResourcesAndPrompts(t *testing.T) {
 		const row = await ui.row('Everything');
 		await ui.click('[role=switch]', 'Resources from this server', row);
 		await ui.get('ul', 'Resources', row);`)
+
+	// A tool result's resource links, in the test console: listed, and one
+	// opened reads it from the server (the resource dialog over the console).
+	linked := evalJS[map[string]any](p, `
+		await ui.click('button', 'Test call', document);
+		await ui.withText('Test MCP tool');
+		await ui.choose('Tool', 'Get Resource Links Tool');
+		await ui.type(/^count/, '2');
+		await ui.click('button', 'Run test');
+		const console = ui.top();
+		await ui.withText('2 resources in the result', console);
+		const items = [...console.querySelectorAll('.tt-mcp-result-resources li')].map(ui.text);
+		await ui.click('button', 'Open Text Resource 2', console);
+		await ui.gone(() => ui.top() === console, 'the resource dialog');
+		const dialog = ui.top();
+		const pre = await ui.withText('Resource 2:', dialog, 'pre');
+		return { items, text: ui.text(pre), uri: ui.text(dialog.querySelector('.tt-mcp-uri')) };`)
+	items, _ := linked["items"].([]any)
+	if len(items) != 2 || !strings.Contains(fmt.Sprint(items[1]), "demo://resource/dynamic/text/2") || linked["uri"] != "demo://resource/dynamic/text/2" ||
+		!strings.HasPrefix(fmt.Sprint(linked["text"]), "Resource 2: This is a plaintext resource") {
+		t.Errorf("a result's resource links: %v", linked)
+	}
+	shots(p, "test-call-resource-link")
 }
 
 // A server that offers only tools (the demo) shows no tabs: its console is

@@ -89,7 +89,7 @@ export function startManager(opts: StartOptions): Started | null {
     saveBackendUrl: (url) => {
       saveBackendUrl(url);
     },
-    createActions: (api) => createManagerActions(api, tr),
+    createActions: (api) => createManagerActions(api, tr, chat.primitives),
     bridge: bridgeStatus,
     onBridgeChange,
     origin: window.location.origin,

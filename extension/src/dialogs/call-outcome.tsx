@@ -2,11 +2,75 @@
 // its server asked the user on the way (elicitation).
 
 import type { ReactNode } from 'react';
-import type { McpServerErrorResponse, McpTestCallOutcome, McpToolResultResponse, McpUnsupportedResponse } from '../../../jsapi/tauritavern-mcp';
+import type {
+  McpResultResource,
+  McpServerErrorResponse,
+  McpTestCallOutcome,
+  McpToolResultResponse,
+  McpUnsupportedResponse,
+} from '../../../jsapi/tauritavern-mcp';
 import { AskedSummary } from '../ui/Asked';
+import { formatBytes } from '../ui/ContentView';
 import { useTr } from '../ui/tr';
+import type { ResourceTarget } from './resource-dialog';
 
-function ToolResult(props: { response: McpToolResultResponse }) {
+/** Opens a resource a result names (the resource dialog: preview, attach). */
+export type OpenResultResource = (target: ResourceTarget) => void;
+
+/** A result's resource as the resource dialog opens it: a link by URI, an embedded one as it came. */
+export function resultResourceTarget(r: McpResultResource): ResourceTarget {
+  if (r.type === 'resource_link') {
+    return {
+      kind: 'resource',
+      uri: r.uri,
+      name: r.name,
+      ...(r.title !== undefined ? { title: r.title } : {}),
+      ...(r.description !== undefined ? { description: r.description } : {}),
+      ...(r.mimeType !== undefined ? { mimeType: r.mimeType } : {}),
+      ...(r.size !== undefined ? { size: r.size } : {}),
+    };
+  }
+  return { kind: 'embedded', name: r.resource.uri, content: r.resource };
+}
+
+/** The resource links and embedded resources of a result, each openable when the page can. */
+function ResultResources(props: { resources: McpResultResource[]; open?: OpenResultResource | undefined }) {
+  const tr = useTr();
+  return (
+    <>
+      <h5>{tr('result_resources', { count: props.resources.length })}</h5>
+      <ul className="tt-mcp-result-resources">
+        {props.resources.map((r) => {
+          const name = r.type === 'resource_link' ? (r.title ?? r.name) : r.resource.uri;
+          const mime = r.type === 'resource_link' ? r.mimeType : r.resource.mimeType;
+          const size = r.type === 'resource_link' ? r.size : r.resource.size;
+          return (
+            <li key={r.index}>
+              <span className="tt-mcp-resource-name">{name}</span>{' '}
+              {r.type === 'resource_link' && <code className="tt-mcp-uri">{r.uri}</code>}{' '}
+              <span className="tt-mcp-chip">{r.type === 'resource_link' ? tr('resource_link') : tr('embedded_resource')}</span>
+              {mime !== undefined && <span className="tt-mcp-chip">{mime}</span>}
+              {size !== undefined && <span className="tt-mcp-chip">{formatBytes(size)}</span>}
+              {props.open && (
+                <button
+                  type="button"
+                  className="menu_button menu_button_icon"
+                  aria-label={tr('open_resource_named', { name })}
+                  onClick={() => props.open?.(resultResourceTarget(r))}
+                >
+                  <i className="fa-solid fa-book-open" aria-hidden="true" />
+                  <span>{tr('open')}</span>
+                </button>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+    </>
+  );
+}
+
+function ToolResult(props: { response: McpToolResultResponse; openResource?: OpenResultResource | undefined }) {
   const tr = useTr();
   const r = props.response;
   const hasStructured = r.structuredJson !== undefined && r.structuredJson !== '';
@@ -27,7 +91,8 @@ function ToolResult(props: { response: McpToolResultResponse }) {
           <pre className="tt-mcp-json-output">{r.structuredJson}</pre>
         </>
       )}
-      {r.textBlocks.length === 0 && !hasStructured && <p className="tt-mcp-note">{tr('no_content')}</p>}
+      {r.resources !== undefined && r.resources.length > 0 && <ResultResources resources={r.resources} open={props.openResource} />}
+      {r.textBlocks.length === 0 && !hasStructured && (r.resources ?? []).length === 0 && <p className="tt-mcp-note">{tr('no_content')}</p>}
       {r.diagnostics.length > 0 && (
         <details className="tt-mcp-notes">
           <summary>{tr('discovery_notes', { count: r.diagnostics.length })}</summary>
@@ -121,11 +186,15 @@ function isUnsupported(r: { kind: string }): r is McpUnsupportedResponse {
   return r.kind === 'unsupported_response';
 }
 
-export function CallOutcome(props: { outcome: McpTestCallOutcome }) {
+export function CallOutcome(props: { outcome: McpTestCallOutcome; openResource?: OpenResultResource | undefined }) {
   const o = props.outcome;
   return (
     <>
-      {o.outcome === 'known_response' && o.response.kind === 'tool_result' ? <ToolResult response={o.response} /> : <RequestProblem outcome={o} />}
+      {o.outcome === 'known_response' && o.response.kind === 'tool_result' ? (
+        <ToolResult response={o.response} openResource={props.openResource} />
+      ) : (
+        <RequestProblem outcome={o} />
+      )}
       <AskedSummary rounds={o.rounds} elicitations={o.elicitations} />
     </>
   );

@@ -200,3 +200,23 @@ describe('ResourceDialog: Attach to this chat', () => {
     expect(screen.queryByRole('button', { name: 'Attach' })).toBeNull();
   });
 });
+
+describe('ResourceDialog: a resource a tool result embedded', () => {
+  test('shows its content as it came, reads nothing, and attaches it', async () => {
+    const user = userEvent.setup();
+    const { st, attach } = chatAttach();
+    const reads = renderDialog(
+      { kind: 'embedded', name: 'notes://today', content: { type: 'text', uri: 'notes://today', mimeType: 'text/plain', text: 'buy milk', size: 8 } },
+      { attach },
+    );
+    expect(screen.getByRole('heading', { name: 'notes://today' })).toBeTruthy();
+    expect(screen.getByText(/as the tool returned it/)).toBeTruthy();
+    expect(screen.getByText('buy milk')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Read again' })).toBeNull();
+    const panel = screen.getByRole('region', { name: 'Attach to this chat' });
+    await user.click(within(panel).getByRole('button', { name: 'Attach' }));
+    await within(panel).findByRole('status');
+    expect(st.extensionPrompts.mcp_manager_resource_000!.value).toContain('buy milk');
+    expect(reads).toEqual([]);
+  });
+});

@@ -6,7 +6,7 @@
 // is the user's: nothing is read again unless they press Read again.
 
 import { useEffect, useRef, useState } from 'react';
-import type { McpResourceReadOutcome, McpResourceTemplate } from '../../../jsapi/tauritavern-mcp';
+import type { McpResourceContent, McpResourceReadOutcome, McpResourceTemplate } from '../../../jsapi/tauritavern-mcp';
 import { snapshotOf } from '../chat/attachments';
 import { expandUriTemplate } from '../chat/uri-template';
 import { showDialog } from '../host/popup';
@@ -18,10 +18,22 @@ import { errorMessage } from '../ui/errors';
 import { useTr } from '../ui/tr';
 import { RequestProblem } from './call-outcome';
 
-/** What the dialog opens: a resource by URI (listed, or a link), or a template to fill in. */
+/**
+ * What the dialog opens: a resource by URI (listed, or a link), a template to fill in, or a
+ * resource a tool result embedded (shown as it came, never read again from the server).
+ */
 export type ResourceTarget =
   | { kind: 'resource'; uri: string; name: string; title?: string; description?: string; mimeType?: string; size?: number }
-  | { kind: 'template'; template: McpResourceTemplate };
+  | { kind: 'template'; template: McpResourceTemplate }
+  | { kind: 'embedded'; name: string; content: McpResourceContent };
+
+/** An embedded resource as a read's answer, for the preview and the attach panel. */
+function embeddedOutcome(content: McpResourceContent): McpResourceReadOutcome {
+  return {
+    outcome: 'known_response',
+    response: { kind: 'resource_contents', uri: content.uri, contents: [content], totalBytes: content.size, diagnostics: [] },
+  };
+}
 
 export interface ResourceDialogDeps {
   server: { id: string; displayName: string };
@@ -33,7 +45,14 @@ export interface ResourceDialogDeps {
 }
 
 function targetName(t: ResourceTarget): string {
-  return t.kind === 'resource' ? (t.title ?? t.name) : (t.template.title ?? t.template.name);
+  switch (t.kind) {
+    case 'resource':
+      return t.title ?? t.name;
+    case 'template':
+      return t.template.title ?? t.template.name;
+    case 'embedded':
+      return t.name;
+  }
 }
 
 /** The values filled in besides name (the completion's context). */
@@ -46,12 +65,15 @@ export function ResourceDialog(props: ResourceDialogDeps & { target: ResourceTar
   const { target, server } = props;
   const [values, setValues] = useState<Record<string, string>>({});
   const [reading, setReading] = useState(false);
-  const [result, setResult] = useState<{ uri: string; outcome: McpResourceReadOutcome }>();
+  const [result, setResult] = useState<{ uri: string; outcome: McpResourceReadOutcome } | undefined>(() =>
+    target.kind === 'embedded' ? { uri: target.content.uri, outcome: embeddedOutcome(target.content) } : undefined,
+  );
   const [error, setError] = useState<string>();
   const mounted = useRef(true);
   const running = useRef(false);
 
-  const uri = target.kind === 'resource' ? target.uri : expandUriTemplate(target.template.uriTemplate, values);
+  const uri =
+    target.kind === 'resource' ? target.uri : target.kind === 'embedded' ? target.content.uri : expandUriTemplate(target.template.uriTemplate, values);
 
   const read = async (at: string) => {
     if (running.current) return;
@@ -84,8 +106,8 @@ export function ResourceDialog(props: ResourceDialogDeps & { target: ResourceTar
       ? (name, value, all) => props.complete!(target.template.uriTemplate, name, value, others(all, name))
       : undefined;
 
-  const description = target.kind === 'resource' ? target.description : target.template.description;
-  const mime = target.kind === 'resource' ? target.mimeType : target.template.mimeType;
+  const description = target.kind === 'resource' ? target.description : target.kind === 'template' ? target.template.description : undefined;
+  const mime = target.kind === 'resource' ? target.mimeType : target.kind === 'template' ? target.template.mimeType : target.content.mimeType;
   const contents = result?.outcome.outcome === 'known_response' && result.outcome.response.kind === 'resource_contents' ? result.outcome.response : undefined;
   return (
     <div className="tt-mcp-resource-dialog">
@@ -130,7 +152,8 @@ export function ResourceDialog(props: ResourceDialogDeps & { target: ResourceTar
         </form>
       ) : (
         <p className="tt-mcp-note">
-          <code className="tt-mcp-uri">{target.uri}</code>
+          <code className="tt-mcp-uri">{uri}</code>
+          {target.kind === 'embedded' && <> · {tr('embedded_resource_note')}</>}
         </p>
       )}
       {reading && (

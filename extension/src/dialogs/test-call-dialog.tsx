@@ -19,6 +19,7 @@ import { errorMessage } from '../ui/errors';
 import { SchemaFieldInput } from '../ui/SchemaFieldInput';
 import { useTr } from '../ui/tr';
 import { CallOutcome } from './call-outcome';
+import type { ResourceTarget } from './resource-dialog';
 import { collectArguments, initialValues, schemaFields, withoutError, type FieldError, type SchemaField } from './schema-form';
 
 export interface TestCallDialogDeps {
@@ -27,6 +28,8 @@ export interface TestCallDialogDeps {
   discover(registrationId: string): Promise<McpDiscoveryResult>;
   refresh(registrationId: string): Promise<McpDiscoveryResult>;
   testCall(input: TestMcpToolCallInput, options: McpTestCallOptions): Promise<McpTestCallOutcome>;
+  /** Opens a resource the result links to or embeds (preview, attach); absent where the page cannot. */
+  openResource?: ((server: TauriTavernMcpServer, target: ResourceTarget) => void) | undefined;
 }
 
 /** Lets the popup end the local wait of a call in flight when it closes. */
@@ -268,7 +271,12 @@ export function TestCallDialog(props: TestCallDialogProps) {
               {callError}
             </p>
           )}
-          {outcome && <CallOutcome outcome={outcome} />}
+          {outcome && (
+            <CallOutcome
+              outcome={outcome}
+              openResource={props.openResource && server ? (target) => props.openResource?.(server, target) : undefined}
+            />
+          )}
         </>
       )}
     </div>

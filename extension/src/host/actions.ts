@@ -6,8 +6,10 @@ import { confirmActivate, confirmRemove } from '../dialogs/confirm';
 import { askSignInClient } from '../dialogs/sign-in-client-dialog';
 import { openAddServerDialog, openEditServerDialog } from '../dialogs/server-dialog';
 import { openTestCallDialog } from '../dialogs/test-call-dialog';
+import type { ResourceTarget } from '../dialogs/resource-dialog';
 import { openToolDialog } from '../dialogs/tool-dialog';
 import type { McpManagerActions } from '../manager/McpManagerApp';
+import type { PrimitivesDeps } from '../manager/Primitives';
 import type { Tr } from '../texts';
 import { errorCode, errorMessage } from '../ui/errors';
 
@@ -36,7 +38,11 @@ function signInActions(api: TauriTavernMcpApi, tr: Tr): Pick<McpManagerActions, 
   };
 }
 
-export function createManagerActions(api: TauriTavernMcpApi, tr: Tr): McpManagerActions {
+/**
+ * primitives: the Resources and Prompts dialogs where the page has ttmcp's API (the test console
+ * opens a result's resources there).
+ */
+export function createManagerActions(api: TauriTavernMcpApi, tr: Tr, primitives?: () => PrimitivesDeps | undefined): McpManagerActions {
   // ttmcp's api.mcp.stdio; a host with only upstream's surface has none.
   const stdio = (api as Partial<TtmcpMcpApi>).stdio;
   return {
@@ -61,6 +67,12 @@ export function createManagerActions(api: TauriTavernMcpApi, tr: Tr): McpManager
           discover: (registrationId) => api.servers.discover({ registrationId }),
           refresh: (registrationId) => api.servers.refresh({ registrationId }),
           testCall: (input, options) => api.tools.testCall(input, options),
+          ...(primitives?.()
+            ? {
+                openResource: (server: TauriTavernMcpServer, target: ResourceTarget) =>
+                  void primitives()?.openResource(server, target, server.capabilities?.advertised?.completions === true),
+              }
+            : {}),
         },
         tr,
       ),
