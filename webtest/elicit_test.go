@@ -325,10 +325,13 @@ func TestElicitationDeclinedInAModelCall(t *testing.T) {
 	}
 }
 
-// SillyTavern's Stop while the popup is open closes it and the answer is
-// dropped. 2025: the server is mid-call — the outcome is unknown (the
-// persistent warning, the loop ends). 2026: the server answered
-// input_required and holds nothing — nothing more is sent.
+// Stop while the popup is open closes it and the answer is dropped. The
+// popup is modal, so SillyTavern's Stop button cannot be reached under it:
+// the popup's own Stop generation is SillyTavern's Stop (the context's
+// stopGeneration, as the Stop button calls it). 2025: the server is
+// mid-call — the outcome is unknown (the persistent warning, the loop
+// ends). 2026: the server answered input_required and holds nothing —
+// nothing more is sent.
 func TestElicitationStoppedInAModelCall(t *testing.T) {
 	needBundle(t)
 	for _, era := range askingEras {
@@ -338,7 +341,7 @@ func TestElicitationStoppedInAModelCall(t *testing.T) {
 			e.llm.script(calls(toolCall{"c1", "mcp__Demo__greet", `{}`}), reply{Text: "ok"})
 			e.start("Greet me")
 			waitQuestion(e.p, "Demo asks you")
-			e.p.run(`await ui.type(/^Name/, 'Never sent'); stChat.stop();`)
+			e.p.run(`await ui.type(/^Name/, 'Never sent'); await ui.click('button', 'Stop generation');`)
 			noQuestion(e.p)
 			e.finish()
 			for _, got := range srv.answers() {

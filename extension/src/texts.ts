@@ -540,6 +540,8 @@ export const TEXTS = {
   elicit_url_invalid: 'This is not a valid address: it cannot be opened from here. Decline or cancel.',
   elicit_url_answer: 'Your answer goes to {server}.',
   elicit_buttons_note: 'Decline tells the server no. Cancel, Escape or closing this window leaves the question unanswered.',
+  elicit_stop: 'Stop generation',
+  elicit_stop_note: 'Stop generation stops the reply and this tool call, as SillyTavern’s Stop does.',
   elicit_accept: 'Accept',
   elicit_decline: 'Decline',
   elicit_open: 'Open page',

@@ -8,7 +8,7 @@ import { createManagerActions } from '../host/actions';
 import { askElicitation } from '../dialogs/elicitation-dialog';
 import { createElicitationHandler, installElicitationHandler, uninstallElicitationHandler } from '../host/elicitation';
 import { saveBackendUrl } from '../host/settings';
-import { stLanguage, stTranslate } from '../host/sillytavern';
+import { stLanguage, stStopGeneration, stTranslate } from '../host/sillytavern';
 import { bridgeStatus, onBridgeChange } from '../host/tauritavern';
 import { startChatFeatures } from '../chat/install';
 import { startModelTools } from '../tools/install';
@@ -78,7 +78,12 @@ export function startManager(opts: StartOptions): Started | null {
   // calls once ttmcp's API is there, whatever the attempt found besides (a
   // loader imported again publishes a new API; the model's tools work
   // without the Manager's list).
-  const elicit = createElicitationHandler((request, o) => askElicitation(request, o, tr));
+  // A question during the model's call offers SillyTavern's Stop, which
+  // the modal popup hides.
+  const elicit = createElicitationHandler((request, o) => {
+    const stop = request.source === 'model' ? stStopGeneration() : undefined;
+    return askElicitation(request, { ...o, ...(stop ? { stop } : {}) }, tr);
+  });
   const deps: RootDeps = {
     backendUrl: () => resolveBackendUrl(opts.configUrl !== undefined ? { configUrl: opts.configUrl } : {}),
     connect: async (backendUrl, attempt) => {

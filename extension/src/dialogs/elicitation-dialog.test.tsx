@@ -178,6 +178,33 @@ describe('a server’s question, form mode', () => {
     expect((await again).response).toEqual({ action: 'accept', content: { email: 'octo-at-example' } });
   });
 
+  test('a question during the model’s call offers Stop generation (the modal popup hides SillyTavern’s Stop); a test call’s does not', async () => {
+    const generation = new AbortController();
+    let stops = 0;
+    const stop = () => {
+      stops++;
+      generation.abort(); // what the bridge does on generation_stopped
+    };
+    const pending = askElicitation(request({ source: 'model' }), { signal: generation.signal, stop }, englishTr);
+    const popup = await shown();
+    const buttons = within(popup.dlg);
+    expect(popup.content.textContent).toContain('Stop generation stops the reply and this tool call');
+    await userEvent.type(buttons.getByLabelText(/^Your name/), 'Never sent');
+    await act(async () => fireEvent.click(buttons.getByText('Stop generation')));
+    expect(stops).toBe(1);
+    expect(popup.closed).toBe(true);
+    expect(await pending).toEqual({ response: { action: 'cancel' } });
+
+    TestPopup.reset();
+    const test = askElicitation(request(), { signal: new AbortController().signal, stop }, englishTr);
+    const second = await shown();
+    expect(within(second.dlg).queryByText('Stop generation')).toBeNull();
+    expect(second.content.textContent).not.toContain('Stop generation');
+    await second.close(2);
+    expect((await test).response).toEqual({ action: 'cancel' });
+    expect(stops).toBe(1);
+  });
+
   test('a form without fields is a confirmation', async () => {
     const pending = askElicitation(request({ requestedSchema: { type: 'object', properties: {} } }), { signal: new AbortController().signal }, englishTr);
     const popup = await shown();

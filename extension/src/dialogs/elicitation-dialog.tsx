@@ -4,7 +4,9 @@
 // and either a form built from the requested schema (form mode) or the page
 // the server wants opened, its host set apart (URL mode). Accept, Decline
 // and Cancel; Escape or closing is Cancel; the call's withdrawal (Stop, the
-// backend's 10-minute bound) closes it and its answer is dropped. Nothing
+// backend's 10-minute bound) closes it and its answer is dropped. The popup
+// is modal, so SillyTavern's own Stop button cannot be reached while it is
+// open: a question during the model's call offers Stop generation itself. Nothing
 // is filled in but the schema's defaults, nothing is accepted by itself,
 // and a URL opens only on the user's click, in a new tab without an opener.
 
@@ -18,6 +20,8 @@ import { collectContent, elicitationFields, initialValues, withoutError, type Fi
 
 /** The Cancel button's result (SillyTavern numbers custom buttons from 2). */
 export const CANCEL_RESULT = 2;
+/** The Stop generation button's result (a model's call only). */
+export const STOP_RESULT = 3;
 
 /** Where a URL-mode question would take the user. */
 export type UrlTarget =
@@ -51,6 +55,8 @@ export interface ElicitationHandle {
 
 export interface ElicitationDialogProps {
   request: McpElicitationRequest;
+  /** The popup offers Stop generation (a model's call on a page that can stop it). */
+  stoppable?: boolean;
   /** What the user typed the last time this question was asked (a re-ask with request.error); else the defaults. */
   values?: Record<string, string>;
   bind?(handle: ElicitationHandle | null): void;
@@ -112,7 +118,7 @@ function UrlPart({ request }: { request: McpElicitationRequest }) {
 /** The popup's body: the question and, in form mode, its form. */
 export function ElicitationDialog(props: ElicitationDialogProps) {
   const tr = useTr();
-  const { request, bind, onFits } = props;
+  const { request, bind, onFits, stoppable } = props;
   const fields = useMemo(() => fieldsOf(request), [request]);
   const [values, setValues] = useState<Record<string, string>>(() => ({ ...initialValues(fields), ...props.values }));
   const [errors, setErrors] = useState<Record<string, FieldError>>({});
@@ -174,6 +180,7 @@ export function ElicitationDialog(props: ElicitationDialogProps) {
         {tr(form ? 'elicit_form_warning' : 'elicit_url_answer', { server: request.serverDisplayName })}
       </p>
       <p className="tt-mcp-note">{tr('elicit_buttons_note')}</p>
+      {stoppable && <p className="tt-mcp-note">{tr('elicit_stop_note')}</p>}
     </div>
   );
 }
@@ -191,6 +198,13 @@ export interface AskOptions {
   values?: Record<string, string>;
   /** Opens a URL-mode page (tests); window.open in a new tab without an opener by default. */
   open?(href: string): void;
+  /**
+   * Stops the generation the question came from (SillyTavern's
+   * stopGeneration): offered as Stop generation for the model's calls,
+   * since the modal popup hides SillyTavern's Stop. Stopping withdraws the
+   * question (the signal aborts), as SillyTavern's Stop would.
+   */
+  stop?(): void;
 }
 
 function openInNewTab(href: string): void {
@@ -213,9 +227,13 @@ export async function askElicitation(request: McpElicitationRequest, opts: AskOp
   if (target && target.kind !== 'web') gate.set(false);
   let content: Record<string, JsonValue> | undefined;
   let values: Record<string, string> | undefined;
+  const stop = request.source === 'model' ? opts.stop : undefined;
+  const buttons = [{ text: tr('cancel'), result: CANCEL_RESULT, appendAtEnd: true }];
+  if (stop) buttons.push({ text: tr('elicit_stop'), result: STOP_RESULT, appendAtEnd: true });
   const result = await showDialog(
     <ElicitationDialog
       request={request}
+      stoppable={stop !== undefined}
       {...(opts.values ? { values: opts.values } : {})}
       bind={(h) => {
         handle.current = h;
@@ -226,7 +244,7 @@ export async function askElicitation(request: McpElicitationRequest, opts: AskOp
       kind: 'confirm',
       okButton: tr(request.mode === 'form' ? 'elicit_accept' : 'elicit_open'),
       cancelButton: tr('elicit_decline'),
-      customButtons: [{ text: tr('cancel'), result: CANCEL_RESULT, appendAtEnd: true }],
+      customButtons: buttons,
       defaultResult: CANCEL_RESULT,
       wide: true,
       leftAlign: true,
@@ -235,6 +253,10 @@ export async function askElicitation(request: McpElicitationRequest, opts: AskOp
       okGate: gate,
       onClosing(r) {
         values = handle.current?.values(); // the body is gone once the popup closed
+        if (r === STOP_RESULT) {
+          stop?.(); // the bridge aborts the call; its answer is not read
+          return true;
+        }
         if (r !== RESULT.AFFIRMATIVE) return true;
         if (target) {
           if (target.kind !== 'web') return false;
@@ -248,7 +270,7 @@ export async function askElicitation(request: McpElicitationRequest, opts: AskOp
     tr,
   );
   const typed = values ? { values } : {};
-  if (opts.signal.aborted) return { response: { action: 'cancel' } };
+  if (opts.signal.aborted || result === STOP_RESULT) return { response: { action: 'cancel' } };
   if (result === RESULT.AFFIRMATIVE) {
     if (target?.kind === 'web') {
       void showOpened(request, target.host, tr).catch(() => {});

@@ -62,6 +62,8 @@ export interface StContext {
   getCurrentLocale?: () => string;
   extensionSettings?: Record<string, unknown>;
   saveSettingsDebounced?: () => void;
+  /** SillyTavern's Stop (emits generation_stopped, which withdraws the model's calls). */
+  stopGeneration?: () => unknown;
 }
 
 interface SillyTavernGlobal {
@@ -76,6 +78,12 @@ export function stContext(): StContext | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** SillyTavern's Stop, when the page has one (read when it is pressed: the context is rebuilt per call). */
+export function stStopGeneration(): (() => void) | undefined {
+  if (typeof stContext()?.stopGeneration !== 'function') return undefined;
+  return () => void stContext()?.stopGeneration?.();
 }
 
 /** The page's translate function, when SillyTavern provides one. */
