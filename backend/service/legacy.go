@@ -340,7 +340,10 @@ func (s *Service) callLegacy(ctx context.Context, dto jsapi.CallLegacyMcpToolDto
 		if _, _, err := domain.ParseToolID(dto.ToolID); err != nil {
 			return domain.CallOutcome{}, nil, err
 		}
-		return domain.NotSent(CodeCallDeniedByUser, fmt.Sprintf("The user denied the call to MCP tool `%s`; it was not sent", dto.ToolID)), nil, nil
+		// Named as the model knows the tool (its title, else its native
+		// name), never by the ToolId, which tells the model nothing.
+		r := s.loaded(dto.ToolID)
+		return domain.NotSent(CodeCallDeniedByUser, fmt.Sprintf("The user denied the call to MCP tool `%s`; it was not sent", s.toolLabel(r, dto.ToolID).Title)), r, nil
 	}
 	// The upstream order: the call's own arguments (§6.1), then the shared
 	// gate (§5.4): cancelled, tool id, object, registration, permission.

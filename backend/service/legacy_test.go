@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -225,6 +226,42 @@ func TestRootIsObject(t *testing.T) {
 	} {
 		if got := rootIsObject(json.RawMessage(tt.schema)); got != tt.want {
 			t.Errorf("rootIsObject(%s) = %v; want %v", tt.schema, got, tt.want)
+		}
+	}
+}
+
+// A denial names the tool as the model knows it: its title in the
+// published catalog, else its native name (no catalog, a registration
+// that cannot be read), never the ToolId.
+func TestLegacyDenialNamesTheTool(t *testing.T) {
+	w := newWorld(t)
+	id := w.register(readableServer(t), true)
+	if _, err := w.discover(id); err != nil {
+		t.Fatal(err)
+	}
+	w.permit(id, "page", jsapi.PermissionAsk)
+	w.restart() // the catalog is read from its file, not a warm cache
+	denied := "denied"
+	deny := func(toolID string) jsapi.McpCallOutcome {
+		t.Helper()
+		callID := "c-" + strconv.Itoa(int(w.calls.Add(1)))
+		w.svc.StartLegacyCall(context.Background(), jsapi.McpExecutionCallIdDto{ExecutionCallID: callID})
+		o, err := w.svc.CallLegacyTool(context.Background(), jsapi.CallLegacyMcpToolDto{ExecutionCallID: callID, ToolID: toolID, ArgumentsJSON: "{}", Approval: &denied})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Outcome != jsapi.OutcomeNotSent || o.Code != CodeCallDeniedByUser {
+			t.Fatalf("%s: %+v", toolID, o)
+		}
+		return o
+	}
+	for _, tt := range []struct{ toolID, want string }{
+		{"mcp/" + id + ":page", "The user denied the call to MCP tool `Fetch page`; it was not sent"},
+		{"mcp/" + id + ":issue", "The user denied the call to MCP tool `issue`; it was not sent"},
+		{"mcp/" + string(domain.NewRegistrationID()) + ":gone", "The user denied the call to MCP tool `gone`; it was not sent"},
+	} {
+		if o := deny(tt.toolID); o.Message != tt.want {
+			t.Errorf("%s: %q, want %q", tt.toolID, o.Message, tt.want)
 		}
 	}
 }

@@ -106,7 +106,7 @@ func (s *Service) toolLabel(r *domain.Registration, toolID string) domain.ToolLa
 		return label
 	}
 	label.Server = r.DisplayName
-	if cat := s.cache.published(*r); cat != nil {
+	if cat, _, err := s.publishedCatalog(*r); err == nil && cat != nil {
 		for _, t := range cat.Tools {
 			if t.NativeName == name && t.Title != nil && strings.TrimSpace(*t.Title) != "" {
 				label.Title = *t.Title
