@@ -267,8 +267,8 @@ func TestSTAskApproval(t *testing.T) {
 	}{
 		{"Allow once", "a1", 1},
 		// the model and the chat read the tool by its title, as the Ask prompt showed it
-		{"Deny", "The MCP tool `Echo` (Demo) was not called (mcp.call_denied_by_user): The user denied the call to MCP tool `Echo`; it was not sent", 0},
-		{"Escape", "The MCP tool `Echo` (Demo) was not called (mcp.call_denied_by_user): The user denied the call to MCP tool `Echo`; it was not sent", 0},
+		{"Deny", "The MCP tool `Echo` (Demo) was not called (mcp.call_denied_by_user): The user denied the call to MCP tool `Echo`; it was not sent.", 0},
+		{"Escape", "The MCP tool `Echo` (Demo) was not called (mcp.call_denied_by_user): The user denied the call to MCP tool `Echo`; it was not sent.", 0},
 		{"Always allow", "a4", 1},
 	}
 	for i, c := range cases {

@@ -110,7 +110,7 @@ func askedNote(recs []ElicitRecord) string {
 func projectReadable(o CallOutcome, tool ToolLabel) Readable {
 	switch {
 	case o.Outcome == OutcomeNotSent:
-		return Readable{Text: fmt.Sprintf("The MCP tool %s was not called (%s): %s", tool, o.Code, tool.rename(o.Message)), IsError: true}
+		return Readable{Text: fmt.Sprintf("The MCP tool %s was not called (%s): %s", tool, o.Code, sentence(tool.rename(o.Message))), IsError: true}
 	case o.Outcome == OutcomeUnknown:
 		return Readable{Text: fmt.Sprintf("The MCP tool %s may have run, but its result is unknown (%s): %s It was not retried; check what it does before calling it again.",
 			tool, o.Code, sentence(tool.rename(o.Message))), IsError: true}

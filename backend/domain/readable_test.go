@@ -78,7 +78,7 @@ func TestProjectReadable(t *testing.T) {
 		{"unsupported", CallOutcome{Outcome: OutcomeKnownResponse, Unsupported: &UnsupportedResponse{ResponseType: "task", Message: "Tasks are not supported"}},
 			"The MCP tool `Create issue` (GitHub) answered with a response ttmcp cannot pass on (mcp.unsupported_response, task): Tasks are not supported", true},
 		{"not_sent: the title, never the ToolId", NotSent("mcp.call_permission_off", "MCP tool `mcp/"+setReg+":issue.create` is Off"),
-			"The MCP tool `Create issue` (GitHub) was not called (mcp.call_permission_off): MCP tool `Create issue` is Off", true},
+			"The MCP tool `Create issue` (GitHub) was not called (mcp.call_permission_off): MCP tool `Create issue` is Off.", true},
 		{"outcome_unknown", Unknown("mcp.call_timeout", "The tool did not answer within 60 s"),
 			"The MCP tool `Create issue` (GitHub) may have run, but its result is unknown (mcp.call_timeout): The tool did not answer within 60 s. It was not retried; check what it does before calling it again.", true},
 	}
@@ -88,7 +88,7 @@ func TestProjectReadable(t *testing.T) {
 			t.Errorf("%s:\n%q (error %v)\nwant\n%q (error %v)", tt.name, got.Text, got.IsError, tt.want, tt.isError)
 		}
 	}
-	if got := ProjectReadable(NotSent("mcp.call_not_started", "not prepared"), ToolLabel{Title: "echo"}).Text; got != "The MCP tool `echo` was not called (mcp.call_not_started): not prepared" {
+	if got := ProjectReadable(NotSent("mcp.call_not_started", "not prepared"), ToolLabel{Title: "echo"}).Text; got != "The MCP tool `echo` was not called (mcp.call_not_started): not prepared." {
 		t.Errorf("without a server: %q", got)
 	}
 }

@@ -97,7 +97,7 @@ func TestReadableCalls(t *testing.T) {
 		t.Fatalf("isError: %+v", o.Readable)
 	}
 	w.permit(id, "fail", jsapi.PermissionOff)
-	if o := w.readableCall(tool("fail"), `{}`, on); o.Readable.Text != "The MCP tool `fail` (fixture) was not called (mcp.call_permission_off): MCP tool `fail` is Off" {
+	if o := w.readableCall(tool("fail"), `{}`, on); o.Readable.Text != "The MCP tool `fail` (fixture) was not called (mcp.call_permission_off): MCP tool `fail` is Off." {
 		t.Fatalf("not_sent: %q", o.Readable.Text)
 	}
 	if o := w.readableCall(tool("page"), `[]`, on); !strings.Contains(o.Readable.Text, "`Fetch page` (fixture) was not called (mcp.call_arguments_not_object)") {

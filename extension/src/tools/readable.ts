@@ -20,7 +20,7 @@ export function sentence(text: string): string {
 
 /** A call that was not sent. */
 export function notCalledText(tool: LegacyMcpTool, code: string, message: string): string {
-  return `The MCP tool ${toolLabel(tool)} was not called (${code}): ${message}`;
+  return `The MCP tool ${toolLabel(tool)} was not called (${code}): ${sentence(message)}`;
 }
 
 /** A call whose outcome is unknown: it may have run; the tool loop ends. */
