@@ -37,12 +37,17 @@ function projected(o: McpCallOutcome): string {
 /** SillyTavern as the bridge sees it: a registry, an awaited event bus, stopGeneration. */
 class FakeSt {
   registry = new Map<string, StFunctionTool>();
+  /** Registrations over a registered name (SillyTavern's ToolManager warns "has already been registered"). */
+  overwrites: string[] = [];
   listeners = new Map<string, Array<(...args: unknown[]) => unknown>>();
   stops = 0;
   supported = true;
   context(): StToolContext {
     return {
-      registerFunctionTool: (t) => void this.registry.set(t.name, t),
+      registerFunctionTool: (t) => {
+        if (this.registry.has(t.name)) this.overwrites.push(t.name);
+        this.registry.set(t.name, t);
+      },
       unregisterFunctionTool: (n) => void this.registry.delete(n),
       isToolCallingSupported: () => this.supported,
       canPerformToolCalls: (type) => this.supported && !['quiet', 'impersonate', 'continue'].includes(type),
@@ -225,6 +230,16 @@ describe('roots and rounds', () => {
     expect(await w.st.offered()).toEqual([]);
   });
 
+  test('a tool whose definition changed is registered again, never over its old registration (walked in SillyTavern 1.18.0)', async () => {
+    const w = world();
+    await w.st.round();
+    await w.st.round(); // a new root, nothing changed: nothing registered again
+    w.tools = [{ ...echo, description: 'Echoes, as the set says.' }, add];
+    await w.st.round();
+    expect(w.st.registry.get('mcp__Demo__echo')?.description).toBe('Echoes, as the set says.');
+    expect(w.st.overwrites).toEqual([]);
+  });
+
   test('names seen in requests count as local names (SillyTavern without ToolManager in its context)', async () => {
     const w = world();
     await w.st.emit(ST_EVENTS.CHAT_COMPLETION_SETTINGS_READY, { tools: [{ function: { name: 'mcp__Demo__echo' } }] });
@@ -355,7 +370,7 @@ describe('calls', () => {
     // a denial the backend could not record still names the tool, as the backend would
     w.callAnswer = () => Promise.reject(new Error('mcp.host_unavailable: down'));
     expect(await w.st.call('mcp__Demo__echo', {})).toBe(
-      'The MCP tool `Echo` (Demo) was not called (mcp.call_denied_by_user): The user denied the call to MCP tool `Echo`; it was not sent',
+      'The MCP tool `Echo` (Demo) was not called (mcp.call_denied_by_user): The user denied the call to MCP tool `Echo`; it was not sent.',
     );
   });
 

@@ -335,7 +335,11 @@ export class ToolBridge {
       round.set(alias, { tool, signature: `${tool.toolId}\n${description}\n${JSON.stringify(tool.inputSchema)}` });
     }
     for (const [alias, binding] of round) {
-      if (this.#registered.has(alias) && this.#round.get(alias)?.signature === binding.signature) continue;
+      if (this.#registered.has(alias)) {
+        if (this.#round.get(alias)?.signature === binding.signature) continue;
+        // changed (a set's description, a new schema): SillyTavern warns when a name is registered over
+        ctx?.unregisterFunctionTool?.(alias);
+      }
       ctx?.registerFunctionTool?.(this.#definition(alias, binding.tool));
       this.#registered.add(alias);
     }
