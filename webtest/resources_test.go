@@ -276,19 +276,19 @@ func TestManagerResourcesAndPrompts(t *testing.T) {
 	off := evalJS[map[string]any](p, `
 		const row = await ui.row('Everything');
 		await ui.click('[role=tab]', 'Resources', row);
-		await ui.click('[role=switch]', 'Resources from this server', row);
+		await ui.click('button[aria-pressed]', 'Resources from this server', row);
 		await ui.withText('Resources are off for this server', row);
-		const sw = await ui.get('[role=switch]', 'Resources from this server', row);
+		const sw = await ui.get('button[aria-pressed]', 'Resources from this server', row);
 		let code = '';
 		try { await window.__TAURITAVERN__.api.mcp.resources.list(%s); } catch (e) { code = e.code; }
-		return { checked: sw.getAttribute('aria-checked'), alerts: row.querySelectorAll('[role=alert]').length, code };`, id)
+		return { checked: sw.getAttribute('aria-pressed'), alerts: row.querySelectorAll('[role=alert]').length, code };`, id)
 	if off["checked"] != "false" || off["alerts"] != float64(0) || off["code"] != "mcp.resources_disabled" {
 		t.Errorf("resources off: %v", off)
 	}
 	shots(p, "manager-resources-off")
 	p.run(`
 		const row = await ui.row('Everything');
-		await ui.click('[role=switch]', 'Resources from this server', row);
+		await ui.click('button[aria-pressed]', 'Resources from this server', row);
 		await ui.get('ul', 'Resources', row);`)
 
 	// A tool result's resource links, in the test console: listed, and one

@@ -86,7 +86,7 @@ func TestSTToolSetPerCharacter(t *testing.T) {
 
 	// The chat with Seraphina: the wand menu names what it uses; bind the set to her.
 	openChat(e, 0)
-	if got := waitMenuItem(e, "MCP: every allowed tool · 3"); got != "MCP: every allowed tool · 3" {
+	if got := waitMenuItem(e, "MCP: every allowed tool · 3 tools"); got != "MCP: every allowed tool · 3 tools" {
 		t.Errorf("the menu item says %q", got)
 	}
 	e.p.run(`document.querySelector('#extensions-settings-button .drawer-toggle').click();`) // the drawer covers the chat
@@ -124,7 +124,7 @@ func TestSTToolSetPerCharacter(t *testing.T) {
 	if names := reqs[len(reqs)-1].toolNames(); !slices.Equal(slices.Sorted(slices.Values(names)), []string{"mcp__Demo__add", "mcp__Demo__echo", "mcp__Web__echo", "ttmcp_read_result"}) {
 		t.Errorf("Coding Assistant's chat offered %v; want every allowed tool", names)
 	}
-	if got := waitMenuItem(e, "MCP: every allowed tool · 3"); got != "MCP: every allowed tool · 3" {
+	if got := waitMenuItem(e, "MCP: every allowed tool · 3 tools"); got != "MCP: every allowed tool · 3 tools" {
 		t.Errorf("in the other chat the menu item says %q", got)
 	}
 	// Where the choice is kept.

@@ -327,7 +327,7 @@ export const TEXTS = {
   toolset_bind_failed: 'This choice cannot be kept here (no chat or character is open).',
   chat_menu_title: 'MCP tools in this chat',
   chat_menu_set: 'MCP: {name} · {tools}',
-  chat_menu_all: 'MCP: every allowed tool · {count}',
+  chat_menu_all: 'MCP: every allowed tool · {tools}',
   chat_menu_unavailable: 'MCP tools: not connected',
   reach_set_chat: 'Tool set “{name}” (this chat).',
   reach_set_character: 'Tool set “{name}” (this character).',
@@ -559,6 +559,10 @@ export const TEXTS = {
   asked_timeout: 'not answered in time',
   asked_invalid: 'not answered (the question or the answers did not fit the form rules)',
   asked_chip: 'Asked · {answers}',
+
+  // found walking issues 18 and 19 in SillyTavern 1.18.0
+  result_notes: 'Notes · {count}',
+  reach_limit_no_set: 'This source takes at most {limit} tools and SillyTavern has {local} of its own, so {leftOut} of the {total} MCP tools are left out (by server name, then tool).',
 } as const;
 
 // Plural forms: a text that depends on a number is written once per plural

@@ -55,6 +55,27 @@ describe('a result’s resources', () => {
     ]);
   });
 
+  test('the "not supported" notes of the listed blocks are not shown beside them; other notes are, as the result\'s notes (walked in SillyTavern 1.18.0)', () => {
+    const other = { code: 'mcp.call_content_unsupported', message: 'Audio content is not supported', contentIndex: 3 };
+    const response = outcome.outcome === 'known_response' && outcome.response.kind === 'tool_result' ? outcome.response : undefined;
+    const withOther: McpTestCallOutcome = { outcome: 'known_response', response: { ...response!, diagnostics: [...response!.diagnostics, other] } };
+    render(
+      <TrContext.Provider value={englishTr}>
+        <CallOutcome outcome={withOther} />
+      </TrContext.Provider>,
+    );
+    expect(screen.getByText('Notes · 1')).toBeTruthy();
+    expect(screen.getByText('Audio content is not supported')).toBeTruthy();
+    expect(screen.queryByText(/Resource link .* is not supported/)).toBeNull();
+    expect(screen.queryByText(/Embedded resource content .* is not supported/)).toBeNull();
+    expect(screen.queryByText(/Discovery notes/)).toBeNull();
+  });
+
+  test('only notes of listed blocks: no notes section', () => {
+    renderOutcome();
+    expect(screen.queryByText(/^Notes · /)).toBeNull();
+  });
+
   test('without a way to open them they are only listed', () => {
     renderOutcome();
     expect(screen.getByText('2 resources in the result')).toBeTruthy();

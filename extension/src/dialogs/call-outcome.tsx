@@ -70,10 +70,22 @@ function ResultResources(props: { resources: McpResultResource[]; open?: OpenRes
   );
 }
 
+/**
+ * The notes worth showing beside a result: not the "not supported" notes
+ * of blocks listed as its resources (upstream reports those, and the page
+ * keeps them; the Open list shows what ttmcp does with them), as the
+ * model's readable text leaves them out.
+ */
+export function resultNotes(r: McpToolResultResponse): McpToolResultResponse['diagnostics'] {
+  const listed = new Set((r.resources ?? []).map((x) => x.index));
+  return r.diagnostics.filter((d) => d.contentIndex === undefined || !listed.has(d.contentIndex));
+}
+
 function ToolResult(props: { response: McpToolResultResponse; openResource?: OpenResultResource | undefined }) {
   const tr = useTr();
   const r = props.response;
   const hasStructured = r.structuredJson !== undefined && r.structuredJson !== '';
+  const notes = resultNotes(r);
   return (
     <section className={r.isError ? 'tt-mcp-outcome tt-mcp-outcome-error' : 'tt-mcp-outcome tt-mcp-outcome-ok'}>
       <h4>
@@ -93,11 +105,11 @@ function ToolResult(props: { response: McpToolResultResponse; openResource?: Ope
       )}
       {r.resources !== undefined && r.resources.length > 0 && <ResultResources resources={r.resources} open={props.openResource} />}
       {r.textBlocks.length === 0 && !hasStructured && (r.resources ?? []).length === 0 && <p className="tt-mcp-note">{tr('no_content')}</p>}
-      {r.diagnostics.length > 0 && (
+      {notes.length > 0 && (
         <details className="tt-mcp-notes">
-          <summary>{tr('discovery_notes', { count: r.diagnostics.length })}</summary>
+          <summary>{tr('result_notes', { count: notes.length })}</summary>
           <ul>
-            {r.diagnostics.map((d, i) => (
+            {notes.map((d, i) => (
               <li key={i}>
                 <code>
                   {d.code}

@@ -298,7 +298,7 @@ describe('test-call console', () => {
           diagnostics: [{ code: 'mcp.content_unsupported', message: 'image skipped', contentIndex: 1 }],
         },
       },
-      ['Server responded', 'a', 'b', 'Discovery notes · 1', 'mcp.content_unsupported [1]', 'image skipped'],
+      ['Server responded', 'a', 'b', 'Notes · 1', 'mcp.content_unsupported [1]', 'image skipped'],
     ],
     [
       'the rounds of a call whose server asked',

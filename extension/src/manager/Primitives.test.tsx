@@ -111,11 +111,12 @@ describe('the console tabs', () => {
     renderManager(mcp);
     const row = await expand(user);
     await user.click(await within(row).findByRole('tab', { name: 'Resources' }));
-    const sw = within(row).getByRole('switch', { name: 'Resources from this server' });
-    expect(sw.getAttribute('aria-checked')).toBe('true');
+    // SillyTavern's a11y.js gives every .menu_button role="button": the state must survive it
+    for (const el of row.querySelectorAll('.menu_button')) el.setAttribute('role', 'button');
+    const sw = within(row).getByRole('button', { name: 'Resources from this server', pressed: true });
     await within(row).findByRole('list', { name: 'Resources' });
     await user.click(sw);
-    await waitFor(() => expect(within(row).getByRole('switch', { name: 'Resources from this server' }).getAttribute('aria-checked')).toBe('false'));
+    await waitFor(() => expect(within(row).getByRole('button', { name: 'Resources from this server' }).getAttribute('aria-pressed')).toBe('false'));
     expect(mcp.inputs('setCapabilities')).toEqual([{ registrationId: SERVER_ID, resources: false }]);
     expect(within(row).getByText(/Resources are off for this server/)).toBeTruthy();
     expect(within(row).queryByRole('list', { name: 'Resources' })).toBeNull();
@@ -124,7 +125,7 @@ describe('the console tabs', () => {
     expect(mcp.registrations[0]!.capabilities?.allowed).toEqual({ resources: false, prompts: true });
 
     const lists = mcp.count('listResources');
-    await user.click(within(row).getByRole('switch', { name: 'Resources from this server' }));
+    await user.click(within(row).getByRole('button', { name: 'Resources from this server' }));
     await within(row).findByRole('list', { name: 'Resources' });
     expect(mcp.count('listResources')).toBe(lists + 1);
   });
@@ -136,7 +137,7 @@ describe('the console tabs', () => {
     const row = await expand(user);
     await user.click(await within(row).findByRole('tab', { name: 'Prompts' }));
     expect(within(row).getByText(/settings of this server cannot be read, so both are refused: capabilities.json: unexpected end/)).toBeTruthy();
-    await user.click(within(row).getByRole('switch', { name: 'Prompts from this server' }));
+    await user.click(within(row).getByRole('button', { name: 'Prompts from this server' }));
     await waitFor(() => expect(within(row).queryByText(/cannot be read/)).toBeNull());
   });
 

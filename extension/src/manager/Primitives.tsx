@@ -69,15 +69,18 @@ export function ListNotes(props: { diagnostics: McpListDiagnostic[] }) {
   );
 }
 
-/** The per-server switch of a primitive. */
+/**
+ * The per-server switch of a primitive: a toggle button (aria-pressed), not
+ * role="switch" — SillyTavern's a11y.js sets role="button" on every
+ * .menu_button, and aria-checked means nothing on a button.
+ */
 export function CapabilitySwitch(props: { primitive: Primitive; on: boolean; busy: boolean; onToggle(): void }) {
   const tr = useTr();
   const label = tr(props.primitive === 'resources' ? 'use_resources' : 'use_prompts');
   return (
     <button
       type="button"
-      role="switch"
-      aria-checked={props.on}
+      aria-pressed={props.on}
       aria-label={label}
       className={`menu_button tt-mcp-state tt-mcp-switch tt-mcp-state-${props.on ? 'active' : 'paused'}`}
       disabled={props.busy}

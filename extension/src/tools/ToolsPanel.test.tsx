@@ -66,6 +66,18 @@ describe('tools for the model', () => {
     expect(line.textContent).toContain('A tool set chosen here was removed');
   });
 
+  test('without a tool set the limit leaves out by server name and tool, not by a set\'s order (walked in SillyTavern 1.18.0)', async () => {
+    const d = deps([{ kind: 'ready', tools: 127, servers: 2, diagnostics: 0, total: 307, leftOut: 180, local: 0, limit: 128, missing: [] }]);
+    render(
+      <ToolsContext.Provider value={d}>
+        <ToolReachSection />
+      </ToolsContext.Provider>,
+    );
+    const line = await screen.findByRole('status');
+    await waitFor(() => expect(line.textContent).toContain('180 of the 307 MCP tools are left out (by server name, then tool).'));
+    expect(line.textContent).not.toContain('set’s order');
+  });
+
   test('a call whose result was kept offers it in full', async () => {
     const d = { ...deps([], [{ ...entry, resultId: 'r-1' }]), openResult: vi.fn(async () => {}) };
     render(

@@ -34,7 +34,8 @@ function reachDetails(reach: ToolReach, tr: ReturnType<typeof useTr>): string[] 
   else out.push(tr('reach_no_set'));
   if (reach.missing.length > 0) out.push(tr('reach_set_missing'));
   if (reach.kind === 'ready' && reach.leftOut > 0) {
-    out.push(tr('reach_limit', { limit: reach.limit ?? 0, local: reach.local, leftOut: reach.leftOut, total: reach.total }));
+    // with a set its order decides; without one, the listing's (server name, then tool)
+    out.push(tr(reach.set ? 'reach_limit' : 'reach_limit_no_set', { limit: reach.limit ?? 0, local: reach.local, leftOut: reach.leftOut, total: reach.total }));
   }
   return out;
 }

@@ -120,14 +120,18 @@ function onToolSetChange(fn: () => void): () => void {
 }
 
 /** The chat-side control's text for a reach. */
-function menuLabel(reach: ToolReach, tr: Tr): string {
+export function menuLabel(reach: ToolReach, tr: Tr): string {
+  const label = (set: { name: string } | undefined, count: number) => {
+    const tools = tr('tool_count', { count });
+    return set ? tr('chat_menu_set', { name: set.name, tools }) : tr('chat_menu_all', { tools });
+  };
   switch (reach.kind) {
     case 'ready':
-      return reach.set ? tr('chat_menu_set', { name: reach.set.name, tools: tr('tool_count', { count: reach.tools }) }) : tr('chat_menu_all', { count: reach.tools });
+      return label(reach.set, reach.tools);
     case 'set_offers_nothing':
-      return reach.set ? tr('chat_menu_set', { name: reach.set.name, tools: tr('tool_count', { count: 0 }) }) : tr('chat_menu_all', { count: 0 });
+      return label(reach.set, 0);
     case 'nothing_allowed':
-      return tr('chat_menu_all', { count: 0 });
+      return label(undefined, 0);
     default:
       return tr('chat_menu_unavailable');
   }
