@@ -192,6 +192,54 @@ func TestNoHandlerNoElicitation(t *testing.T) {
 	}
 }
 
+// What a 2026 request advertises in its _meta: elicitation (form and URL)
+// on the requests of a call whose page answers and on a list (made as a
+// client that can ask, DECISIONS), an empty set on every other request
+// (server/discover, a call that may not ask), and
+// never roots or sampling, which ttmcp does not serve: a server told so
+// could ask for them.
+func TestAdvertisedCapabilities2026(t *testing.T) {
+	srv := &askingServer{}
+	h := srv.handler(t, true)
+	var mu sync.Mutex
+	var seen []string // "<method> <the clientCapabilities it advertised>"
+	ts, _ := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				Meta map[string]json.RawMessage `json:"_meta"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(body, &m) == nil && m.Method != "" {
+			mu.Lock()
+			seen = append(seen, m.Method+" "+string(m.Params.Meta[mcp.MetaKeyClientCapabilities]))
+			mu.Unlock()
+		}
+		h.ServeHTTP(w, r)
+	}))
+	g := callGateway(t, 5*time.Second)
+	r := registration(t, ts.URL, domain.Protocol20260728, nil)
+	if _, err := g.Discover(context.Background(), r); err != nil {
+		t.Fatal(err)
+	}
+	g.Call(context.Background(), r, domain.ToolCall{NativeName: "greet", Arguments: json.RawMessage(`{}`)})
+	var asked []domain.ElicitRequest
+	out := g.Call(context.Background(), r, domain.ToolCall{NativeName: "greet", Arguments: json.RawMessage(`{}`),
+		Elicit: answering(&asked, accept(`{"name":"octo"}`))})
+	if got := callText(t, out); got != "hello octo" {
+		t.Fatalf("result %q", got)
+	}
+	const none, eliciting = `{}`, `{"elicitation":{"form":{},"url":{}}}`
+	want := []string{"server/discover " + none, "tools/list " + eliciting, "tools/call " + none, "tools/call " + eliciting, "tools/call " + eliciting}
+	mu.Lock()
+	defer mu.Unlock()
+	if !reflect.DeepEqual(seen, want) {
+		t.Fatalf("advertised\n%s\nwant\n%s", strings.Join(seen, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // mrtrFake is a hand-written 2026 server for what a go-sdk server will not
 // do: it asks round after round (times), or for sampling, and checks that
 // each retry echoes its requestState exactly (or sends none when it sent

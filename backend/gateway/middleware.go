@@ -32,11 +32,8 @@ func sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if p := req.GetParams(); p != nil {
 			if meta := p.GetMeta(); meta != nil {
 				if _, ok := meta[mcp.MetaKeyClientCapabilities]; ok {
-					caps := &mcp.ClientCapabilities{}
-					if ex := exchangeOf(ctx); ex != nil && ex.mayElicit {
-						caps = elicitCaps
-					}
-					meta[mcp.MetaKeyClientCapabilities] = caps
+					ex := exchangeOf(ctx)
+					meta[mcp.MetaKeyClientCapabilities] = clientCapsMeta(ex != nil && ex.mayElicit)
 				}
 			}
 		}
@@ -76,4 +73,18 @@ func (ex *exchange) keepTTL(ttlMs int) int {
 		ex.ttlMs = ttlMs
 	}
 	return 0
+}
+
+// clientCapsMeta is the clientCapabilities a 2026 request's _meta carries, as
+// the wire shows them: elicitation in both modes for a request that may
+// ask, nothing otherwise. It is written as a JSON object rather than an
+// mcp.ClientCapabilities, whose struct-typed Roots field (go-sdk #607) is
+// always encoded — "roots":{} would tell the server that ttmcp serves
+// roots, and it serves none. Fresh maps per request: go-sdk owns the _meta
+// once it is sent.
+func clientCapsMeta(mayElicit bool) map[string]any {
+	if !mayElicit {
+		return map[string]any{}
+	}
+	return map[string]any{"elicitation": map[string]any{"form": map[string]any{}, "url": map[string]any{}}}
 }
