@@ -306,7 +306,7 @@ func TestElicitationDeclinedInAModelCall(t *testing.T) {
 			reqs := e.llm.requests()
 			got := reqs[len(reqs)-1].toolMessages()["c1"]
 			if !strings.HasPrefix(got, "nothing deleted: the user chose decline") ||
-				!strings.Contains(got, "## The user was asked\n\n- The server asked the user a form; the user declined.") {
+				!strings.Contains(got, "## The user was asked\n\n- The server asked the user to fill in a form; the user declined.") {
 				t.Errorf("the model read:\n%s", got)
 			}
 			if heard := srv.answers(); !slices.Equal(heard, []string{"remove decline null"}) {

@@ -82,7 +82,7 @@ func askedNote(recs []ElicitRecord) string {
 	var lines []string
 	declined := false
 	for _, rec := range recs {
-		what := "a form"
+		what := "to fill in a form"
 		if rec.Mode == ElicitURL {
 			what = "to open a page"
 		}

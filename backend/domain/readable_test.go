@@ -77,6 +77,16 @@ func TestProjectReadable(t *testing.T) {
 			"The MCP server answered the call of `Create issue` (GitHub) with an error (mcp.server_error, JSON-RPC -32603): boom", true},
 		{"unsupported", CallOutcome{Outcome: OutcomeKnownResponse, Unsupported: &UnsupportedResponse{ResponseType: "task", Message: "Tasks are not supported"}},
 			"The MCP tool `Create issue` (GitHub) answered with a response ttmcp cannot pass on (mcp.unsupported_response, task): Tasks are not supported", true},
+		{"the user declined one question and answered another: each said in a sentence the model reads", CallOutcome{Outcome: OutcomeKnownResponse,
+			Result:       &ToolResult{TextBlocks: []TextBlock{{Text: "nothing deleted"}}},
+			Elicitations: []ElicitRecord{{Mode: ElicitForm, Action: ElicitDecline}, {Mode: ElicitURL, Action: ElicitCancel}, {Mode: ElicitForm, Action: ElicitAccept}}},
+			"nothing deleted\n\n## The user was asked\n\n- The server asked the user to fill in a form; the user declined." +
+				"\n- The server asked the user to open a page; the user dismissed it without answering." +
+				"\n- The server asked the user to fill in a form; the user answered.", false},
+		{"every question accepted: no note (the result tells)", CallOutcome{Outcome: OutcomeKnownResponse,
+			Result:       &ToolResult{TextBlocks: []TextBlock{{Text: "deleted 3 files"}}},
+			Elicitations: []ElicitRecord{{Mode: ElicitForm, Action: ElicitAccept}}},
+			"deleted 3 files", false},
 		{"not_sent: the title, never the ToolId", NotSent("mcp.call_permission_off", "MCP tool `mcp/"+setReg+":issue.create` is Off"),
 			"The MCP tool `Create issue` (GitHub) was not called (mcp.call_permission_off): MCP tool `Create issue` is Off.", true},
 		{"outcome_unknown", Unknown("mcp.call_timeout", "The tool did not answer within 60 s"),
