@@ -9,6 +9,7 @@ import { createManagerActions } from '../host/actions';
 import { englishTr } from '../texts';
 import { McpManagerApp } from './McpManagerApp';
 import { ServerTarget } from './ServerRow';
+import { StdioProcess } from './Stdio';
 
 const COMMAND_LINE = "npx -y @modelcontextprotocol/server-everything 'it'\\''s'";
 
@@ -190,5 +191,17 @@ describe('stdio servers', () => {
     const out = parseServerJson('{"mcpServers":{"memory":{"command":"npx","args":["-y","@modelcontextprotocol/server-memory"]}}}');
     expect(out).toEqual({ ok: false, error: { key: 'json_stdio' } });
     expect(englishTr('json_stdio')).toContain('ttmcp stdio import');
+  });
+});
+
+describe('the process line', () => {
+  test('a process read while starting is read again until it runs, without a click (walked in SillyTavern 1.18.0)', async () => {
+    const states: McpStdioStatus['state'][] = ['starting', 'starting', 'running'];
+    const load = vi.fn(async (registrationId: string): Promise<McpStdioStatus> => ({ registrationId, state: states.length > 1 ? states.shift()! : states[0]! }));
+    render(<StdioProcess registrationId={SERVER_ID} load={load} refreshKey="" recheckMs={5} />);
+    expect(await screen.findByText(/running/)).toBeTruthy();
+    expect(load).toHaveBeenCalledTimes(3);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(load).toHaveBeenCalledTimes(3); // running: no more reads
   });
 });

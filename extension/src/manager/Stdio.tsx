@@ -67,21 +67,31 @@ export function StdioCommand(props: { stdio: McpStdioConfig }) {
   );
 }
 
+/** While a process is starting, its state is read again this often, at most STARTING_RECHECKS times. */
+export const STARTING_RECHECK_MS = 1000;
+const STARTING_RECHECKS = 30;
+
 /**
  * The process of a stdio server: its state, and how the last one failed.
  * It is read again whenever the row's activity or error changes (a
- * discovery or a call may have started or lost the process).
+ * discovery or a call may have started or lost the process), and while it
+ * is starting (a read that started it — a resource list, say — changes
+ * neither, so "starting…" would stay until the user pressed refresh).
  */
 export function StdioProcess(props: {
   registrationId: string;
   load: (registrationId: string) => Promise<McpStdioStatus>;
   refreshKey: string;
+  recheckMs?: number;
 }) {
   const tr = useTr();
   const { registrationId, load, refreshKey } = props;
+  const recheckMs = props.recheckMs ?? STARTING_RECHECK_MS;
   const [status, setStatus] = useState<McpStdioStatus>();
   const [error, setError] = useState<string>();
   const [tick, setTick] = useState(0);
+  const [rechecks, setRechecks] = useState(0);
+  useEffect(() => setRechecks(0), [registrationId, refreshKey]);
   useEffect(() => {
     let live = true;
     load(registrationId).then(
@@ -98,6 +108,14 @@ export function StdioProcess(props: {
       live = false;
     };
   }, [registrationId, load, refreshKey, tick]);
+  useEffect(() => {
+    if (status?.state !== 'starting' || rechecks >= STARTING_RECHECKS) return;
+    const t = setTimeout(() => {
+      setRechecks((n) => n + 1);
+      setTick((n) => n + 1);
+    }, recheckMs);
+    return () => clearTimeout(t);
+  }, [status, rechecks, recheckMs]);
 
   const exit = status?.lastExit;
   return (
