@@ -479,7 +479,7 @@ func StoredNote(text string, chars, limit int, resultID string, readerTool bool,
 		fmt.Fprintf(&b, " ttmcp could not keep the complete result (%s): only the preview below is available.", why)
 	case readerTool:
 		fmt.Fprintf(&b, " The complete readable result is kept by ttmcp as result `%s`. Read it with the `%s` tool: "+
-			`{"resultId": "%s", "startLine": 1}; each answer gives the nextStartLine to continue from. `+
+			`{"resultId": "%s", "startLine": 1}; each answer ends with the call that reads on. `+
 			"Lines longer than %d characters are wrapped. Read only the parts you need.", resultID, ReaderToolName, resultID, WrapChars)
 	default:
 		fmt.Fprintf(&b, " The complete readable result is kept by ttmcp as result `%s`; no tool to read it is offered here, "+

@@ -122,7 +122,7 @@ func TestLongResults(t *testing.T) {
 	note := StoredNote(long, CountChars(long), 50_000, "0f2c", true, "")
 	for _, want := range []string{
 		"This MCP result is too large to include here (9508 characters; inline limit 50000).",
-		"kept by ttmcp as result `0f2c`", "`ttmcp_read_result`", `{"resultId": "0f2c", "startLine": 1}`, "nextStartLine",
+		"kept by ttmcp as result `0f2c`", "`ttmcp_read_result`", `{"resultId": "0f2c", "startLine": 1}`, "each answer ends with the call that reads on",
 		"## Prefix preview\n\nThe first 3000 characters, cut without regard to lines or words; the rest is not shown here:\n\n" + strings.Repeat("語", 3000),
 	} {
 		if !strings.Contains(note, want) {
