@@ -324,6 +324,7 @@ export const TEXTS = {
   toolset_inherit: 'The character’s or default choice',
   toolset_inherit_default: 'The default choice',
   toolset_all_permitted: 'Every tool you allow',
+  toolset_gone: 'A tool set that no longer exists (skipped: the next choice applies)',
   toolset_bind_failed: 'This choice cannot be kept here (no chat or character is open).',
   chat_menu_title: 'MCP tools in this chat',
   chat_menu_set: 'MCP: {name} · {tools}',

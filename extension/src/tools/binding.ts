@@ -39,17 +39,26 @@ export interface AppliedToolSet {
   missing: BindingLevel[];
 }
 
+/** The set id level of scope is bound to, if any. */
+export function boundSetId(scope: BindingScope, level: BindingLevel): string | undefined {
+  switch (level) {
+    case 'chat':
+      return scope.chat;
+    case 'character':
+      return scope.character?.toolSetId;
+    case 'group':
+      return scope.group?.toolSetId;
+    case 'default':
+      return scope.default;
+  }
+}
+
 /** The set a generation in scope uses. */
 export function applyBindings(scope: BindingScope, sets: readonly McpToolSet[]): AppliedToolSet {
   const byId = new Map(sets.map((s) => [s.id, s]));
   const missing: BindingLevel[] = [];
-  const levels: Array<[BindingLevel, string | undefined]> = [
-    ['chat', scope.chat],
-    ['character', scope.character?.toolSetId],
-    ['group', scope.group?.toolSetId],
-    ['default', scope.default],
-  ];
-  for (const [level, id] of levels) {
+  for (const level of ['chat', 'character', 'group', 'default'] as const) {
+    const id = boundSetId(scope, level);
     if (id === undefined) continue;
     const set = byId.get(id);
     if (set) return { set, level, missing };

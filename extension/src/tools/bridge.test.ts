@@ -486,10 +486,21 @@ describe('tool sets, the provider limit and the reader', () => {
     await w.st.call('mcp__Demo__add__2', {});
     const last = w.commands.filter(([c]) => c === 'call_legacy_mcp_tool').at(-1)![1] as { dto: Record<string, unknown> };
     expect(last.dto.readable).toEqual({ inlineCharLimit: 1000, readerTool: false });
-    // a chat bound to a removed set falls through to the character's
-    w.scope = { ...w.scope, chat: 'set-gone' };
-    await w.st.round();
-    expect(await w.st.offered()).toEqual(['mcp__Demo__echo', 'ttmcp_read_result']);
+    // a chat bound to a removed set falls through to the character's; the
+    // console says so once, not at every generation
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      w.scope = { ...w.scope, chat: 'set-gone' };
+      await w.st.round();
+      expect(await w.st.offered()).toEqual(['mcp__Demo__echo', 'ttmcp_read_result']);
+      await w.st.round();
+      expect(warn.mock.calls.map((c) => String(c[0]))).toEqual(['[mcp-manager] The tool set bound to the chat no longer exists; the next binding applies.']);
+      w.scope = { ...w.scope, chat: 'set-gone-too' };
+      await w.st.round();
+      expect(warn).toHaveBeenCalledTimes(2);
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   test('without the tool set API, or when it fails, every permitted tool is offered', async () => {

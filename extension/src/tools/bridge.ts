@@ -43,7 +43,7 @@ import type { LegacyMcpTool, McpReadableOptions, McpToolPermission, TtmcpMcpApi 
 import type { Tr } from '../texts';
 import { errorMessage } from '../ui/errors';
 import type { ApprovalAnswer, ApprovalRequest } from './approval';
-import { applyBindings, type AppliedToolSet, type BindingScope } from './binding';
+import { applyBindings, boundSetId, type AppliedToolSet, type BindingScope } from './binding';
 import { fitToolLimit, providerToolLimit } from './limit';
 import { notCalledText, unknownText } from './readable';
 import { READER_TOOL, readerDefinition } from './reader';
@@ -120,6 +120,8 @@ export class ToolBridge {
   #reader = false;
   /** This root's generation already said which tools the limit left out. */
   #toldLeftOut = false;
+  /** Bindings to a set that is gone, already told in the console (once each, not per generation). */
+  #toldMissing = new Set<string>();
   /** The current round: alias → tool. */
   #round = new Map<string, Binding>();
   /** Aliases registered with SillyTavern. */
@@ -289,7 +291,12 @@ export class ToolBridge {
     if (!toolSets || !scope) return { missing: [] };
     try {
       const applied = applyBindings(scope, (await toolSets.list()).toolSets);
-      for (const level of applied.missing) console.warn(`[mcp-manager] The tool set bound to the ${level} no longer exists; the next binding applies.`);
+      for (const level of applied.missing) {
+        const key = `${level}\u0000${boundSetId(scope, level)}\u0000${scope.character?.key ?? scope.group?.key ?? ''}`;
+        if (this.#toldMissing.has(key)) continue;
+        this.#toldMissing.add(key);
+        console.warn(`[mcp-manager] The tool set bound to the ${level} no longer exists; the next binding applies.`);
+      }
       return applied;
     } catch (err) {
       console.warn('[mcp-manager] The tool sets could not be listed; every permitted tool is offered:', err);

@@ -27,8 +27,11 @@ const BindingForm = forwardRef(function BindingForm(props: BindingDialogInput, r
   const id = useId();
   const { sets, scope } = props;
   const known = new Set(sets.map((s) => s.id));
-  // a binding to a removed set shows as none (it is skipped)
-  const initial = (v: string | undefined) => (v !== undefined && known.has(v) ? v : NONE);
+  // A binding to a set that is gone (removed, or made with another data
+  // root) is skipped when a generation picks its set. It shows as a
+  // choice of its own, kept unless the user picks another: saving the
+  // dialog for another level must not clear it behind the user's back.
+  const initial = (v: string | undefined) => v ?? NONE;
   const [chat, setChat] = useState(initial(scope.chat));
   const [character, setCharacter] = useState(initial(scope.character?.toolSetId ?? scope.group?.toolSetId));
   const [def, setDef] = useState(initial(scope.default));
@@ -77,9 +80,10 @@ const BindingForm = forwardRef(function BindingForm(props: BindingDialogInput, r
     },
   }));
 
-  const options = (none: string) => (
+  const options = (none: string, current: string) => (
     <>
       <option value={NONE}>{none}</option>
+      {current !== NONE && !known.has(current) && <option value={current}>{tr('toolset_gone')}</option>}
       {sets.map((s) => (
         <option key={s.id} value={s.id}>
           {s.name}
@@ -95,7 +99,7 @@ const BindingForm = forwardRef(function BindingForm(props: BindingDialogInput, r
         <div className="tt-mcp-field">
           <label htmlFor={`${id}-chat`}>{tr('toolset_for_chat')}</label>
           <select id={`${id}-chat`} className="text_pole" value={chat} onChange={(e) => setChat(e.target.value)} data-autofocus="">
-            {options(tr('toolset_inherit'))}
+            {options(tr('toolset_inherit'), chat)}
           </select>
         </div>
       )}
@@ -107,14 +111,14 @@ const BindingForm = forwardRef(function BindingForm(props: BindingDialogInput, r
               : tr('toolset_for_character', { name: scope.character!.name })}
           </label>
           <select id={`${id}-personal`} className="text_pole" value={character} onChange={(e) => setCharacter(e.target.value)}>
-            {options(tr('toolset_inherit_default'))}
+            {options(tr('toolset_inherit_default'), character)}
           </select>
         </div>
       )}
       <div className="tt-mcp-field">
         <label htmlFor={`${id}-default`}>{tr('toolset_for_default')}</label>
         <select id={`${id}-default`} className="text_pole" value={def} onChange={(e) => setDef(e.target.value)}>
-          {options(tr('toolset_all_permitted'))}
+          {options(tr('toolset_all_permitted'), def)}
         </select>
       </div>
       <p className="tt-mcp-note" role="status">

@@ -201,6 +201,32 @@ describe('choosing and removing', () => {
     ]);
   });
 
+  test('a binding to a set that is gone shows as such and is kept unless the user changes it', async () => {
+    installSillyTavern();
+    const user = userEvent.setup();
+    const bound: Array<[BindingLevel, string | undefined]> = [];
+    const opened = openBindingDialog(
+      {
+        sets: [coding],
+        scope: { chatOpen: true, character: { key: 'ada.png', name: 'Ada', toolSetId: 'from-another-data-root' } },
+        bind: async (level, id) => {
+          bound.push([level, id]);
+          return true;
+        },
+      },
+      englishTr,
+    );
+    const status = await screen.findByRole('status');
+    const personal = screen.getByLabelText('The character Ada') as HTMLSelectElement;
+    expect(personal.selectedOptions[0]?.textContent).toBe('A tool set that no longer exists (skipped: the next choice applies)');
+    expect(status.textContent).toBe(englishTr('toolset_in_use_none'));
+    expect((screen.getByLabelText('This chat') as HTMLSelectElement).querySelectorAll('option')).toHaveLength(2); // none, Coding
+    await user.selectOptions(screen.getByLabelText('This chat'), 'Coding');
+    expect(await currentPopup().close(1)).toBe(true);
+    await opened;
+    expect(bound).toEqual([['chat', 'set-1']]);
+  });
+
   test('removal asks first', async () => {
     installSillyTavern();
     const asked = confirmRemoveToolSet(coding, englishTr);
