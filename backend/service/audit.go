@@ -69,7 +69,11 @@ func (a *callAudit) finish(out jsapi.McpCallOutcome, err error) {
 		// A gate before the registration was loaded refused the call:
 		// name the server anyway, if it can be read.
 		if r, ok, lerr := a.s.regs.Load(a.rec.RegistrationID); lerr == nil && ok {
-			a.registration(r)
+			if a.rec.Kind == "" || a.rec.Kind == domain.AuditToolCall {
+				a.registration(r)
+			} else {
+				a.server(r) // a read or a get has no tool, so no permission
+			}
 		}
 	}
 	switch {

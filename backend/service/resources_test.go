@@ -352,6 +352,18 @@ func TestCapabilityAllowlist(t *testing.T) {
 	refused(err, CodeResourcesDisabled)
 	_, err = s.ReadResource(ctx, jsapi.ReadMcpResourceDto{RegistrationID: id, URI: "test://doc"})
 	refused(err, CodeResourcesDisabled)
+	// The refused get and read are audited with their server and no
+	// permission (that is a tool's), as a get or read that went through.
+	two := 2
+	if l, err := s.ListAudit(ctx, jsapi.McpAuditListDto{Limit: &two}); err != nil || len(l.Entries) != 2 {
+		t.Fatalf("audit %+v %v", l, err)
+	} else {
+		for _, e := range l.Entries {
+			if e.Permission != "" || e.ServerDisplayName != "primitives" || e.Code == "" {
+				t.Errorf("a refused %s is audited %+v", e.Kind, e)
+			}
+		}
+	}
 	if p.count("prompts/get") != 0 || p.count("resources/read") != 0 || p.count("completion/complete") != 0 {
 		t.Fatal("a refused request reached the server")
 	}
