@@ -55,11 +55,24 @@ func isNotificationStream(req *http.Request, method string) bool {
 		bytes.Contains([]byte(req.Header.Get("Accept")), []byte("text/event-stream"))
 }
 
+// noteEnded is why a stream stopped when the server ended it (or the
+// connection under it broke), rather than ttmcp cutting it.
+const noteEnded = "the server ended its notification stream"
+
 // streamState is what became of a session's notification stream.
 type streamState struct {
 	mu        sync.Mutex
 	following bool
-	note      string // why not, when not
+	note      string    // why not, when not
+	since     time.Time // when it began following
+	// lost: it followed for a while (Config.LostStreamAge) and then the
+	// server ended it — typically the server went away, and a 2025
+	// session with it. The live connection is opened again at its next
+	// operation (lives.acquire), so a server that comes back is followed
+	// again. A stream that ends sooner is the server's choice (it offers
+	// none to keep), and reopening it on every operation would cost a
+	// new session each time: that one only stops following.
+	lost bool
 }
 
 func (st *streamState) set(following bool, note string) {
@@ -68,10 +81,42 @@ func (st *streamState) set(following bool, note string) {
 	st.following, st.note = following, note
 }
 
+// begin records that the stream follows from now on.
+func (st *streamState) begin() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.following, st.note, st.since = true, "", time.Now()
+}
+
+// end records why a following stream stopped; lostAge decides whether an
+// end by the server counts as lost.
+func (st *streamState) end(note string, lostAge time.Duration) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.following, st.note = false, note
+	if note == noteEnded && time.Since(st.since) >= lostAge {
+		st.lost = true
+		st.note = noteEnded + "; it is opened again on the next use"
+	}
+}
+
 func (st *streamState) get() (bool, string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.following, st.note
+}
+
+func (st *streamState) isLost() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.lost
+}
+
+// streamLost reports whether the session's notification stream was lost
+// (streamState.lost).
+func (t *transport) streamLost() bool {
+	st := t.streams.Load()
+	return st != nil && st.isLost()
 }
 
 // stream answers go-sdk's stream request at once with a pipe and makes the
@@ -102,8 +147,8 @@ func (t *transport) stream(req *http.Request) *http.Response {
 			}
 			st.set(false, "the server refused the notification stream ("+resp.Status+")")
 		default:
-			st.set(true, "")
-			st.set(false, copyEvents(pw, resp.Body, t.sawEvent))
+			st.begin()
+			st.end(copyEvents(pw, resp.Body, t.sawEvent), t.lostAge)
 		}
 		if resp != nil {
 			resp.Body.Close()
@@ -173,7 +218,7 @@ func copyEvents(w io.Writer, body io.Reader, saw func(event []byte)) string {
 			event.Reset()
 		}
 		if err != nil {
-			return "the server ended its notification stream"
+			return noteEnded
 		}
 	}
 }

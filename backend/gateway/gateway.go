@@ -57,6 +57,11 @@ type Config struct {
 	// connections (follow.go), at most one call per server per 2 s; nil:
 	// no connection follows its server.
 	Changed func(domain.ListChange)
+	// LostStreamAge: a live connection's notification stream that followed
+	// at least this long and then ended (its server went away, or closed
+	// it) is opened again with the connection at its next operation;
+	// one that ends sooner is taken as the server's choice. Default 10 s.
+	LostStreamAge time.Duration
 	// RefreshTimeout bounds a token refresh, default 30 s.
 	RefreshTimeout time.Duration
 	// Now is the clock of token lifetimes (tests move it); default time.Now.
@@ -81,6 +86,7 @@ func (c Config) withDefaults() Config {
 	def(&c.CloseTimeout, 2*time.Second)
 	def(&c.IdleTimeout, 45*time.Second)
 	def(&c.LiveIdleTimeout, 5*time.Minute)
+	def(&c.LostStreamAge, 10*time.Second)
 	if c.MaxLive <= 0 {
 		c.MaxLive = 64
 	}

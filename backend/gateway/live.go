@@ -137,7 +137,11 @@ func (ls *lives) acquire(ctx context.Context, r domain.Registration) (*lease, er
 		return &lease{s: s, l: l, own: true}, nil
 	}
 	for {
-		if s := l.shared; s != nil && !s.over() && s.tr.refused.Load() == nil {
+		// A shared session whose notification stream was lost is replaced,
+		// so that the connection follows its server again (follow.go) —
+		// only when no other operation runs on the connection, as closing
+		// the session would cut theirs; a later one replaces it then.
+		if s := l.shared; s != nil && !s.over() && s.tr.refused.Load() == nil && (l.users > 1 || !s.tr.streamLost()) {
 			ls.mu.Unlock()
 			if s.tr.sentBearer() != bearer {
 				s.tr.setBearer(bearer)
@@ -145,7 +149,7 @@ func (ls *lives) acquire(ctx context.Context, r domain.Registration) (*lease, er
 			return &lease{s: s, l: l}, nil
 		}
 		if l.shared != nil {
-			l.shared.close() // ended or refused: the next one is opened
+			l.shared.close() // ended, refused or no longer following: the next one is opened
 			l.shared = nil
 		}
 		if l.opening == nil {

@@ -54,6 +54,9 @@ type transport struct {
 	// elicitation/create that comes on it (an eliciting session's).
 	streams  atomic.Pointer[streamState]
 	question func(params json.RawMessage)
+	// lostAge is Config.LostStreamAge: how long a stream must have
+	// followed before its end counts as lost (streamState.end).
+	lostAge time.Duration
 
 	// bearer is the access token sent on every request ("" when not
 	// signed in); a kept session gets the refreshed one (setBearer).
@@ -83,7 +86,7 @@ func newTransport(cfg Config, p *pool, life context.Context, headers map[string]
 		prof.identity = identity
 	}
 	t := &transport{base: p.transport(prof), headers: h, limit: cfg.MaxResponseBytes, life: life,
-		refuseInitialize: refuseInitialize, openDone: make(chan struct{}, 1), now: cfg.Now}
+		refuseInitialize: refuseInitialize, openDone: make(chan struct{}, 1), now: cfg.Now, lostAge: cfg.LostStreamAge}
 	t.setBearer(bearer)
 	t.client = &http.Client{
 		Transport: t,
