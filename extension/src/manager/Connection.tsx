@@ -14,13 +14,28 @@ export interface ConnectionDeps {
 
 export const ConnectionContext = createContext<ConnectionDeps | undefined>(undefined);
 
+/**
+ * How often a shown line reads its status again (a local backend command,
+ * nothing goes to the server): a connection changes without any page
+ * action too — its server ends the notification stream, it idles out.
+ */
+export const STATUS_REREAD_MS = 5000;
+
 /** One line under an Active remote server's name; refreshKey changes when it may have changed. */
 export function ConnectionLine(props: { server: TauriTavernMcpServer; refreshKey: string }) {
   const deps = useContext(ConnectionContext);
   const tr = useTr();
   const [status, setStatus] = useState<McpConnectionStatus>();
+  const [tick, setTick] = useState(0);
   const { server, refreshKey } = props;
   const remote = server.transport !== 'stdio' && server.state === 'active';
+  useEffect(() => {
+    if (!deps || !remote) return;
+    const timer = setInterval(() => {
+      if (!document.hidden) setTick((n) => n + 1);
+    }, STATUS_REREAD_MS);
+    return () => clearInterval(timer);
+  }, [deps, remote]);
   useEffect(() => {
     if (!deps || !remote) return;
     let live = true;
@@ -31,7 +46,7 @@ export function ConnectionLine(props: { server: TauriTavernMcpServer; refreshKey
     return () => {
       live = false;
     };
-  }, [deps, remote, server.id, refreshKey]);
+  }, [deps, remote, server.id, refreshKey, tick]);
   if (!deps || !remote || !status) return null;
   const parts: string[] = [];
   if (status.state === 'open') {
