@@ -225,6 +225,8 @@ export const TEXTS = {
   approval_denied: 'Denied',
   call_answered: 'Answered',
   call_failed: 'Error result',
+  call_server_error: 'Server error',
+  call_unsupported: 'Unusable answer',
   call_not_sent: 'Not sent',
   call_outcome_unknown: 'Outcome unknown',
   call_rejected: 'Rejected',

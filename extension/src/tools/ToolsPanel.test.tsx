@@ -132,12 +132,14 @@ describe('tools for the model', () => {
     ]);
   });
 
-  test('a resource read and a prompt get name what they asked for', async () => {
+  test('a resource read and a prompt get name what they asked for; a known response says what kind it was', async () => {
     const page = { ...entry, source: 'page' as const, nativeName: '', permission: '' as const, approval: 'none' as const };
     const d = deps([], [
       { ...page, callId: 'r1', kind: 'resource_read', uri: 'file:///docs/README.md', responseKind: 'resource_contents', contentBytes: 11, contentCount: 1 },
       { ...page, callId: 'g1', kind: 'prompt_get', promptName: 'summarize', responseKind: 'prompt_messages' },
       { ...page, callId: 'g2', kind: 'prompt_get', promptName: 'broken', responseKind: 'server_error' },
+      { ...entry, callId: 'c3', responseKind: 'tool_result', isError: true },
+      { ...entry, callId: 'c4', responseKind: 'unsupported', rounds: 1, elicitations: [{ mode: 'form', action: 'cancel' }] },
     ]);
     render(
       <ToolsContext.Provider value={d}>
@@ -149,7 +151,9 @@ describe('tools for the model', () => {
     expect(rows.map((r) => r.textContent)).toEqual([
       expect.stringMatching(/file:\/\/\/docs\/README\.mdReadPageAnswered/),
       expect.stringMatching(/summarize.*Prompt.*Page.*Answered/),
-      expect.stringMatching(/brokenPromptPageError result/),
+      expect.stringMatching(/brokenPromptPageServer error/),
+      expect.stringMatching(/echo.*Model.*Allowed once.*Error result/),
+      expect.stringMatching(/echo.*Model.*Allowed once.*Unusable answer/),
     ]);
   });
 });

@@ -105,10 +105,19 @@ export function ToolReachSection(props: { version?: unknown }) {
   );
 }
 
+/**
+ * How a call ended, in a word: a known response says what kind it was (a
+ * tool's error result, the server's JSON-RPC error, or an answer ttmcp
+ * cannot use — e.g. a 2026 input_required left unanswered when the user
+ * stopped), since one "error" label for all three hid which side failed.
+ */
 function outcomeKey(e: McpAuditEntry): TextKey {
   if (e.outcome === 'known_response') {
     const answered = (e.responseKind === 'tool_result' && !e.isError) || e.responseKind === 'resource_contents' || e.responseKind === 'prompt_messages';
-    return answered ? 'call_answered' : 'call_failed';
+    if (answered) return 'call_answered';
+    if (e.responseKind === 'server_error') return 'call_server_error';
+    if (e.responseKind === 'unsupported') return 'call_unsupported';
+    return 'call_failed';
   }
   return `call_${e.outcome}` as TextKey;
 }
