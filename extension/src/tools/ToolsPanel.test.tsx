@@ -139,7 +139,7 @@ describe('tools for the model', () => {
       { ...page, callId: 'g1', kind: 'prompt_get', promptName: 'summarize', responseKind: 'prompt_messages' },
       { ...page, callId: 'g2', kind: 'prompt_get', promptName: 'broken', responseKind: 'server_error' },
       { ...entry, callId: 'c3', responseKind: 'tool_result', isError: true },
-      { ...entry, callId: 'c4', responseKind: 'unsupported', rounds: 1, elicitations: [{ mode: 'form', action: 'cancel' }] },
+      { ...entry, callId: 'c4', responseKind: 'unsupported_response', rounds: 1, elicitations: [{ mode: 'form', action: 'cancel' }] },
     ]);
     render(
       <ToolsContext.Provider value={d}>

@@ -116,7 +116,7 @@ function outcomeKey(e: McpAuditEntry): TextKey {
     const answered = (e.responseKind === 'tool_result' && !e.isError) || e.responseKind === 'resource_contents' || e.responseKind === 'prompt_messages';
     if (answered) return 'call_answered';
     if (e.responseKind === 'server_error') return 'call_server_error';
-    if (e.responseKind === 'unsupported') return 'call_unsupported';
+    if (e.responseKind === 'unsupported_response') return 'call_unsupported';
     return 'call_failed';
   }
   return `call_${e.outcome}` as TextKey;
