@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The Mcp-Param-* headers of SEP-2243 (MCP 2026-07-28): a tools/call
@@ -35,8 +36,8 @@ func paramHeaders(inputSchema, args json.RawMessage) http.Header {
 	if len(inputSchema) == 0 || !bytes.Contains(inputSchema, []byte("x-mcp-header")) {
 		return nil
 	}
-	var schema headerSchema
-	if json.Unmarshal(inputSchema, &schema) != nil || len(schema.Properties) == 0 {
+	plan := plans.of(inputSchema)
+	if plan == nil {
 		return nil
 	}
 	var values map[string]json.RawMessage
@@ -44,7 +45,7 @@ func paramHeaders(inputSchema, args json.RawMessage) http.Header {
 		return nil
 	}
 	h := http.Header{}
-	schema.collect(values, h)
+	plan.collect(values, h)
 	if len(h) == 0 {
 		return nil
 	}
@@ -57,26 +58,100 @@ type headerSchema struct {
 	Properties map[string]headerSchema `json:"properties"`
 }
 
-// collect adds the headers of the properties of s found in values.
-func (s headerSchema) collect(values map[string]json.RawMessage, h http.Header) {
+// headerPlan is what of an input schema decides a call's headers: the
+// properties that carry an x-mcp-header (its name) or lead to one that
+// does, nothing else.
+type headerPlan struct {
+	header string // "" when the property itself sends none
+	props  map[string]*headerPlan
+}
+
+// planOf prunes s to its headers; nil when it has none.
+func planOf(s headerSchema) *headerPlan {
+	var props map[string]*headerPlan
 	for name, prop := range s.Properties {
+		var header string
+		if json.Unmarshal(prop.XMCPHeader, &header) != nil {
+			header = ""
+		}
+		nested := planOf(prop)
+		if header == "" && nested == nil {
+			continue
+		}
+		if nested == nil {
+			nested = &headerPlan{}
+		}
+		nested.header = header
+		if props == nil {
+			props = map[string]*headerPlan{}
+		}
+		props[name] = nested
+	}
+	if props == nil {
+		return nil
+	}
+	return &headerPlan{props: props}
+}
+
+// collect adds the headers of the properties of p found in values.
+func (p *headerPlan) collect(values map[string]json.RawMessage, h http.Header) {
+	for name, prop := range p.props {
 		raw, ok := values[name]
 		if !ok {
 			continue
 		}
-		var header string
-		if json.Unmarshal(prop.XMCPHeader, &header) == nil && header != "" {
+		if prop.header != "" {
 			if v, ok := headerValue(raw); ok {
-				h[http.CanonicalHeaderKey(paramHeaderPrefix+header)] = []string{v}
+				h[http.CanonicalHeaderKey(paramHeaderPrefix+prop.header)] = []string{v}
 			}
 		}
-		if len(prop.Properties) > 0 {
+		if len(prop.props) > 0 {
 			var nested map[string]json.RawMessage
 			if json.Unmarshal(raw, &nested) == nil {
 				prop.collect(nested, h)
 			}
 		}
 	}
+}
+
+// planCache keeps the plans of the input schemas calls were made with,
+// keyed by the schema's bytes (a tool's schema from the catalog is the
+// same on every call): decoding the whole schema was most of ttmcp's own
+// work in a warm loopback call of a 2026 tool. Bounded by the bytes of
+// the schemas it holds; full, it starts again empty.
+type planCache struct {
+	mu    sync.Mutex
+	m     map[string]*headerPlan // nil: the schema has no headers (or is not an object)
+	bytes int
+}
+
+// maxPlanBytes bounds the schema bytes a planCache keys by.
+const maxPlanBytes = 4 << 20
+
+var plans planCache
+
+// of returns the plan of inputSchema, decoding it the first time.
+func (c *planCache) of(inputSchema []byte) *headerPlan {
+	c.mu.Lock()
+	p, ok := c.m[string(inputSchema)]
+	c.mu.Unlock()
+	if ok {
+		return p
+	}
+	var schema headerSchema
+	if json.Unmarshal(inputSchema, &schema) == nil {
+		p = planOf(schema)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || c.bytes+len(inputSchema) > maxPlanBytes {
+		c.m, c.bytes = map[string]*headerPlan{}, 0
+	}
+	if len(inputSchema) <= maxPlanBytes {
+		c.m[string(inputSchema)] = p
+		c.bytes += len(inputSchema)
+	}
+	return p
 }
 
 // maxSafeInteger bounds the integers a header may carry (JavaScript's safe
