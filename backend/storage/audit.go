@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -193,7 +194,7 @@ func decodeAuditLine(b []byte) (domain.CallRecord, bool) {
 		Code:              a.Code,
 		ResponseKind:      a.ResponseKind,
 		IsError:           a.IsError,
-		Duration:          time.Duration(a.DurationMs * float64(time.Millisecond)),
+		Duration:          durationOf(a.DurationMs),
 		ArgumentsBytes:    a.ArgumentsBytes,
 		ArgumentsSHA256:   a.ArgumentsSHA256,
 		ResultID:          domain.ResultID(a.ResultID),
@@ -566,4 +567,11 @@ func scanLinesBackward(r io.ReaderAt, size int64, fn func(line []byte) bool) err
 		fn(carry) // the file's first line
 	}
 	return nil
+}
+
+// durationOf reads a line's durationMs back to the microsecond it was
+// written with: 2.01 ms times 1e6 is 2009999.99… ns in floating point, so
+// truncating would read 2.009 back.
+func durationOf(ms float64) time.Duration {
+	return time.Duration(math.Round(ms*1000)) * time.Microsecond
 }

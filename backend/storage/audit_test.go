@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -124,6 +125,26 @@ func TestAuditLineRoundTrip(t *testing.T) {
 	}
 	if fi, _ := os.Stat(filepath.Join(l.Dir(), "2026-11.jsonl")); fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode %v; want 0600", fi.Mode().Perm())
+	}
+}
+
+// A duration reads back as the microseconds it was written with, for
+// values whose milliseconds are not exact in floating point.
+func TestAuditDurationRoundTrip(t *testing.T) {
+	l := OpenAuditLog(t.TempDir(), AuditOptions{})
+	for _, us := range []int64{0, 1, 999, 1500, 2010, 2009, 4100, 123457, 987654321} {
+		in := record("call-"+strconv.FormatInt(us, 10), regA)
+		in.Duration = time.Duration(us) * time.Microsecond
+		if _, err := l.Append(in); err != nil {
+			t.Fatal(err)
+		}
+		recs, _, err := l.List(domain.AuditQuery{Limit: 1})
+		if err != nil || len(recs) != 1 {
+			t.Fatalf("list: %v %v", recs, err)
+		}
+		if recs[0].Duration != in.Duration {
+			t.Errorf("%d µs read back as %v", us, recs[0].Duration)
+		}
 	}
 }
 
