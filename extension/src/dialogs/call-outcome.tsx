@@ -12,24 +12,14 @@ import type {
 import { AskedSummary } from '../ui/Asked';
 import { formatBytes } from '../ui/ContentView';
 import { useTr } from '../ui/tr';
-import type { ResourceTarget } from './resource-dialog';
+import { linkTarget, type ResourceTarget } from './resource-dialog';
 
 /** Opens a resource a result names (the resource dialog: preview, attach). */
 export type OpenResultResource = (target: ResourceTarget) => void;
 
 /** A result's resource as the resource dialog opens it: a link by URI, an embedded one as it came. */
 export function resultResourceTarget(r: McpResultResource): ResourceTarget {
-  if (r.type === 'resource_link') {
-    return {
-      kind: 'resource',
-      uri: r.uri,
-      name: r.name,
-      ...(r.title !== undefined ? { title: r.title } : {}),
-      ...(r.description !== undefined ? { description: r.description } : {}),
-      ...(r.mimeType !== undefined ? { mimeType: r.mimeType } : {}),
-      ...(r.size !== undefined ? { size: r.size } : {}),
-    };
-  }
+  if (r.type === 'resource_link') return linkTarget(r);
   return { kind: 'embedded', name: r.resource.uri, content: r.resource };
 }
 

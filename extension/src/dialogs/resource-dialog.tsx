@@ -27,6 +27,19 @@ export type ResourceTarget =
   | { kind: 'template'; template: McpResourceTemplate }
   | { kind: 'embedded'; name: string; content: McpResourceContent };
 
+/** A resource by URI (a listed one, or a tool result's link) as the dialog opens it. */
+export function linkTarget(r: { uri: string; name: string; title?: string; description?: string; mimeType?: string; size?: number }): ResourceTarget {
+  return {
+    kind: 'resource',
+    uri: r.uri,
+    name: r.name,
+    ...(r.title !== undefined ? { title: r.title } : {}),
+    ...(r.description !== undefined ? { description: r.description } : {}),
+    ...(r.mimeType !== undefined ? { mimeType: r.mimeType } : {}),
+    ...(r.size !== undefined ? { size: r.size } : {}),
+  };
+}
+
 /** An embedded resource as a read's answer, for the preview and the attach panel. */
 function embeddedOutcome(content: McpResourceContent): McpResourceReadOutcome {
   return {

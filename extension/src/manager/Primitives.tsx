@@ -22,7 +22,7 @@ import type {
   SetMcpServerCapabilitiesInput,
   TauriTavernMcpServer,
 } from '../../../jsapi/tauritavern-mcp';
-import type { ResourceTarget } from '../dialogs/resource-dialog';
+import { linkTarget, type ResourceTarget } from '../dialogs/resource-dialog';
 import { ResourceChips } from '../ui/ContentView';
 import { errorCode, errorMessage } from '../ui/errors';
 import { useTr } from '../ui/tr';
@@ -309,19 +309,7 @@ export function ResourcesPanel(props: PrimitivePanelProps) {
                       key={r.uri}
                       resource={r}
                       onOpen={() =>
-                        void deps.openResource(
-                          server,
-                          {
-                            kind: 'resource',
-                            uri: r.uri,
-                            name: r.name,
-                            ...(r.title !== undefined ? { title: r.title } : {}),
-                            ...(r.description !== undefined ? { description: r.description } : {}),
-                            ...(r.mimeType !== undefined ? { mimeType: r.mimeType } : {}),
-                            ...(r.size !== undefined ? { size: r.size } : {}),
-                          },
-                          completions,
-                        )
+                        void deps.openResource(server, linkTarget(r), completions)
                       }
                     />
                   ))}
