@@ -12,7 +12,7 @@ import type {
 import { AskedSummary } from '../ui/Asked';
 import { formatBytes } from '../ui/ContentView';
 import { useTr } from '../ui/tr';
-import { linkTarget, type ResourceTarget } from './resource-dialog';
+import { linkTarget, type ResourceTarget } from './resource-target';
 
 /** Opens a resource a result names (the resource dialog: preview, attach). */
 export type OpenResultResource = (target: ResourceTarget) => void;

@@ -6,7 +6,7 @@
 // is the user's: nothing is read again unless they press Read again.
 
 import { useEffect, useRef, useState } from 'react';
-import type { McpResourceContent, McpResourceReadOutcome, McpResourceTemplate } from '../../../jsapi/tauritavern-mcp';
+import type { McpResourceContent, McpResourceReadOutcome } from '../../../jsapi/tauritavern-mcp';
 import { snapshotOf } from '../chat/attachments';
 import { expandUriTemplate } from '../chat/uri-template';
 import { showDialog } from '../host/popup';
@@ -17,28 +17,9 @@ import { ReadContents, formatBytes } from '../ui/ContentView';
 import { errorMessage } from '../ui/errors';
 import { useTr } from '../ui/tr';
 import { RequestProblem } from './call-outcome';
+import type { ResourceTarget } from './resource-target';
 
-/**
- * What the dialog opens: a resource by URI (listed, or a link), a template to fill in, or a
- * resource a tool result embedded (shown as it came, never read again from the server).
- */
-export type ResourceTarget =
-  | { kind: 'resource'; uri: string; name: string; title?: string; description?: string; mimeType?: string; size?: number }
-  | { kind: 'template'; template: McpResourceTemplate }
-  | { kind: 'embedded'; name: string; content: McpResourceContent };
-
-/** A resource by URI (a listed one, or a tool result's link) as the dialog opens it. */
-export function linkTarget(r: { uri: string; name: string; title?: string; description?: string; mimeType?: string; size?: number }): ResourceTarget {
-  return {
-    kind: 'resource',
-    uri: r.uri,
-    name: r.name,
-    ...(r.title !== undefined ? { title: r.title } : {}),
-    ...(r.description !== undefined ? { description: r.description } : {}),
-    ...(r.mimeType !== undefined ? { mimeType: r.mimeType } : {}),
-    ...(r.size !== undefined ? { size: r.size } : {}),
-  };
-}
+export type { ResourceTarget } from './resource-target';
 
 /** An embedded resource as a read's answer, for the preview and the attach panel. */
 function embeddedOutcome(content: McpResourceContent): McpResourceReadOutcome {

@@ -22,7 +22,7 @@ import type {
   SetMcpServerCapabilitiesInput,
   TauriTavernMcpServer,
 } from '../../../jsapi/tauritavern-mcp';
-import { linkTarget, type ResourceTarget } from '../dialogs/resource-dialog';
+import { linkTarget, type ResourceTarget } from '../dialogs/resource-target';
 import { ResourceChips } from '../ui/ContentView';
 import { errorCode, errorMessage } from '../ui/errors';
 import { useTr } from '../ui/tr';
