@@ -1,14 +1,18 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -159,55 +163,102 @@ func TestRoundTripsPerOperation(t *testing.T) {
 	}
 }
 
-// fakeBase is an HTTP transport that may read the request body and then
-// fails or answers.
-type fakeBase struct {
-	read    int  // body bytes to read (-1: use GetBody and read it all)
-	respond bool // answer instead of failing
+// connWith is a client connection to a real server whose writes can be
+// made to fail and are counted.
+type connWith struct {
+	net.Conn
+	failWrites bool
+	writes     *atomic.Int32
 }
 
-func (f fakeBase) RoundTrip(req *http.Request) (*http.Response, error) {
-	body := req.Body
-	if f.read < 0 {
-		body, _ = req.GetBody()
-		io.ReadAll(body)
-	} else if f.read > 0 {
-		io.ReadFull(body, make([]byte, f.read))
+func (c *connWith) Write(p []byte) (int, error) {
+	c.writes.Add(1)
+	if c.failWrites {
+		return 0, errors.New("connection reset")
 	}
-	if f.respond {
-		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("{}")), Request: req}, nil
-	}
-	return nil, errors.New("connection reset")
+	return c.Conn.Write(p)
+}
+
+// dialing is an HTTP transport to ts whose connections fail to open
+// (refuse), fail every write (failWrites), or count their writes.
+func dialing(ts *httptest.Server, refuse, failWrites bool, writes *atomic.Int32) *http.Transport {
+	return &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		if refuse {
+			return nil, errors.New("connection refused")
+		}
+		c, err := (&net.Dialer{}).DialContext(ctx, network, ts.Listener.Addr().String())
+		if err != nil {
+			return nil, err
+		}
+		return &connWith{Conn: c, failWrites: failWrites, writes: writes}, nil
+	}}
 }
 
 // The sent boundary: a tracked request counts as possibly sent from the
-// moment the HTTP transport reads its body (over HTTP/2 the write is
-// reported only after the server may already have the whole request), or
-// when anything answered it; not before.
+// moment its headers are written (before any byte of its body; over
+// HTTP/2 the end of the write is reported only after the server may
+// already have the whole request), even when the write then fails, or
+// when anything answered it; not before. Requests the exchange does not
+// track are never marked.
 func TestSentBoundary(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "{}") }))
+	defer ts.Close()
 	for _, tt := range []struct {
-		name string
-		base fakeBase
-		sent bool
+		name               string
+		refuse, failWrites bool
+		sent               bool
 	}{
-		{"failed before the body", fakeBase{}, false},
-		{"failed after a byte of the body", fakeBase{read: 1}, true},
-		{"failed after a retry's body", fakeBase{read: -1}, true},
-		{"answered without reading", fakeBase{respond: true}, true},
+		{"not connected", true, false, false},
+		{"failed after its headers", false, true, true},
+		{"answered", false, false, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, method := range []string{"tools/call", "tools/list"} {
-				tr := &transport{base: tt.base, life: context.Background(), limit: 1 << 20, openDone: make(chan struct{}, 1)}
+				tr := &transport{base: dialing(ts, tt.refuse, tt.failWrites, new(atomic.Int32)), life: context.Background(), limit: 1 << 20, openDone: make(chan struct{}, 1)}
 				body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{}}`
 				ctx, ex := withExchange(context.Background(), "tools/call")
-				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://example.invalid/", strings.NewReader(body))
-				if resp, err := tr.RoundTrip(req); err == nil {
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL, bytes.NewReader([]byte(body)))
+				resp, err := tr.RoundTrip(req)
+				if err == nil {
 					resp.Body.Close()
+				}
+				if (err == nil) != (tt.name == "answered") {
+					t.Fatalf("%s: %v", method, err)
 				}
 				if got := ex.written.Load(); got != (tt.sent && method == "tools/call") {
 					t.Fatalf("%s: sent %v", method, got)
 				}
 			}
 		})
+	}
+}
+
+// A tracked request leaves in one write, its headers and its body
+// together: marking the sent boundary must not make net/http flush the
+// headers on their own (it does for a body it does not know to be in
+// memory), which costs a second write per request and the server a
+// second read.
+func TestARequestLeavesInOneWrite(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		io.WriteString(w, "{}")
+	}))
+	defer ts.Close()
+	writes := new(atomic.Int32)
+	tr := &transport{base: dialing(ts, false, false, writes), headers: http.Header{"X-Team": {"a"}}, life: context.Background(), limit: 1 << 20, openDone: make(chan struct{}, 1)}
+	for i := range 3 {
+		ctx, ex := withExchange(context.Background(), "tools/call")
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"a","arguments":{"q":"x"}}}`, i)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL, bytes.NewReader([]byte(body)))
+		before := writes.Load()
+		resp, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if n := writes.Load() - before; n != 1 || !ex.written.Load() {
+			t.Fatalf("request %d: %d writes (sent %v)", i, n, ex.written.Load())
+		}
 	}
 }

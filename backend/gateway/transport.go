@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -155,20 +156,18 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	if tracked {
-		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-			WroteRequest: func(info httptrace.WroteRequestInfo) {
-				// Even a failed write may have put the request on the wire.
-				ex.written.Store(true)
-			},
-		})
+		ctx = withSentBoundary(ctx, &ex.written)
 	}
-	req = req.Clone(ctx)
+	extra := len(t.headers) + 1 // and a bearer's Authorization
+	if tracked {
+		extra += len(ex.params)
+	}
+	req = onward(ctx, req, extra)
 	t.setHeaders(req)
 	if tracked {
 		if ex.params != nil {
 			setParamHeaders(req.Header, ex.params)
 		}
-		sentBoundary(req, &ex.written)
 	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
@@ -209,44 +208,44 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// sentBoundary marks a tracked request as possibly sent as soon as the
-// HTTP transport starts reading its body to write it. The httptrace
-// WroteRequest event alone is not enough over HTTP/2: the stream writes
-// the body on its own goroutine and reports the write after the last
-// frame, so the server may have the whole request, run the tool and even
-// answer before the event fires (a cancellation in that window would be
-// reported not_sent). Before the body is read nothing of the JSON-RPC
-// request can have left: at most HTTP/2 headers, which hold no arguments.
-// Body reads that start and fail before any byte is written make the
-// outcome unknown rather than not_sent: the honest side to err on.
-func sentBoundary(req *http.Request, written *atomic.Bool) {
-	mark := func(rc io.ReadCloser) io.ReadCloser { return &markOnRead{rc: rc, mark: written} }
-	if req.Body != nil && req.Body != http.NoBody {
-		req.Body = mark(req.Body)
-	}
-	if getBody := req.GetBody; getBody != nil {
-		req.GetBody = func() (io.ReadCloser, error) {
-			rc, err := getBody()
-			if err != nil {
-				return nil, err
-			}
-			return mark(rc), nil
-		}
-	}
+// onward is req as the base transport gets it: under ctx, with a header
+// map of its own, room for extra more names. The caller's request is left
+// as it was (a RoundTripper must not change it); the header values are
+// shared, as no one modifies them in place. A shallow copy rather than
+// req.Clone, which copies every header value, the URL and more on every
+// request.
+func onward(ctx context.Context, req *http.Request, extra int) *http.Request {
+	out := req.WithContext(ctx)
+	out.Header = make(http.Header, len(req.Header)+extra)
+	maps.Copy(out.Header, req.Header)
+	return out
 }
 
-// markOnRead sets mark when the first read of a request body begins.
-type markOnRead struct {
-	rc   io.ReadCloser
-	mark *atomic.Bool
+// withSentBoundary returns ctx tracing its request so that written is set
+// as soon as the request may have left: when its headers are written,
+// before any byte of its body (HTTP/1.1 writes the body right after them,
+// HTTP/2 after the HEADERS frame), or when the write ended, even in
+// failure (a failed write may have put the request on the wire). Nothing
+// of a JSON-RPC request is on the wire before that, and the headers alone
+// ask for nothing: an error until then is not_sent. WroteRequest alone
+// would be too late over HTTP/2, where it is reported after the last DATA
+// frame: the server may have the whole request, run the tool and even
+// answer before it fires (a cancellation in that window would be reported
+// not_sent). A write that fails after the headers makes the outcome
+// unknown rather than not_sent: the honest side to err on.
+//
+// It is a trace rather than a wrapper around the body that marks its
+// first read: net/http writes the headers and a body it knows to be in
+// memory (go-sdk's) in one write, and any other body only after flushing
+// the headers on their own — a second write per request, and a second
+// read for the server.
+func withSentBoundary(ctx context.Context, written *atomic.Bool) context.Context {
+	mark := func() { written.Store(true) }
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteHeaders: mark,
+		WroteRequest: func(httptrace.WroteRequestInfo) { mark() },
+	})
 }
-
-func (m *markOnRead) Read(p []byte) (int, error) {
-	m.mark.Store(true)
-	return m.rc.Read(p)
-}
-
-func (m *markOnRead) Close() error { return m.rc.Close() }
 
 // settled waits until every response body of the session is closed or the
 // session's life ends.
@@ -292,8 +291,15 @@ func requestMethod(req *http.Request) string {
 	// The top-level members up to "method", the rest skipped unread into
 	// Go values: go-sdk writes the method before the params, so a call's
 	// arguments are not decoded on every request (it cost as much as the
-	// HTTP round trip of a warm loopback call).
-	dec := jsontext.NewDecoder(body)
+	// HTTP round trip of a warm loopback call). A decoder from the pool,
+	// with its buffer; repeated names are go-sdk's decoder's business, not
+	// the method's.
+	dec := methodDecoders.Get().(*jsontext.Decoder)
+	dec.Reset(body, jsontext.AllowDuplicateNames(true))
+	defer func() {
+		dec.Reset(noBody, jsontext.AllowDuplicateNames(true)) // keeps no request
+		methodDecoders.Put(dec)
+	}()
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return ""
 	}
@@ -315,6 +321,11 @@ func requestMethod(req *http.Request) string {
 		return v.String()
 	}
 }
+
+var (
+	methodDecoders = sync.Pool{New: func() any { return new(jsontext.Decoder) }}
+	noBody         = bytes.NewReader(nil)
+)
 
 // cappedBody fails a read past its limit instead of buffering without end
 // (go-sdk reads JSON bodies with io.ReadAll).
