@@ -1,17 +1,14 @@
 package gateway
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
-	"mime"
 	"net/http"
 	"slices"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -389,35 +386,45 @@ func detailOf(err error) string {
 	return err.Error()
 }
 
-// responseMessages splits a response body into JSON-RPC messages.
+// responseMessages splits a response body into the JSON-RPC messages it
+// may hold: the body itself, or the data of each SSE event (read as
+// go-sdk reads events: "data:" lines, joined by newlines, up to a blank
+// line). The messages are not validated here: each caller decodes them
+// and skips what does not decode, an event cut short by the end of the
+// body among them. A one-line event is a slice of body.
 func responseMessages(contentType string, body []byte) []json.RawMessage {
-	mt, _, _ := mime.ParseMediaType(contentType)
-	if mt != "text/event-stream" {
-		return []json.RawMessage{body} // validated as it is decoded
+	if !isEventStream(contentType) {
+		return []json.RawMessage{body}
 	}
 	var out []json.RawMessage
-	var data bytes.Buffer
+	var data []byte
+	lines := 0
 	flush := func() {
-		if data.Len() > 0 && json.Valid(data.Bytes()) {
-			out = append(out, bytes.Clone(data.Bytes()))
+		if len(data) > 0 {
+			out = append(out, data)
 		}
-		data.Reset()
+		data, lines = nil, 0
 	}
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	sc.Buffer(nil, len(body)+1)
-	for sc.Scan() {
-		line := sc.Text()
+	for rest := body; len(rest) > 0; {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+		line = bytes.TrimSuffix(line, []byte("\r"))
 		switch {
-		case line == "":
+		case len(line) == 0:
 			flush()
-		case strings.HasPrefix(line, "data:"):
-			if data.Len() > 0 {
-				data.WriteByte('\n')
+		case bytes.HasPrefix(line, []byte("data:")):
+			line = bytes.TrimPrefix(line[len("data:"):], []byte(" "))
+			if lines++; lines == 1 {
+				data = line
+				continue
 			}
-			data.WriteString(strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
+			if lines == 2 {
+				data = bytes.Clone(data) // no longer a slice of body
+			}
+			data = append(append(data, '\n'), line...)
 		}
 	}
-	flush() // an event cut short by the end of the body is incomplete: Valid rejects most
+	flush()
 	return out
 }
 

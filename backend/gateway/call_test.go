@@ -472,3 +472,37 @@ func TestCallNotQueuedWhenTheServerIsGone(t *testing.T) {
 	o := callGateway(t, time.Second).Call(context.Background(), registration(t, ts.URL, domain.ProtocolAuto, nil), domain.ToolCall{NativeName: "a", Arguments: json.RawMessage(`{}`)})
 	wantOutcome(t, o, domain.OutcomeNotSent, CodeCallNotQueued)
 }
+
+// responseMessages reads a JSON body as one message and an SSE body as the
+// data of each event, as go-sdk reads them; what is not JSON is left to
+// the decoders of its callers.
+func TestResponseMessages(t *testing.T) {
+	for _, tt := range []struct {
+		name, contentType, body string
+		want                    []string
+	}{
+		{"json", "application/json", `{"id":1}`, []string{`{"id":1}`}},
+		{"one event", "text/event-stream", "event: message\nid: 1\ndata: {\"id\":1}\n\n", []string{`{"id":1}`}},
+		{"media type parameters", "Text/Event-Stream; charset=utf-8", "data: {\"id\":1}\n\n", []string{`{"id":1}`}},
+		{"events in order", "text/event-stream", "data: {\"method\":\"x\"}\n\ndata: {\"id\":1}\n\n", []string{`{"method":"x"}`, `{"id":1}`}},
+		{"lines joined", "text/event-stream", "data: {\"id\":\ndata:1}\n\n", []string{"{\"id\":\n1}"}},
+		{"crlf", "text/event-stream", "data: {\"id\":1}\r\n\r\ndata:{\"id\":2}\r\n", []string{`{"id":1}`, `{"id":2}`}},
+		{"one space dropped", "text/event-stream", "data:  {\"id\":1}\n\n", []string{` {"id":1}`}},
+		{"no data", "text/event-stream", ": ping\n\nevent: x\n\ndata:\n\n", nil},
+		{"cut short", "text/event-stream", "data: {\"id\":1", []string{`{"id":1`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			body := []byte(tt.body)
+			var got []string
+			for _, m := range responseMessages(tt.contentType, body) {
+				got = append(got, string(m))
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("%q, want %q", got, tt.want)
+			}
+			if string(body) != tt.body {
+				t.Fatalf("the body changed: %q", body)
+			}
+		})
+	}
+}

@@ -175,6 +175,9 @@ func (t *transport) sawEvent(event []byte) {
 }
 
 func isEventStream(contentType string) bool {
+	if contentType == "text/event-stream" { // as most servers send it
+		return true
+	}
 	mt, _, _ := mime.ParseMediaType(contentType)
 	return mt == "text/event-stream"
 }
