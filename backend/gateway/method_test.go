@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -20,6 +21,18 @@ func TestRequestMethod(t *testing.T) {
 		{"POST", `{"method":7}`, ""},
 		{"POST", `{"method":"tools/call"`, "tools/call"}, // read up to the method
 		{"POST", `not json`, ""},
+		// go-sdk's own beginning, read without a decoder, and what only
+		// looks like it, decoded.
+		{"POST", `{"jsonrpc":"2.0","id":"a-1","method":"resources/read","params":{}}`, "resources/read"},
+		{"POST", `{"jsonrpc":"2.0","id":-7,"method":"ping"}`, "ping"},
+		{"POST", `{"jsonrpc":"2.0","id":"a\"b","method":"ping"}`, "ping"},
+		{"POST", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, "ping"},
+		{"POST", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, "ping"},
+		{"POST", `{"jsonrpc":"2.0","id":-,"method":"ping"}`, ""},
+		{"POST", `{"jsonrpc":"2.0","id":1,"method":"tools\/call"}`, "tools/call"},
+		{"POST", `{"jsonrpc":"2.0","id":1,"method":"tools/call`, ""},
+		{"POST", `{"jsonrpc":"2.0","id":1,"result":{"method":"tools/call"}}`, ""},
+		{"POST", `{"jsonrpc":"2.0","params":{"q":"` + strings.Repeat("x", 400) + `"},"method":"tools/call","id":1}`, "tools/call"},
 		{"GET", ``, ""},
 	} {
 		req, err := http.NewRequest(tt.verb, "http://x/", bytes.NewReader([]byte(tt.body)))

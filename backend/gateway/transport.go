@@ -288,14 +288,18 @@ func requestMethod(req *http.Request) string {
 		return ""
 	}
 	defer body.Close()
+	var head [256]byte
+	n, _ := io.ReadFull(body, head[:])
+	if m, ok := leadingMethod(head[:n]); ok {
+		return m
+	}
 	// The top-level members up to "method", the rest skipped unread into
-	// Go values: go-sdk writes the method before the params, so a call's
-	// arguments are not decoded on every request (it cost as much as the
-	// HTTP round trip of a warm loopback call). A decoder from the pool,
-	// with its buffer; repeated names are go-sdk's decoder's business, not
-	// the method's.
+	// Go values: a call's arguments are not decoded on every request (it
+	// cost as much as the HTTP round trip of a warm loopback call). A
+	// decoder from the pool, with its buffer; repeated names are go-sdk's
+	// decoder's business, not the method's.
 	dec := methodDecoders.Get().(*jsontext.Decoder)
-	dec.Reset(body, jsontext.AllowDuplicateNames(true))
+	dec.Reset(io.MultiReader(bytes.NewReader(head[:n]), body), jsontext.AllowDuplicateNames(true))
 	defer func() {
 		dec.Reset(noBody, jsontext.AllowDuplicateNames(true)) // keeps no request
 		methodDecoders.Put(dec)
@@ -320,6 +324,46 @@ func requestMethod(req *http.Request) string {
 		}
 		return v.String()
 	}
+}
+
+// leadingMethod reads the method of a request that begins as go-sdk writes
+// every request and notification — {"jsonrpc":"2.0", then an "id" that is
+// a number or a string without escapes, then "method" with a name without
+// escapes — without a JSON decoder. Those first members are unambiguous:
+// no other reading of the same bytes is valid JSON. ok is false for
+// anything else, which requestMethod decodes.
+func leadingMethod(p []byte) (method string, ok bool) {
+	rest, ok := bytes.CutPrefix(p, []byte(`{"jsonrpc":"2.0",`))
+	if !ok {
+		return "", false
+	}
+	if r, isID := bytes.CutPrefix(rest, []byte(`"id":`)); isID {
+		var n int
+		if len(r) > 0 && r[0] == '"' {
+			end := bytes.IndexAny(r[1:], `"\`)
+			if end < 0 || r[1+end] != '"' {
+				return "", false
+			}
+			n = 1 + end + 1
+		} else {
+			for n < len(r) && (r[n] == '-' || '0' <= r[n] && r[n] <= '9') {
+				n++
+			}
+		}
+		if n == 0 || r[:n][n-1] == '-' || len(r) <= n || r[n] != ',' {
+			return "", false
+		}
+		rest = r[n+1:]
+	}
+	name, ok := bytes.CutPrefix(rest, []byte(`"method":"`))
+	if !ok {
+		return "", false
+	}
+	end := bytes.IndexAny(name, `"\`)
+	if end < 0 || name[end] != '"' {
+		return "", false
+	}
+	return string(name[:end]), true
 }
 
 var (
