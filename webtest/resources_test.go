@@ -492,6 +492,29 @@ func TestSTMcpPromptCommand(t *testing.T) {
 	needBundle(t)
 	e := newSTEnvWith(t, resourceServer(), map[string]string{})
 	openChat(e, 0)
+
+	// SillyTavern asks the enum providers synchronously: on a fresh page
+	// their lists are read while the command is typed, so the first ask
+	// (here, once the read the typing started is answered) has them
+	first := evalJS[map[string][]string](e.p, `
+		const p = window.__TAURITAVERN__.api.mcp.prompts;
+		const list = p.list;
+		let listed;
+		const read = new Promise((resolve) => (listed = resolve));
+		p.list = async (...a) => { try { return await list.apply(p, a); } finally { setTimeout(listed, 0); } };
+		const box = document.getElementById('send_textarea');
+		box.value = '/mcp-prompt ';
+		box.dispatchEvent(new Event('input', { bubbles: true }));
+		await Promise.race([read, new Promise((r) => setTimeout(r, 10000))]);
+		p.list = list;
+		box.value = '';
+		const args = SillyTavern.getContext().SlashCommandParser.commands['mcp-prompt'].namedArgumentList;
+		const values = (arg, executor) => arg.enumProvider(executor, null).map((x) => x.value);
+		return { servers: values(args[0], {}), prompts: values(args[1], { namedArgumentList: [{ name: 'server', value: 'Demo' }] }) };`)
+	if !slices.Equal(first["servers"], []string{"Demo"}) || !slices.Equal(first["prompts"], []string{"summarize"}) {
+		t.Errorf("the first ask offered %v", first)
+	}
+
 	e.llm.script(reply{Text: "A brief summary."})
 	e.p.run(`
 		const box = document.getElementById('send_textarea');

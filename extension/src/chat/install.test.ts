@@ -53,9 +53,29 @@ describe('startChatFeatures', () => {
 
   test('/mcp-prompt returns the prompt’s text through the published API', async () => {
     const { commands, mcp } = page();
-    startChatFeatures(englishTr);
+    const features = startChatFeatures(englishTr);
     expect(await commands['mcp-prompt']!.callback({ server: 'Docs', name: 'summarize', topic: 'tides' })).toBe('Prompt summarize {"topic":"tides"}');
     expect(mcp.count('getPrompt')).toBe(1);
+    features.unmount();
+  });
+
+  test('typing an /mcp command in the chat input reads the autocomplete’s lists ahead', async () => {
+    const { mcp } = page();
+    const box = document.createElement('textarea');
+    box.id = 'send_textarea';
+    document.body.append(box);
+    const features = startChatFeatures(englishTr);
+    const type = (text: string) => {
+      box.value = text;
+      box.dispatchEvent(new Event('input', { bubbles: true }));
+    };
+    type('Hello');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(mcp.count('listPrompts')).toBe(0);
+    type('/mcp');
+    await waitFor(() => expect(mcp.count('listPrompts')).toBe(1));
+    features.unmount();
+    box.remove();
   });
 
   test('without ttmcp’s API the tabs have no deps and the command says the API is not loaded', async () => {
@@ -66,5 +86,6 @@ describe('startChatFeatures', () => {
     await expect(commands['mcp-prompt']!.callback({ server: 'Docs', name: 'x' })).rejects.toThrow(
       'The MCP host API with resources and prompts is not loaded yet.',
     );
+    features.unmount();
   });
 });

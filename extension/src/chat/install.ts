@@ -17,8 +17,8 @@ import type { Tr } from '../texts';
 import { mountChatMenu } from '../tools/chat-menu';
 import type { AttachDeps } from '../ui/AttachPanel';
 import { ChatAttachments, totalChars } from './attachments';
-import { putInInputBox } from './input-box';
-import { PromptCatalog, registerPromptCommand, type PromptCommandHost } from './prompt-command';
+import { INPUT_BOX_ID, putInInputBox } from './input-box';
+import { PromptCatalog, registerPromptCommand, typingCommand, type PromptCommandHost } from './prompt-command';
 import { stChatContext } from './sillytavern-chat';
 
 export const RESOURCES_MENU_ID = 'mcp_manager_resources_menu';
@@ -130,10 +130,19 @@ export function startChatFeatures(tr: Tr): ChatFeatures {
       const change = serverChange((e as CustomEvent).detail);
       if (change?.lists.includes('prompts')) catalog.invalidate(change.registrationId);
     };
+    // the autocomplete's lists read while the command is typed, so its first ask has them
+    const onInput = (e: Event) => {
+      const box = e.target;
+      if ((box instanceof HTMLTextAreaElement || box instanceof HTMLInputElement) && box.id === INPUT_BOX_ID && typingCommand(box.value)) {
+        void catalog.prefetch();
+      }
+    };
     window.addEventListener(REGISTRATIONS_CHANGED_EVENT, onRegistrations);
     window.addEventListener(BACKEND_EVENT, onBackend);
+    document.addEventListener('input', onInput);
     offs.push(() => window.removeEventListener(REGISTRATIONS_CHANGED_EVENT, onRegistrations));
     offs.push(() => window.removeEventListener(BACKEND_EVENT, onBackend));
+    offs.push(() => document.removeEventListener('input', onInput));
   }
 
   if (attach) {

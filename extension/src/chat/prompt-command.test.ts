@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import type { McpPromptMessagesResponse } from '../../../jsapi/tauritavern-mcp';
 import { FakeMcp, installSillyTavern, SERVER_B, SERVER_ID, server, summarize } from '../../test/fakes';
 import { englishTr } from '../texts';
-import { COMMAND_NAME, findServer, PromptCatalog, promptArguments, registerPromptCommand, runPromptCommand, type PromptCommandHost } from './prompt-command';
+import { COMMAND_NAME, findServer, PromptCatalog, promptArguments, registerPromptCommand, RETRY_MS, runPromptCommand, typingCommand, type PromptCommandHost } from './prompt-command';
 import { leftOutText, promptText } from './prompt-text';
 import { stChatContext } from './sillytavern-chat';
 
@@ -180,6 +180,38 @@ describe('registerPromptCommand', () => {
 
     const callback = cmd.callback as (named: Record<string, unknown>, unnamed: string) => Promise<string>;
     expect(await callback({ server: 'Docs', name: 'summarize', topic: 'x', _scope: {} }, '')).toBe('Prompt summarize {"topic":"x"}');
+  });
+
+  test('prefetch reads the servers and the prompts of those that offer them, so the first ask has them; a failed read is tried again after a second', async () => {
+    const st = slashClasses();
+    installSillyTavern({ context: st.context });
+    const mcp = new FakeMcp([
+      server('active', { displayName: 'Docs' }),
+      server('paused', { id: SERVER_B, displayName: 'Asleep' }),
+    ]);
+    mcp.promptsFor = () => [summarize()];
+    let t = 0;
+    let down = true;
+    const h = host(mcp, [], () => t);
+    const catalog = new PromptCatalog({ ...h, servers: () => (down ? Promise.reject(new Error('not loaded')) : h.servers()) });
+    registerPromptCommand(h, catalog);
+    const [serverArg, nameArg] = st.commands[COMMAND_NAME]!.namedArgumentList as Arg[];
+
+    await catalog.prefetch(); // the API not loaded yet
+    down = false;
+    t = RETRY_MS - 1;
+    await catalog.prefetch();
+    expect(serverArg!.enumProvider!({}, {})).toEqual([]); // not again at once
+    t = RETRY_MS;
+    await catalog.prefetch();
+    await catalog.settled();
+    expect(serverArg!.enumProvider!({}, {}).map((v) => v.value)).toEqual(['Docs']);
+    expect(nameArg!.enumProvider!({ namedArgumentList: [{ name: 'server', value: 'Docs' }] }, {}).map((v) => v.value)).toEqual(['summarize']);
+    expect(mcp.count('listPrompts')).toBe(1); // the paused server's were not read
+  });
+
+  test('typingCommand: any /mcp command in the input, piped or not', () => {
+    expect(['/mcp', '/mcp-prompt server=Docs', '/echo hi | /mcp-prompt', 'Hello', '/send hi'].map(typingCommand)).toEqual([true, true, true, false, false]);
   });
 
   test('a SillyTavern without the slash-command classes gets no command', () => {

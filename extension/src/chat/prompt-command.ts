@@ -2,9 +2,10 @@
 // so STscript can pipe it on — `/mcp-prompt server=Docs name=summarize
 // topic=x | /send`. The server and the prompt are named arguments with
 // autocomplete (SillyTavern's enum providers, which it calls synchronously:
-// they answer from what this page has read, and read what is missing for
-// the next keystroke — the servers from the backend, a server's prompts
-// through the backend's cached list); every other named argument is one of
+// they answer from what this page has read — the servers from the backend,
+// a server's prompts through the backend's cached list —, read ahead as
+// soon as an /mcp command is typed in the chat input, and what is still
+// missing for the next keystroke); every other named argument is one of
 // the prompt's, and `args` takes a JSON object for names a named argument
 // cannot spell (SillyTavern's are \w+) or that are the command's own.
 // The text is the prompt's user messages (prompt-text.ts); what was left
@@ -29,6 +30,8 @@ export const COMMAND_NAME = 'mcp-prompt';
 const OWN = new Set(['server', 'name', 'args']);
 /** How long a list read for the autocomplete is used before it is read again. */
 export const CATALOG_TTL_MS = 10_000;
+/** How long after a failed read it is tried again. */
+export const RETRY_MS = 1_000;
 
 export interface PromptCommandHost {
   context(): StChatContext | undefined;
@@ -69,7 +72,9 @@ export class PromptCatalog {
         c.loading = undefined;
       },
       () => {
-        c.at = this.#now(); // not again at once; the command itself says why
+        // not again at once (the command itself says why), but soon: the
+        // API may just not have been loaded yet
+        c.at = this.#now() - CATALOG_TTL_MS + RETRY_MS;
         c.loading = undefined;
       },
     );
@@ -107,10 +112,33 @@ export class PromptCatalog {
     return this.#fresh(c, async () => (await this.#host.prompts(registrationId)).items) ?? [];
   }
 
+  /**
+   * Reads ahead what the autocomplete will ask for: the servers, then the
+   * prompts of each that offers them. SillyTavern asks its enum providers
+   * synchronously, so what is read at the first ask shows only at the next
+   * keystroke; reading as soon as the user starts typing the command has
+   * it there at the first (install.ts calls this on the chat input).
+   */
+  async prefetch(): Promise<void> {
+    this.servers();
+    await this.#servers.loading;
+    for (const s of this.servers()) if (offersPrompts(s)) this.prompts(s.id);
+  }
+
   /** Waits for the reads under way (tests). */
   async settled(): Promise<void> {
     await Promise.all([this.#servers.loading, ...[...this.#prompts.values()].map((c) => c.loading)]);
   }
+}
+
+/** Whether the autocomplete offers a server: active, its prompts allowed and not known to be missing. */
+function offersPrompts(s: TauriTavernMcpServer): boolean {
+  return s.state === 'active' && s.capabilities?.allowed.prompts !== false && s.capabilities?.advertised?.prompts !== false;
+}
+
+/** Whether the chat input's text is (or pipes to) a command of ttmcp's being typed: time to prefetch. */
+export function typingCommand(text: string): boolean {
+  return text.includes('/mcp');
 }
 
 /** The server a `server=` value names: by display name (case-insensitive), else by id. */
@@ -203,7 +231,7 @@ export function registerPromptCommand(host: PromptCommandHost, catalog = new Pro
   const serverEnum = () =>
     catalog
       .servers()
-      .filter((s) => s.state === 'active' && s.capabilities?.allowed.prompts !== false && s.capabilities?.advertised?.prompts !== false)
+      .filter(offersPrompts)
       .map((s) => new SlashCommandEnumValue(s.displayName, s.endpoint, 'name'));
   const promptEnum = (executor: StSlashExecutor) => {
     const value = namedValue(executor, 'server');
