@@ -576,8 +576,12 @@ export interface McpConnectionsApi {
 /** detail of the window event 'tauritavern-mcp:event' (the backend's event frames). */
 export interface TtmcpBackendEvent {
   event: 'servers_changed';
-  /** What changed of a server without a page asking: its lists, after the backend followed the change. */
-  data: { registrationId: string; lists: Array<'tools' | 'resources' | 'prompts'> };
+  /**
+   * What changed of a server without this page asking: its lists, after the backend followed the
+   * change; 'registration': the registration was created, changed (settings, permissions,
+   * overrides, switches) or removed, by any page or a script calling api.mcp.
+   */
+  data: { registrationId: string; lists: Array<'tools' | 'resources' | 'prompts' | 'registration'> };
 }
 
 // ---------------------------------------------------------------- tool sets (ttmcp, SPEC §10)

@@ -44,14 +44,21 @@ type Event struct {
 const (
 	// EventServersChanged: a server's catalog, resources or prompts
 	// changed without the page asking (its server announced a change and
-	// ttmcp followed it); data is McpServerChange. The page lists again.
+	// ttmcp followed it), or its registration was created, changed or
+	// removed (by any page or script); data is McpServerChange. The page
+	// lists again.
 	EventServersChanged = "servers_changed"
 )
+
+// ListRegistration is the McpServerChange list of a registration that was
+// created, changed (its settings, permissions, overrides, switches) or
+// removed.
+const ListRegistration = "registration"
 
 // McpServerChange is the data of EventServersChanged.
 type McpServerChange struct {
 	RegistrationID string `json:"registrationId"`
-	// What changed: "tools", "resources", "prompts".
+	// What changed: "tools", "resources", "prompts", "registration".
 	Lists []string `json:"lists"`
 }
 

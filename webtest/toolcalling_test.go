@@ -245,6 +245,27 @@ func TestSTToolReachReasons(t *testing.T) {
 	}
 }
 
+// A change made behind the Manager's back — here a script calling api.mcp,
+// as much as another tab — reaches its "Tools for the model" line without
+// a click or a focus: the backend tells every page.
+func TestSTReachFollowsAChangeMadeElsewhere(t *testing.T) {
+	e := newSTEnv(t, map[string]string{"echo": "allow"})
+	says := func(want string) string {
+		return evalJS[string](e.p, `
+			const text = () => document.querySelector('.tt-mcp-reach [data-reach]')?.textContent ?? '';
+			const end = Date.now() + 10000;
+			while (!text().includes(%s) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+			return text();`, want)
+	}
+	if got := says("offers 1 tool from 1 server"); !strings.Contains(got, "offers 1 tool from 1 server") {
+		t.Fatalf("before: %q", got)
+	}
+	e.p.run(`await window.__TAURITAVERN__.api.mcp.tools.setPermission({ registrationId: %s, nativeName: 'add', permission: 'allow' });`, e.id)
+	if got := says("offers 2 tools from 1 server"); !strings.Contains(got, "offers 2 tools from 1 server") {
+		t.Fatalf("after the script's change the line says %q", got)
+	}
+}
+
 // Ask: the popup shows the server, the tool and the arguments; "Allow
 // once" runs the call, "Always allow" sets Allow and runs it, "Deny" and
 // Escape answer the model not_sent mcp.call_denied_by_user without a call.

@@ -45,20 +45,21 @@ func askingFixture(t *testing.T) (*fixture, string) {
 	return f, srv.ID
 }
 
-// frame reads the next frame of any type.
+// frame reads the next frame of any type but an event (those are kept in
+// c.events).
 func (c *client) frame() map[string]jsontext.Value {
 	c.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	_, data, err := c.conn.Read(ctx)
-	if err != nil {
-		c.t.Fatalf("read: %v", err)
+	for {
+		data := c.readFrame()
+		var m map[string]jsontext.Value
+		if err := json.Unmarshal(data, &m); err != nil {
+			c.t.Fatalf("frame %s: %v", data, err)
+		}
+		if string(m["type"]) != `"`+jsapi.FrameEvent+`"` {
+			return m
+		}
+		c.keepEvent(data)
 	}
-	var m map[string]jsontext.Value
-	if err := json.Unmarshal(data, &m); err != nil {
-		c.t.Fatalf("frame %s: %v", data, err)
-	}
-	return m
 }
 
 // testCallFrames starts a test call as the shim does (the call after the

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -62,6 +63,9 @@ type client struct {
 	conn *websocket.Conn
 	mu   sync.Mutex
 	next uint64
+	// events are the event frames read while reading for something else:
+	// every change of a registration is told to every socket.
+	events []jsapi.Event
 }
 
 func (f *fixture) dial(t *testing.T, origin, token string) (*websocket.Conn, *http.Response, error) {
@@ -141,7 +145,26 @@ func (c *client) send(id uint64, command string, args any) {
 	}
 }
 
+// read reads the next frame that is not an event (those are kept in
+// c.events).
 func (c *client) read() result {
+	c.t.Helper()
+	for {
+		data := c.readFrame()
+		var r result
+		if err := json.Unmarshal(data, &r); err != nil {
+			c.t.Fatalf("result %s: %v", data, err)
+		}
+		r.raw = data
+		if r.Type != jsapi.FrameEvent {
+			return r
+		}
+		c.keepEvent(data)
+	}
+}
+
+// readFrame reads the next frame's bytes.
+func (c *client) readFrame() []byte {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -149,12 +172,37 @@ func (c *client) read() result {
 	if err != nil {
 		c.t.Fatalf("read: %v", err)
 	}
-	var r result
-	if err := json.Unmarshal(data, &r); err != nil {
-		c.t.Fatalf("result %s: %v", data, err)
+	return data
+}
+
+// keepEvent keeps an event frame, its data decoded as a server change.
+func (c *client) keepEvent(data []byte) {
+	c.t.Helper()
+	var ev struct {
+		jsapi.Event
+		Data jsapi.McpServerChange `json:"data"`
 	}
-	r.raw = data
-	return r
+	if err := json.Unmarshal(data, &ev); err != nil {
+		c.t.Fatalf("event %s: %v", data, err)
+	}
+	ev.Event.Data = ev.Data
+	c.events = append(c.events, ev.Event)
+}
+
+// event returns the next event frame, kept or read.
+func (c *client) event() jsapi.Event {
+	c.t.Helper()
+	for len(c.events) == 0 {
+		data := c.readFrame()
+		var r result
+		if json.Unmarshal(data, &r) != nil || r.Type != jsapi.FrameEvent {
+			c.t.Fatalf("a frame instead of an event: %s", data)
+		}
+		c.keepEvent(data)
+	}
+	ev := c.events[0]
+	c.events = c.events[1:]
+	return ev
 }
 
 // call sends one request and waits for its result.
@@ -362,6 +410,24 @@ func TestCommandErrors(t *testing.T) {
 	c.must(jsapi.CmdListServers, nil, &list)
 	if len(list.Servers) != 1 || list.Servers[0].State != "paused" || len(list.Servers[0].ToolPermissions) != 0 {
 		t.Fatalf("list after errors: %+v", list)
+	}
+}
+
+// A change one page makes is told to every page on the backend (another
+// tab's Manager lists again), as the event its own socket gets too.
+func TestRegistrationChangesAreToldToEverySocket(t *testing.T) {
+	f := newFixture(t, nil)
+	a, b := f.connect(t), f.connect(t)
+	var srv jsapi.McpServer
+	a.must(jsapi.CmdCreateServer, dto(map[string]any{"displayName": "Shared", "endpoint": "http://127.0.0.1:9/mcp"}), &srv)
+	a.must(jsapi.CmdSetToolPermission, dto(map[string]any{"registrationId": srv.ID, "nativeName": "a", "permission": "allow"}), nil)
+	for name, c := range map[string]*client{"the changing socket": a, "another socket": b} {
+		for range 2 {
+			ev := c.event()
+			if ch, ok := ev.Data.(jsapi.McpServerChange); ev.Event != jsapi.EventServersChanged || !ok || ch.RegistrationID != srv.ID || !slices.Equal(ch.Lists, []string{"registration"}) {
+				t.Fatalf("%s: event %+v", name, ev)
+			}
+		}
 	}
 }
 

@@ -10,8 +10,11 @@ import (
 )
 
 // What changed without a page asking, told to the pages that watch (the
-// server's sockets: jsapi.FrameEvent). Today: a server's lists, after ttmcp
-// followed the change its server announced (issue 21).
+// server's sockets: jsapi.FrameEvent): a server's lists, after ttmcp
+// followed the change its server announced (issue 21), and a registration
+// that was created, changed or removed — by any page, another tab, or a
+// script calling api.mcp —, so every Manager lists again instead of
+// showing what it last read.
 
 // watchers are the functions Watch registered.
 type watchers struct {
@@ -79,6 +82,12 @@ func (s *Service) ListChanged(c domain.ListChange) {
 	if len(lists) > 0 {
 		s.tell(jsapi.EventServersChanged, jsapi.McpServerChange{RegistrationID: string(c.RegistrationID), Lists: lists})
 	}
+}
+
+// registrationChanged tells the pages that a registration was written or
+// removed.
+func (s *Service) registrationChanged(id domain.RegistrationID) {
+	s.tell(jsapi.EventServersChanged, jsapi.McpServerChange{RegistrationID: string(id), Lists: []string{jsapi.ListRegistration}})
 }
 
 // listsChanged forgets what is kept of the lists other than tools that c

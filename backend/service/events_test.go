@@ -39,7 +39,11 @@ func TestAnnouncedChangeRefreshesTheCatalog(t *testing.T) {
 		t.Cleanup(func() { gw.Close() })
 		svc = New(Config{Registrations: store, Catalogs: store, Gateway: gw})
 		events := make(chan jsapi.Event, 8)
-		defer svc.Watch(func(ev jsapi.Event) { events <- ev })()
+		defer svc.Watch(func(ev jsapi.Event) {
+			if ch, _ := ev.Data.(jsapi.McpServerChange); !slices.Equal(ch.Lists, []string{jsapi.ListRegistration}) {
+				events <- ev // the registration's own changes are TestRegistrationChangesAreTold's
+			}
+		})()
 
 		ctx := context.Background()
 		srv, err := svc.Create(ctx, jsapi.CreateMcpServerDto{DisplayName: "changing", Endpoint: ts.URL})
@@ -91,5 +95,59 @@ func TestAnnouncedChangeRefreshesTheCatalog(t *testing.T) {
 			}
 			done = perms["b"] == "off" && len(perms) == 2 && len(res.StaleTools) == 1 && res.StaleTools[0].NativeName == "gone"
 		}
+	}
+}
+
+// Every page is told when a registration is created, changed or removed —
+// by any page, another tab, or a script calling api.mcp — so no Manager
+// shows what it last read; a change that was refused tells nothing.
+func TestRegistrationChangesAreTold(t *testing.T) {
+	store := storage.Open(t.TempDir())
+	svc := New(Config{Registrations: store, Catalogs: store, Gateway: gateway.New(gateway.Config{})})
+	var told []jsapi.McpServerChange
+	defer svc.Watch(func(ev jsapi.Event) {
+		if ch, ok := ev.Data.(jsapi.McpServerChange); ok && ev.Event == jsapi.EventServersChanged {
+			told = append(told, ch)
+		}
+	})()
+	ctx := context.Background()
+	srv, err := svc.Create(ctx, jsapi.CreateMcpServerDto{DisplayName: "told", Endpoint: "http://127.0.0.1:9/mcp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := jsapi.McpRegistrationIdDto{RegistrationID: srv.ID}
+	steps := []struct {
+		name string
+		do   func() error
+	}{
+		{"a permission", func() error {
+			_, err := svc.SetPermission(ctx, jsapi.SetMcpToolPermissionDto{RegistrationID: srv.ID, NativeName: "a", Permission: jsapi.PermissionAllow})
+			return err
+		}},
+		{"a description override", func() error {
+			mine := "mine"
+			_, err := svc.SetDescriptionOverride(ctx, jsapi.SetMcpToolDescriptionOverrideDto{RegistrationID: srv.ID, NativeName: "a", Override: &jsapi.ToolDescriptionOverride{Description: &mine}})
+			return err
+		}},
+		{"a new name", func() error {
+			_, err := svc.Update(ctx, jsapi.UpdateMcpServerDto{RegistrationID: srv.ID, DisplayName: "renamed", Endpoint: srv.Endpoint, Headers: map[string]string{}, ProtocolVersion: jsapi.ProtocolAuto})
+			return err
+		}},
+		{"the removal", func() error { return svc.Remove(ctx, id) }},
+	}
+	want := []jsapi.McpServerChange{{RegistrationID: srv.ID, Lists: []string{jsapi.ListRegistration}}}
+	for _, step := range steps {
+		if err := step.do(); err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		want = append(want, want[0])
+		if !slices.EqualFunc(told, want, func(a, b jsapi.McpServerChange) bool {
+			return a.RegistrationID == b.RegistrationID && slices.Equal(a.Lists, b.Lists)
+		}) {
+			t.Fatalf("after %s: told %+v", step.name, told)
+		}
+	}
+	if _, err := svc.SetPermission(ctx, jsapi.SetMcpToolPermissionDto{RegistrationID: srv.ID, NativeName: "a", Permission: jsapi.PermissionAllow}); err == nil || len(told) != len(want) {
+		t.Fatalf("a refused change: %v, told %+v", err, told)
 	}
 }

@@ -47,10 +47,14 @@ func (s *Service) scan() ([]domain.Registration, []jsapi.StorageIssue, error) {
 	return res.regs, res.issues, nil
 }
 
-// save writes r and has the view read it again.
+// save writes r, has the view read it again and tells the pages.
 func (s *Service) save(r domain.Registration) error {
 	defer s.view.forget(r.ID)
-	return s.regs.Save(r)
+	if err := s.regs.Save(r); err != nil {
+		return err
+	}
+	s.registrationChanged(r.ID)
+	return nil
 }
 
 // Create registers a new server. It always starts paused, with a fresh
@@ -213,6 +217,7 @@ func (s *Service) Remove(ctx context.Context, dto jsapi.McpRegistrationIdDto) er
 	}
 	s.forgetAuth(id, "the server was removed")
 	s.forgetCapabilities(id)
+	s.registrationChanged(id)
 	if s.results != nil {
 		if err := s.results.DeleteRegistration(id); err != nil {
 			s.log.Warn("Failed to remove a removed MCP server's kept results", "registration", id, "err", err)

@@ -74,6 +74,13 @@ describe('startChatFeatures', () => {
     expect(mcp.count('listPrompts')).toBe(0);
     type('/mcp');
     await waitFor(() => expect(mcp.count('listPrompts')).toBe(1));
+    type('/mcp-prompt');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(mcp.count('listPrompts')).toBe(1); // read within the last 10 s
+    // a registration changed anywhere: read again
+    window.dispatchEvent(new CustomEvent('tauritavern-mcp:event', { detail: { event: 'servers_changed', data: { registrationId: 'x', lists: ['registration'] } } }));
+    type('/mcp-prompt ');
+    await waitFor(() => expect(mcp.count('listPrompts')).toBe(2));
     features.unmount();
     box.remove();
   });

@@ -128,7 +128,8 @@ export function startChatFeatures(tr: Tr): ChatFeatures {
     const onRegistrations = () => catalog.invalidate();
     const onBackend = (e: Event) => {
       const change = serverChange((e as CustomEvent).detail);
-      if (change?.lists.includes('prompts')) catalog.invalidate(change.registrationId);
+      if (change?.lists.includes('registration')) catalog.invalidate();
+      else if (change?.lists.includes('prompts')) catalog.invalidate(change.registrationId);
     };
     // the autocomplete's lists read while the command is typed, so its first ask has them
     const onInput = (e: Event) => {
