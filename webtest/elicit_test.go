@@ -121,7 +121,8 @@ func registerAsker(p *page, endpoint, protocol string) string {
 		const s = await mcp.servers.create({ displayName: 'Asker', endpoint: %s, protocolVersion: %s });
 		await mcp.servers.setState({ registrationId: s.id, state: 'active' });
 		window.dispatchEvent(new Event('ttmcp:registrations-changed'));
-		await ui.row('Asker');
+		// the Manager is told of each change and may list between the two: wait for the active row
+		await ui.get('.tt-mcp-state-active', undefined, await ui.row('Asker'));
 		return s.id;`, endpoint, protocol)
 }
 

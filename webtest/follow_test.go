@@ -38,6 +38,7 @@ func TestManagerFollowsTheServer(t *testing.T) {
 				await mcp.servers.setState({ registrationId: s.id, state: 'active' });
 				window.dispatchEvent(new Event('ttmcp:registrations-changed'));
 				const row = await ui.row('Changing');
+				await ui.get('.tt-mcp-state-active', undefined, row); // the Manager may list between the two changes
 				await ui.click('button', 'Show or hide tools', row);
 				await ui.get('radiogroup', 'Permission for Echo', row);
 				await ui.withText(/follows its server’s changes/, row);`, srv.endpoint(), tt.protocol)

@@ -158,7 +158,9 @@ func addActive(p *page, name, endpoint string) string {
 		const s = await mcp.servers.create({ displayName: %s, endpoint: %s });
 		await mcp.servers.setState({ registrationId: s.id, state: 'active' });
 		window.dispatchEvent(new Event('ttmcp:registrations-changed'));
-		return s.id;`, name, endpoint)
+		// the Manager is told of each change and may list between the two: wait for the active row
+		await ui.get('.tt-mcp-state-active', undefined, await ui.row(%s));
+		return s.id;`, name, endpoint, name)
 }
 
 // expandRow expands a server's row in the Manager and waits for its console.
