@@ -155,19 +155,15 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		default:
 		}
 	}
-	if tracked {
-		ctx = withSentBoundary(ctx, &ex.written)
-	}
 	extra := len(t.headers) + 1 // and a bearer's Authorization
 	if tracked {
+		ctx = withSentBoundary(ctx, &ex.written)
 		extra += len(ex.params)
 	}
 	req = onward(ctx, req, extra)
 	t.setHeaders(req)
-	if tracked {
-		if ex.params != nil {
-			setParamHeaders(req.Header, ex.params)
-		}
+	if tracked && ex.params != nil {
+		setParamHeaders(req.Header, ex.params)
 	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
