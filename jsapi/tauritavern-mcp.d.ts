@@ -577,9 +577,11 @@ export interface McpConnectionsApi {
 export interface TtmcpBackendEvent {
   event: 'servers_changed';
   /**
-   * What changed of a server without this page asking: its lists, after the backend followed the
-   * change; 'registration': the registration was created, changed (settings, permissions,
-   * overrides, switches) or removed, by any page or a script calling api.mcp.
+   * What changed of a server, whoever changed it: 'tools' after every published discovery (any
+   * page's, or the backend following the server's announcement); 'resources', 'prompts' after the
+   * backend followed an announced change; 'registration': the registration was created, changed
+   * (settings, permissions, overrides, switches) or removed, by any page or a script calling
+   * api.mcp.
    */
   data: { registrationId: string; lists: Array<'tools' | 'resources' | 'prompts' | 'registration'> };
 }

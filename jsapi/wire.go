@@ -42,11 +42,11 @@ type Event struct {
 
 // Events the backend sends.
 const (
-	// EventServersChanged: a server's catalog, resources or prompts
-	// changed without the page asking (its server announced a change and
-	// ttmcp followed it), or its registration was created, changed or
-	// removed (by any page or script); data is McpServerChange. The page
-	// lists again.
+	// EventServersChanged: a server's catalog was published (a discovery
+	// or refresh by any page, or ttmcp following its server's announced
+	// change), its resources or prompts changed (announced), or its
+	// registration was created, changed or removed (by any page or
+	// script); data is McpServerChange. The page lists again.
 	EventServersChanged = "servers_changed"
 )
 

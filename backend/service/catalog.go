@@ -151,6 +151,8 @@ func (s *Service) discover(ctx context.Context, dto jsapi.McpRegistrationIdDto, 
 	if err != nil {
 		return jsapi.McpDiscoveryResult{}, err
 	}
+	// every page: a Manager that shows this server reads its tools again
+	s.tell(jsapi.EventServersChanged, jsapi.McpServerChange{RegistrationID: string(id), Lists: []string{"tools"}})
 	current, err := s.load(id) // permissions may have changed meanwhile
 	if err != nil {
 		return jsapi.McpDiscoveryResult{}, err

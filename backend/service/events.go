@@ -9,12 +9,12 @@ import (
 	"github.com/ttmcp/ttmcp/jsapi"
 )
 
-// What changed without a page asking, told to the pages that watch (the
-// server's sockets: jsapi.FrameEvent): a server's lists, after ttmcp
-// followed the change its server announced (issue 21), and a registration
-// that was created, changed or removed — by any page, another tab, or a
-// script calling api.mcp —, so every Manager lists again instead of
-// showing what it last read.
+// What changed, told to every page that watches (the server's sockets:
+// jsapi.FrameEvent), whoever changed it — ttmcp following its server's
+// announcement (issue 21), another page or tab, a script calling api.mcp:
+// a server's lists (its tools after every published discovery), and a
+// registration that was created, changed or removed. So every Manager
+// lists again instead of showing what it last read.
 
 // watchers are the functions Watch registered.
 type watchers struct {
@@ -70,16 +70,13 @@ const followTimeout = 5 * time.Minute
 func (s *Service) ListChanged(c domain.ListChange) {
 	ctx, cancel := context.WithTimeout(context.Background(), followTimeout)
 	defer cancel()
-	var lists []string
 	if c.Tools {
+		// a published refresh tells the pages itself, as every discovery does
 		if _, err := s.discover(ctx, jsapi.McpRegistrationIdDto{RegistrationID: string(c.RegistrationID)}, true); err != nil {
 			s.log.Info("an MCP server announced a tools change; the refresh that followed failed", "registration", c.RegistrationID, "err", err)
-		} else {
-			lists = append(lists, "tools")
 		}
 	}
-	lists = append(lists, s.listsChanged(c)...)
-	if len(lists) > 0 {
+	if lists := s.listsChanged(c); len(lists) > 0 {
 		s.tell(jsapi.EventServersChanged, jsapi.McpServerChange{RegistrationID: string(c.RegistrationID), Lists: lists})
 	}
 }

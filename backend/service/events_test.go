@@ -151,3 +151,50 @@ func TestRegistrationChangesAreTold(t *testing.T) {
 		t.Fatalf("a refused change: %v, told %+v", err, told)
 	}
 }
+
+// A published discovery tells every page that the server's tools changed
+// (another tab's Manager reads them again); one answered from what is kept
+// tells nothing.
+func TestPublishedDiscoveriesAreTold(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "told", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "a", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
+	t.Cleanup(ts.Close)
+	store := storage.Open(t.TempDir())
+	gw := gateway.New(gateway.Config{StartupTimeout: 5 * time.Second, ListTimeout: 5 * time.Second, CloseTimeout: time.Second})
+	t.Cleanup(func() { gw.Close() })
+	svc := New(Config{Registrations: store, Catalogs: store, Gateway: gw})
+	ctx := context.Background()
+	srv, err := svc.Create(ctx, jsapi.CreateMcpServerDto{DisplayName: "told", Endpoint: ts.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.SetState(ctx, jsapi.SetMcpServerStateDto{RegistrationID: srv.ID, State: jsapi.StateActive}); err != nil {
+		t.Fatal(err)
+	}
+	var tools int
+	defer svc.Watch(func(ev jsapi.Event) {
+		if ch, _ := ev.Data.(jsapi.McpServerChange); ch.RegistrationID == srv.ID && slices.Equal(ch.Lists, []string{"tools"}) {
+			tools++
+		}
+	})()
+	id := jsapi.McpRegistrationIdDto{RegistrationID: srv.ID}
+	for _, step := range []struct {
+		name string
+		do   func(context.Context, jsapi.McpRegistrationIdDto) (jsapi.McpDiscoveryResult, error)
+		want int
+	}{
+		{"the first discovery", svc.Discover, 1},
+		{"a discovery from what is kept", svc.Discover, 1},
+		{"a refresh", svc.Refresh, 2},
+	} {
+		if _, err := step.do(ctx, id); err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		if tools != step.want {
+			t.Fatalf("after %s: told %d times, want %d", step.name, tools, step.want)
+		}
+	}
+}

@@ -7,7 +7,7 @@
 import type { LegacyMcpInvokeCommand } from '../../../jsapi/legacy-mcp-tools.js';
 import type { LegacyMcpToolList, TtmcpMcpApi } from '../../../jsapi/tauritavern-mcp';
 import { openResultDialog } from '../dialogs/result-dialog';
-import { notifyRegistrationsChanged } from '../host/changes';
+import { BACKEND_EVENT, notifyRegistrationsChanged } from '../host/changes';
 import { bridgeStatus, mcpApiPublished, onBridgeChange } from '../host/tauritavern';
 import type { Tr } from '../texts';
 import { openBindingDialog } from '../toolsets/binding-dialog';
@@ -164,10 +164,13 @@ export function startModelTools(tr: Tr, wake?: () => Promise<void>): ModelTools 
       const names = [ST_EVENTS.MAIN_API_CHANGED, ST_EVENTS.CHATCOMPLETION_SOURCE_CHANGED, ST_EVENTS.SETTINGS_UPDATED, ST_EVENTS.CHAT_CHANGED];
       for (const n of names) events?.on(n, fn);
       window.addEventListener(TOOL_SETS_CHANGED_EVENT, fn);
+      // the backend's word that a server's tools or registration changed, whoever changed them
+      window.addEventListener(BACKEND_EVENT, fn);
       return () => {
         offBridge();
         window.removeEventListener(TOOLS_LISTED_EVENT, fn);
         window.removeEventListener(TOOL_SETS_CHANGED_EVENT, fn);
+        window.removeEventListener(BACKEND_EVENT, fn);
         for (const n of names) events?.removeListener?.(n, fn);
       };
     },
