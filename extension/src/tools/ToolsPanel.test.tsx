@@ -1,6 +1,7 @@
 import { render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, test, vi } from 'vitest';
+import type { ReactNode } from 'react';
 import type { McpAuditEntry } from '../../../jsapi/tauritavern-mcp';
 import type { ToolReach } from './reach';
 import { RecentCalls, ToolReachSection, ToolsContext, type ToolsPanelDeps } from './ToolsPanel';
@@ -18,6 +19,11 @@ function deps(reach: ToolReach[], entries: McpAuditEntry[] = []): ToolsPanelDeps
   };
 }
 
+/** Renders node with d as the Manager's tools deps. */
+function renderWith(d: ToolsPanelDeps, node: ReactNode) {
+  return render(<ToolsContext.Provider value={d}>{node}</ToolsContext.Provider>);
+}
+
 const entry: McpAuditEntry = {
   time: '2026-11-30T12:00:00.000000000Z', callId: 'c1', source: 'model', registrationId: 'r', serverDisplayName: 'Demo',
   nativeName: 'echo', permission: 'ask', approval: 'once', outcome: 'known_response', code: '', responseKind: 'tool_result',
@@ -31,11 +37,7 @@ describe('tools for the model', () => {
       { kind: 'ready', tools: 3, servers: 2, diagnostics: 1, total: 3, leftOut: 0, local: 0, limit: 128, missing: [] },
       { kind: 'too_old' },
     ]);
-    render(
-      <ToolsContext.Provider value={d}>
-        <ToolReachSection />
-      </ToolsContext.Provider>,
-    );
+    renderWith(d, <ToolReachSection />);
     expect(await screen.findByText(/function calling is off/)).toBeTruthy();
     d.fire();
     expect(await screen.findByText(/3 tools from 2 servers/)).toBeTruthy();
@@ -50,11 +52,7 @@ describe('tools for the model', () => {
       { kind: 'ready', tools: 124, servers: 3, diagnostics: 0, total: 300, leftOut: 176, local: 3, limit: 128, set: { name: 'Coding', level: 'character' }, missing: [] },
       { kind: 'set_offers_nothing', diagnostics: 2, set: { name: 'Coding', level: 'chat' }, missing: ['default'] },
     ]);
-    render(
-      <ToolsContext.Provider value={d}>
-        <ToolReachSection />
-      </ToolsContext.Provider>,
-    );
+    renderWith(d, <ToolReachSection />);
     const line = await screen.findByRole('status');
     await waitFor(() => expect(line.textContent).toContain('124 tools from 3 servers'));
     expect(line.textContent).toContain('Tool set “Coding” (this character).');
@@ -68,11 +66,7 @@ describe('tools for the model', () => {
 
   test('without a tool set the limit leaves out by server name and tool, not by a set\'s order (walked in SillyTavern 1.18.0)', async () => {
     const d = deps([{ kind: 'ready', tools: 127, servers: 2, diagnostics: 0, total: 307, leftOut: 180, local: 0, limit: 128, missing: [] }]);
-    render(
-      <ToolsContext.Provider value={d}>
-        <ToolReachSection />
-      </ToolsContext.Provider>,
-    );
+    renderWith(d, <ToolReachSection />);
     const line = await screen.findByRole('status');
     await waitFor(() => expect(line.textContent).toContain('180 of the 307 MCP tools are left out (by server name, then tool).'));
     expect(line.textContent).not.toContain('set’s order');
@@ -80,11 +74,7 @@ describe('tools for the model', () => {
 
   test('a call whose result was kept offers it in full', async () => {
     const d = { ...deps([], [{ ...entry, resultId: 'r-1' }]), openResult: vi.fn(async () => {}) };
-    render(
-      <ToolsContext.Provider value={d}>
-        <RecentCalls registrationId="r" />
-      </ToolsContext.Provider>,
-    );
+    renderWith(d, <RecentCalls registrationId="r" />);
     await userEvent.click(screen.getByText('Recent calls'));
     await userEvent.click(await screen.findByRole('button', { name: 'Full result' }));
     expect(d.openResult).toHaveBeenCalledWith('r-1');
@@ -97,11 +87,7 @@ describe('tools for the model', () => {
 
   test('recent calls of a server are read when opened', async () => {
     const d = deps([], [entry, { ...entry, callId: 'c2', approval: 'denied', outcome: 'not_sent', code: 'mcp.call_denied_by_user', responseKind: '' }]);
-    render(
-      <ToolsContext.Provider value={d}>
-        <RecentCalls registrationId="r" />
-      </ToolsContext.Provider>,
-    );
+    renderWith(d, <RecentCalls registrationId="r" />);
     expect(d.recentCalls).not.toHaveBeenCalled();
     await userEvent.click(screen.getByText('Recent calls'));
     await waitFor(() => expect(d.recentCalls).toHaveBeenCalledWith('r', 10));
@@ -118,11 +104,7 @@ describe('tools for the model', () => {
       { ...entry, callId: 'e2', outcome: 'outcome_unknown', code: 'mcp.call_cancelled', responseKind: '', rounds: 1, elicitations: [{ mode: 'form', action: 'cancel' }] },
       entry,
     ]);
-    render(
-      <ToolsContext.Provider value={d}>
-        <RecentCalls registrationId="r" />
-      </ToolsContext.Provider>,
-    );
+    renderWith(d, <RecentCalls registrationId="r" />);
     await userEvent.click(screen.getByText('Recent calls'));
     const rows = await screen.findAllByRole('listitem');
     expect(rows.map((r) => r.querySelector('.tt-mcp-chip-asked')?.textContent ?? null)).toEqual([
@@ -141,11 +123,7 @@ describe('tools for the model', () => {
       { ...entry, callId: 'c3', responseKind: 'tool_result', isError: true },
       { ...entry, callId: 'c4', responseKind: 'unsupported_response', rounds: 1, elicitations: [{ mode: 'form', action: 'cancel' }] },
     ]);
-    render(
-      <ToolsContext.Provider value={d}>
-        <RecentCalls registrationId="r" />
-      </ToolsContext.Provider>,
-    );
+    renderWith(d, <RecentCalls registrationId="r" />);
     await userEvent.click(screen.getByText('Recent calls'));
     const rows = await screen.findAllByRole('listitem');
     expect(rows.map((r) => r.textContent)).toEqual([
