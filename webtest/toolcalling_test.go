@@ -264,6 +264,7 @@ func TestSTReachFollowsAChangeMadeElsewhere(t *testing.T) {
 	if got := says("offers 2 tools from 1 server"); !strings.Contains(got, "offers 2 tools from 1 server") {
 		t.Fatalf("after the script's change the line says %q", got)
 	}
+	shots(e.p, "st-reach-followed")
 }
 
 // Ask: the popup shows the server, the tool and the arguments; "Allow
