@@ -164,9 +164,12 @@ func (e *stEnv) answerPopup(button string) string {
 func (e *stEnv) reach() string {
 	return evalJS[string](e.p, `
 		const section = await new Promise((r) => { const c = () => { const s = document.querySelector('.tt-mcp-reach'); s ? r(s) : setTimeout(c, 20); }; c(); });
-		const before = section.querySelector('[data-reach]');
+		const idle = () => new Promise((r) => { const c = () => section.querySelector('button').disabled ? setTimeout(c, 20) : r(); c(); });
+		// a check already under way (a backend event's) ignores the click: wait it out first
+		await idle();
 		section.querySelector('button').click();
-		await new Promise((r) => { const c = () => section.querySelector('button').disabled ? setTimeout(c, 20) : r(); setTimeout(c, 20); });
+		await new Promise((r) => setTimeout(r, 20));
+		await idle();
 		const p = section.querySelector('[data-reach]');
 		return p.dataset.reach + ': ' + p.textContent;`)
 }

@@ -1,4 +1,4 @@
-import { render, screen, waitFor } from '@testing-library/react';
+import { act, render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, test, vi } from 'vitest';
 import type { ReactNode } from 'react';
@@ -45,6 +45,34 @@ describe('tools for the model', () => {
     expect(screen.getByText(/No tool set: every tool you allow/)).toBeTruthy();
     await userEvent.click(screen.getByRole('button', { name: 'Check again' }));
     expect(await screen.findByText(/too old/)).toBeTruthy();
+  });
+
+  test('an older check that answers last does not undo a newer one', async () => {
+    // The first check read SillyTavern's settings before a change; the change
+    // starts a second one, which answers first.
+    const answers: Array<(r: ToolReach) => void> = [];
+    let changed = () => {};
+    const d: ToolsPanelDeps = {
+      reach: () => new Promise<ToolReach>((resolve) => answers.push(resolve)),
+      onChange: (fn) => {
+        changed = fn;
+        return () => {};
+      },
+    };
+    renderWith(d, <ToolReachSection />);
+    await waitFor(() => expect(answers).toHaveLength(1));
+    answers[0]!({ kind: 'too_old' });
+    const line = await screen.findByRole('status');
+    const button = screen.getByRole<HTMLButtonElement>('button', { name: 'Check again' });
+    await userEvent.click(button);
+    act(() => changed());
+    await waitFor(() => expect(answers).toHaveLength(3));
+    answers[2]!({ kind: 'function_calling_off' });
+    await waitFor(() => expect(line.textContent).toMatch(/function calling is off/));
+    expect(button.disabled).toBe(false);
+    await act(async () => answers[1]!({ kind: 'nothing_allowed', diagnostics: 0 }));
+    expect(line.dataset['reach']).toBe('function_calling_off');
+    expect(button.disabled).toBe(false);
   });
 
   test('names the tool set in use and what the provider\'s limit leaves out', async () => {

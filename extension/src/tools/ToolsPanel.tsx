@@ -4,7 +4,7 @@
 // provides; without it (tests of other parts, TauriTavern) they render
 // nothing.
 
-import { createContext, useCallback, useContext, useEffect, useState } from 'react';
+import { createContext, useCallback, useContext, useEffect, useRef, useState } from 'react';
 import type { McpAuditEntry } from '../../../jsapi/tauritavern-mcp';
 import type { TextKey } from '../texts';
 import { askedItem } from '../ui/Asked';
@@ -67,17 +67,25 @@ export function ToolReachSection(props: { version?: unknown }) {
   const tr = useTr();
   const [reach, setReach] = useState<ToolReach>();
   const [checking, setChecking] = useState(false);
+  // Checks overlap (a backend event, a settings change, a click); only the
+  // newest one's answer is shown, and the button stays busy until it is in:
+  // an older check read SillyTavern's settings before the change that started
+  // the newer one, so its answer, coming in last, would undo that change.
+  const latest = useRef(0);
 
   const check = useCallback(async () => {
     if (!deps) return;
+    const n = ++latest.current;
     setChecking(true);
+    let next: ToolReach;
     try {
-      setReach(await deps.reach());
+      next = await deps.reach();
     } catch (err) {
-      setReach({ kind: 'backend_down', message: errorMessage(err) });
-    } finally {
-      setChecking(false);
+      next = { kind: 'backend_down', message: errorMessage(err) };
     }
+    if (n !== latest.current) return;
+    setReach(next);
+    setChecking(false);
   }, [deps]);
 
   useEffect(() => {
