@@ -958,6 +958,10 @@ type McpElicitationRequest struct {
 	URL             *string `json:"url,omitzero"`
 	// Error says why the previous answer to this question was refused.
 	Error *string `json:"error,omitzero"`
+	// Resend: the server refused the call until the user is done on this
+	// page (URL elicitation required, -32042), and ran nothing. accept
+	// says the user is done there; the call is then sent once more.
+	Resend bool `json:"resend,omitzero"`
 }
 
 // McpElicitationResponse is the handler's answer.

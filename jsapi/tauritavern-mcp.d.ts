@@ -519,6 +519,12 @@ export interface McpElicitationRequest {
   url?: string;
   /** Why the previous answer to this same question was refused (it did not fit requestedSchema): ask again. */
   error?: string;
+  /**
+   * URL mode: the server refused the call until the user is done on this page (URL elicitation
+   * required, -32042) and ran nothing. Answer accept once the user is done there: the call is
+   * then sent once more. The question is withdrawn when the server announces the page done.
+   */
+  resend?: true;
 }
 
 export interface McpElicitationResponse {

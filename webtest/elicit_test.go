@@ -126,6 +126,26 @@ func registerAsker(p *page, endpoint, protocol string) string {
 		return s.id;`, endpoint, protocol)
 }
 
+// consoleWithPopups opens the Manager in a browser whose popup blocker is
+// on (a page may open only within a click), registers endpoint as "Asker"
+// and opens the test console.
+func consoleWithPopups(t *testing.T, endpoint, protocol string) *page {
+	b := newBackend(t, withManager(nil))
+	ctx, cancel := chromedp.NewContext(popupBrowser(t))
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx); err != nil { // opens the tab on ctx itself (a first Do on a derived context would close it with that context)
+		t.Fatal(err)
+	}
+	p := &page{tb: t, ctx: ctx}
+	p.navigate(b.url("/"))
+	waitHostReady(p)
+	loadUI(p)
+	p.run(`await ui.withText(/Servers · \d+|No MCP servers yet/, document);`)
+	registerAsker(p, endpoint, protocol)
+	p.run(`await ui.click('button', 'Test call', document); await ui.withText('Test MCP tool');`)
+	return p
+}
+
 // runTest picks tool in the open test console and runs it.
 func runTest(p *page, tool string) {
 	p.run(`await ui.choose('Tool', %s); await ui.click('button', 'Run test');`, tool)
@@ -407,19 +427,8 @@ func TestElicitationURLMode(t *testing.T) {
 			}
 			srv := &askingServer{visitURL: shop.URL + "/checkout?order=7"}
 			mcpSrv := newMCPServer(t, srv.handler(era.stateless))
-			b := newBackend(t, withManager(nil))
-			ctx, cancel := chromedp.NewContext(popupBrowser(t))
-			defer cancel()
-			if err := chromedp.Do(ctx); err != nil { // opens the tab on ctx itself (a first Do on a derived context would close it with that context)
-				t.Fatal(err)
-			}
-			p := &page{tb: t, ctx: ctx}
-			p.navigate(b.url("/"))
-			waitHostReady(p)
-			loadUI(p)
-			p.run(`await ui.withText(/Servers · \d+|No MCP servers yet/, document);`)
-			registerAsker(p, mcpSrv.endpoint(), era.protocol)
-			p.run(`await ui.click('button', 'Test call', document); await ui.withText('Test MCP tool');`)
+			p := consoleWithPopups(t, mcpSrv.endpoint(), era.protocol)
+			ctx := p.ctx
 			runTest(p, "Visit")
 			q := waitQuestion(p, "Asker asks you to open a page")
 			host := strings.TrimPrefix(shop.URL, "http://")

@@ -25,8 +25,10 @@ type CallOutcome struct {
 	Unsupported *UnsupportedResponse
 	// Rounds and Elicitations are set when the server asked the user
 	// during the call: how many tools/call requests it took (2026-07-28
-	// input_required rounds each count; a 2025 call is one) and each
-	// question's mode and answer, in order.
+	// input_required rounds each count, and so does a request the server
+	// refused until the user was done on a page; a 2025 call that asks
+	// during its request is one) and each question's mode and answer, in
+	// order.
 	Rounds       int
 	Elicitations []ElicitRecord
 }

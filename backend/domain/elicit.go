@@ -29,6 +29,10 @@ type ElicitRequest struct {
 	// Error says why the previous answer to this same question was
 	// refused (it did not fit the schema): the user is asked again.
 	Error string
+	// Resend marks a page the server wants the user to finish before it
+	// takes the call at all (URL elicitation required, -32042): accept
+	// says the user is done there, and the call is then sent once more.
+	Resend bool
 }
 
 // Elicitation modes.

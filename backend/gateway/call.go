@@ -43,25 +43,51 @@ const (
 // sends are of requests it provably did not process (DECISIONS "Live
 // connections"): one that never left this host because the kept session
 // had ended meanwhile, one answered 404 for an expired 2025 session (both
-// on a new session), and one answered HeaderMismatch (-32020), which the
+// on a new session), one answered HeaderMismatch (-32020), which the
 // server gives before running anything, after the tool's current schema
-// was listed; and the protocol's own continuation, the rounds of a 2026
-// call that asks the user (elicit.go). Once the request may have reached
-// the server, any other failure is outcome_unknown.
+// was listed, and one refused until the user was done on a page (-32042),
+// once the user is; and the protocol's own continuation, the rounds of a
+// 2026 call that asks the user (elicit.go). Once the request may have
+// reached the server, any other failure is outcome_unknown.
 func (g *Gateway) Call(ctx context.Context, r domain.Registration, call domain.ToolCall) domain.CallOutcome {
-	if r.Stdio != nil {
-		return g.callStdio(ctx, r, call)
-	}
 	if ctx.Err() != nil {
 		return domain.NotSent(CodeCallCancelledBeforeSend, "The tool request was cancelled before preparation started")
 	}
+	var a *asker
+	if call.Elicit != nil {
+		a = &asker{ctx: ctx, elic: call.Elicit}
+	}
+	callOnce := g.callHTTP
+	if r.Stdio != nil {
+		callOnce = g.callStdio
+	}
+	out := callOnce(ctx, r, call, a)
+	pages, ok := pagesRequired(out)
+	if a == nil || !ok {
+		return out
+	}
+	// The server took nothing of the call until the user is done on its
+	// pages (elicit.go); no session is held while the user is there.
+	refused := max(out.Rounds, 1)
+	if !g.visitPages(a, r.ID, pages) {
+		out.Rounds, out.Elicitations = refused, a.trace()
+		return out
+	}
+	out = callOnce(ctx, r, call, a)
+	// A second refusal stays the server's answer: ttmcp sends no third.
+	out.Rounds, out.Elicitations = refused+max(out.Rounds, 1), a.trace()
+	return out
+}
+
+// callHTTP makes the call on the registration's live connection.
+func (g *Gateway) callHTTP(ctx context.Context, r domain.Registration, call domain.ToolCall, a *asker) domain.CallOutcome {
 	for fresh := false; ; fresh = true {
 		le, err := g.lives.acquire(ctx, r)
 		if err != nil {
 			return startupNotSent(err)
 		}
 		g.observe(r, le.s.cs.InitializeResult())
-		out, again := g.callOn(ctx, le, call, !fresh)
+		out, again := g.callOn(ctx, le, call, a, !fresh)
 		g.lives.release(le)
 		if !again {
 			return out
@@ -70,20 +96,16 @@ func (g *Gateway) Call(ctx context.Context, r domain.Registration, call domain.T
 }
 
 // callOn makes the call on le's connection: on its shared session, or for
-// a 2025 call that may ask the user on an eliciting session of its own.
+// a 2025 call that may ask the user (a) on an eliciting session of its own.
 // again reports that the request provably was not processed because the
 // session was gone, and mayResend allowed sending it once more on a new
 // session.
-func (g *Gateway) callOn(ctx context.Context, le *lease, call domain.ToolCall, mayResend bool) (out domain.CallOutcome, again bool) {
+func (g *Gateway) callOn(ctx context.Context, le *lease, call domain.ToolCall, a *asker, mayResend bool) (out domain.CallOutcome, again bool) {
 	init := le.s.cs.InitializeResult()
 	if init.Capabilities == nil || init.Capabilities.Tools == nil {
 		return domain.NotSent(CodeCallToolsMissing, "The MCP server did not declare the tools capability"), false
 	}
 	modern := init.ProtocolVersion >= Versions[0]
-	var a *asker
-	if call.Elicit != nil {
-		a = &asker{ctx: ctx, elic: call.Elicit}
-	}
 	s, gone := le.s, func(expired bool) {
 		if expired {
 			g.lives.expired(le)

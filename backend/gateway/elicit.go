@@ -51,6 +51,12 @@ type asker struct {
 // (the server never sees it), at most maxAnswerTries times; a failure to
 // ask (the page closed, it timed out, the call was stopped) is cancel.
 func (a *asker) ask(req domain.ElicitRequest) domain.ElicitResponse {
+	return a.askIn(a.ctx, req)
+}
+
+// askIn is ask within ctx, a.ctx or one derived from it: a question ended
+// by errPageDone (the server said the page is done) is answered accept.
+func (a *asker) askIn(ctx context.Context, req domain.ElicitRequest) domain.ElicitResponse {
 	resume := func() {}
 	if a.pause != nil {
 		resume = a.pause()
@@ -67,9 +73,14 @@ func (a *asker) ask(req domain.ElicitRequest) domain.ElicitResponse {
 		schema = &s
 	}
 	for try := 1; ; try++ {
-		resp, err := a.elic(a.ctx, req)
+		resp, err := a.elic(ctx, req)
 		switch {
-		case a.ctx.Err() != nil:
+		case a.ctx.Err() == nil && errors.Is(context.Cause(ctx), errPageDone):
+			// The server says the user is done on the page: that is the
+			// answer, whatever the page's popup still shows.
+			a.record(req.Mode, domain.ElicitAccept)
+			return domain.ElicitResponse{Action: domain.ElicitAccept}
+		case ctx.Err() != nil:
 			// The call was stopped: the question is withdrawn, and an
 			// answer that came anyway is not the user's to send.
 			a.record(req.Mode, domain.ElicitCancel)
@@ -246,4 +257,118 @@ func rawQuestions(contentType string, body []byte) []json.RawMessage {
 		}
 	}
 	return out
+}
+
+// codeURLElicitationRequired is 2025-11-25's URLElicitationRequiredError.
+// The specification has the server give it "when a request cannot be
+// processed until an elicitation is completed" and never otherwise: the
+// tool did not run, so the call may be sent again once the pages are done.
+const codeURLElicitationRequired = -32042
+
+// maxPages bounds the pages one refusal may ask the user to visit; a
+// refusal with more is left as the server's answer.
+const maxPages = 4
+
+// errPageDone ends a page's question when its server announced the page
+// done (notifications/elicitation/complete).
+var errPageDone = errors.New("the server says the page is done")
+
+// pagesRequired reports the pages a call's answer asks the user to finish
+// before the server takes the call: a URL-elicitation-required error whose
+// data lists URL-mode elicitations, each with its id and URL. ok is false
+// for any other answer, and for such an error ttmcp cannot read or show
+// (then it stays the server's answer).
+func pagesRequired(out domain.CallOutcome) (pages []domain.ElicitRequest, ok bool) {
+	se := out.ServerError
+	if out.Outcome != domain.OutcomeKnownResponse || se == nil || se.Code != codeURLElicitationRequired || se.DataJSON == nil {
+		return nil, false
+	}
+	var data struct {
+		Elicitations []json.RawMessage `json:"elicitations"`
+	}
+	if json.Unmarshal([]byte(*se.DataJSON), &data) != nil || len(data.Elicitations) == 0 || len(data.Elicitations) > maxPages {
+		return nil, false
+	}
+	for _, raw := range data.Elicitations {
+		q, ok := elicitRequest(raw)
+		if !ok || q.Mode != domain.ElicitURL || q.ElicitationID == "" {
+			return nil, false
+		}
+		q.Resend = true
+		pages = append(pages, q)
+	}
+	return pages, true
+}
+
+// visitPages puts each page of a refusal to the user in turn; a question
+// ends with the user's answer or with the server's announcement that the
+// page is done. It reports whether every page was done (accepted): only
+// then is the call sent again. No request is in flight meanwhile.
+func (g *Gateway) visitPages(a *asker, reg domain.RegistrationID, pages []domain.ElicitRequest) bool {
+	a.pause = nil
+	// Watch for each announcement before the first question: the server
+	// may announce a page done the moment the user finishes it.
+	ctxs := make([]context.Context, len(pages))
+	for i, p := range pages {
+		ctx, cancel := context.WithCancelCause(a.ctx)
+		defer cancel(nil)
+		defer g.pages.watch(reg, p.ElicitationID, cancel)()
+		ctxs[i] = ctx
+	}
+	for i, p := range pages {
+		if a.askIn(ctxs[i], p).Action != domain.ElicitAccept || a.ctx.Err() != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// pageWatch routes a server's notifications/elicitation/complete to the
+// questions waiting for that page, by registration and elicitation id (an
+// id is scoped to its server). A notification nobody waits for is dropped.
+type pageWatch struct {
+	mu sync.Mutex
+	m  map[pageKey]map[*context.CancelCauseFunc]struct{}
+}
+
+type pageKey struct {
+	reg domain.RegistrationID
+	id  string
+}
+
+// watch has done called when reg's server announces page id done, until
+// the returned stop is called.
+func (w *pageWatch) watch(reg domain.RegistrationID, id string, done context.CancelCauseFunc) (stop func()) {
+	k, f := pageKey{reg, id}, &done
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.m == nil {
+		w.m = map[pageKey]map[*context.CancelCauseFunc]struct{}{}
+	}
+	if w.m[k] == nil {
+		w.m[k] = map[*context.CancelCauseFunc]struct{}{}
+	}
+	w.m[k][f] = struct{}{}
+	return func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		delete(w.m[k], f)
+		if len(w.m[k]) == 0 {
+			delete(w.m, k)
+		}
+	}
+}
+
+// completed is a session's ElicitationCompleteHandler for reg's server.
+func (w *pageWatch) completed(reg domain.RegistrationID) func(context.Context, *mcp.ElicitationCompleteNotificationRequest) {
+	return func(_ context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
+		if req.Params == nil {
+			return
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		for f := range w.m[pageKey{reg, req.Params.ElicitationID}] {
+			(*f)(errPageDone) // a CancelCauseFunc does not block
+		}
+	}
 }

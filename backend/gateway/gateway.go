@@ -135,6 +135,9 @@ type Gateway struct {
 	// advertised keeps what each server advertised at its last startup
 	// (resources.go).
 	advertised advertised
+	// pages routes servers' announcements that a page is done to the
+	// question waiting for it (elicit.go).
+	pages pageWatch
 }
 
 // maxSchemaVerdicts bounds the schema cache: eight catalogs of the largest

@@ -143,10 +143,10 @@ func TestCallOnASessionThatEndedGoesOnANewOne(t *testing.T) {
 	le.s.cs.Close() // as when its stream broke
 	<-le.s.ended
 	call := domain.ToolCall{NativeName: "a", Arguments: json.RawMessage(`{}`)}
-	if out, again := g.callOn(context.Background(), le, call, true); !again {
+	if out, again := g.callOn(context.Background(), le, call, nil, true); !again {
 		t.Fatalf("a call on an ended session: %+v, not sent again", out)
 	}
-	out, again := g.callOn(context.Background(), le, call, false)
+	out, again := g.callOn(context.Background(), le, call, nil, false)
 	g.lives.release(le)
 	if again || out.Outcome != domain.OutcomeNotSent || out.Code != CodeCallNotQueued {
 		t.Fatalf("without a resend: %+v", out)

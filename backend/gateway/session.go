@@ -183,6 +183,8 @@ func (g *Gateway) open(ctx context.Context, r domain.Registration, o sessionOpti
 		Capabilities:   &mcp.ClientCapabilities{}, // none of its own: what a request may ask is in its _meta (2026) or its session (2025)
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 		Logger:         g.cfg.Log,
+		// a page a call waits for may be announced done on any session
+		ElicitationCompleteHandler: g.pages.completed(r.ID),
 	}
 	if o.client != nil {
 		o.client(opts)

@@ -315,9 +315,10 @@ func (ss *stdioServers) start(srv *stdioServer) {
 		}
 	}
 	opts := &mcp.ClientOptions{
-		Capabilities:   &mcp.ClientCapabilities{}, // none: the host serves no sampling, roots or elicitation
-		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
-		Logger:         ss.cfg.Log,
+		Capabilities:               &mcp.ClientCapabilities{}, // none: the host serves no sampling, roots or elicitation
+		MultiRoundTrip:             &mcp.MultiRoundTripOptions{Disabled: true},
+		Logger:                     ss.cfg.Log,
+		ElicitationCompleteHandler: ss.g.pages.completed(srv.id),
 	}
 	srv.follow.handlers(opts)
 	// The process is one session for every page, so a 2025 one advertises
@@ -565,33 +566,26 @@ func (g *Gateway) discoverStdio(ctx context.Context, r domain.Registration) (dom
 // callStdio is Call for a stdio registration: one tools/call over its
 // shared session. A call is sent once any byte of it was written to the
 // process's stdin; nothing is retried.
-func (g *Gateway) callStdio(ctx context.Context, r domain.Registration, call domain.ToolCall) domain.CallOutcome {
-	if ctx.Err() != nil {
-		return domain.NotSent(CodeCallCancelledBeforeSend, "The tool request was cancelled before preparation started")
-	}
+func (g *Gateway) callStdio(ctx context.Context, r domain.Registration, call domain.ToolCall, a *asker) domain.CallOutcome {
 	srv, err := g.stdio.acquire(ctx, r)
 	if err != nil {
 		return stdioStartNotSent(err)
 	}
 	defer g.stdio.release(srv)
 	g.observe(r, srv.cs.InitializeResult())
-	return g.callOnStdio(ctx, srv, call)
+	return g.callOnStdio(ctx, srv, call, a)
 }
 
 // callOnStdio makes the call over srv, which the caller acquired. srv's
 // process may have died since (after the handshake, before the call was
 // written: then nothing reached it, and the call is not_sent with the
 // reason the process ended).
-func (g *Gateway) callOnStdio(ctx context.Context, srv *stdioServer, call domain.ToolCall) domain.CallOutcome {
+func (g *Gateway) callOnStdio(ctx context.Context, srv *stdioServer, call domain.ToolCall, a *asker) domain.CallOutcome {
 	init := srv.cs.InitializeResult()
 	if init.Capabilities == nil || init.Capabilities.Tools == nil {
 		return domain.NotSent(CodeCallToolsMissing, "The MCP server did not declare the tools capability")
 	}
 	modern := init.ProtocolVersion >= Versions[0]
-	var a *asker
-	if call.Elicit != nil {
-		a = &asker{ctx: ctx, elic: call.Elicit}
-	}
 	// A 2025 process's questions carry nothing that tells whose they are:
 	// while a call that may ask runs, it has the process to itself (the
 	// others wait); between such calls a question is answered cancel.

@@ -248,7 +248,7 @@ func TestStdioDiedBeforeCallWritten(t *testing.T) {
 		if when == "after the session ended" {
 			waitClosed(t, ended, "the session to end")
 		}
-		out := g.callOnStdio(ctx, srv, domain.ToolCall{NativeName: "echo", Arguments: json.RawMessage(`{}`)})
+		out := g.callOnStdio(ctx, srv, domain.ToolCall{NativeName: "echo", Arguments: json.RawMessage(`{}`)}, nil)
 		if out.Outcome != domain.OutcomeNotSent || out.Code != CodeStdioProcessExited || !strings.Contains(out.Message, "exit status 4") ||
 			!strings.Contains(out.Message, "bye: exiting after tools/list") || !strings.Contains(out.Message, "was not sent") {
 			t.Fatalf("call %s: %+v", when, out)

@@ -61,6 +61,7 @@ func (s *Service) elicitFor(ctx context.Context, source domain.CallSource, callI
 		if q.Error != "" {
 			req.Error = &q.Error
 		}
+		req.Resend = q.Resend
 		wctx, cancel := context.WithTimeoutCause(ctx, s.elicitTimeout, domain.ErrElicitTimedOut)
 		defer cancel()
 		resp, err := page.Elicit(wctx, req)

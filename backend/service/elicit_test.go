@@ -174,3 +174,78 @@ func auditFileLines(t *testing.T, a *storage.AuditLog) []string {
 	w := &world{t: t, audit: a}
 	return w.auditLines()
 }
+
+// A server that refuses the call until the user connects an account on a
+// page (URL elicitation required): the page is asked with resend set, the
+// call goes once more when the user is done and runs once, and the audit
+// counts both requests. A model whose user declines reads the refusal and
+// what the user decided.
+func TestPagesBeforeTheCall(t *testing.T) {
+	var connected bool
+	var mu sync.Mutex
+	runs := 0
+	s := mcp.NewServer(&mcp.Implementation{Name: "files", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "files", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !connected {
+			return nil, mcp.URLElicitationRequiredError([]*mcp.ElicitParams{{Mode: "url", ElicitationID: "p1",
+				URL: "https://files.example/connect", Message: "Connect your Files account."}})
+		}
+		runs++
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "3 files"}}}, nil
+	})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	t.Cleanup(ts.Close)
+	root := t.TempDir()
+	store := storage.Open(root)
+	audit := storage.OpenAuditLog(root, storage.AuditOptions{})
+	gw := gateway.New(gateway.Config{StartupTimeout: 5 * time.Second, CallWait: 5 * time.Second, CloseTimeout: time.Second})
+	t.Cleanup(func() { gw.Close() })
+	svc := New(Config{Registrations: store, Catalogs: store, Gateway: gw, Audit: audit})
+	ctx := context.Background()
+	srv, err := svc.Create(ctx, jsapi.CreateMcpServerDto{DisplayName: "Files", Endpoint: ts.URL, ProtocolVersion: new(jsapi.Protocol20251125)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.SetState(ctx, jsapi.SetMcpServerStateDto{RegistrationID: srv.ID, State: jsapi.StateActive})
+	svc.SetPermission(ctx, jsapi.SetMcpToolPermissionDto{RegistrationID: srv.ID, NativeName: "files", Permission: jsapi.PermissionAllow})
+
+	// the model's call, its user declining to go to the page
+	declining := &pageDouble{handler: func(context.Context, jsapi.McpElicitationRequest) (jsapi.McpElicitationResponse, error) {
+		return jsapi.McpElicitationResponse{Action: "decline"}, nil
+	}}
+	mctx := WithPage(ctx, declining)
+	svc.StartLegacyCall(mctx, jsapi.McpExecutionCallIdDto{ExecutionCallID: "m1"})
+	mo, err := svc.CallLegacyTool(mctx, jsapi.CallLegacyMcpToolDto{ExecutionCallID: "m1", ToolID: "mcp/" + srv.ID + ":files", ArgumentsJSON: "{}",
+		Readable: &jsapi.McpReadableOptions{}})
+	if err != nil || mo.Readable == nil || !strings.Contains(mo.Readable.Text, "URL elicitation required") || !strings.Contains(mo.Readable.Text, "the user declined") {
+		t.Fatalf("model call: %+v %v", mo.Readable, err)
+	}
+	if q := declining.asked; len(q) != 1 || !q[0].Resend || q[0].Mode != "url" || q[0].URL == nil || *q[0].URL != "https://files.example/connect" {
+		t.Fatalf("asked %+v", q)
+	}
+
+	// a test call whose user connects the account
+	page := &pageDouble{handler: func(context.Context, jsapi.McpElicitationRequest) (jsapi.McpElicitationResponse, error) {
+		mu.Lock()
+		connected = true
+		mu.Unlock()
+		return jsapi.McpElicitationResponse{Action: "accept"}, nil
+	}}
+	pctx := WithPage(ctx, page)
+	if _, err := svc.StartTestCall(pctx, jsapi.McpTestCallIdDto{CallID: "t1"}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := svc.TestCall(pctx, jsapi.TestMcpToolCallDto{CallID: "t1", RegistrationID: srv.ID, NativeName: "files", ArgumentsJSON: `{}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := out.Response.(*jsapi.McpToolResult); !ok || len(r.TextBlocks) != 1 || r.TextBlocks[0].Text != "3 files" || runs != 1 {
+		t.Fatalf("outcome %+v, %d runs", out, runs)
+	}
+	e := auditLast(t, svc)
+	if e.Rounds == nil || *e.Rounds != 2 || len(e.Elicitations) != 1 || e.Elicitations[0] != (jsapi.McpElicitationRecord{Mode: "url", Action: "accept"}) {
+		t.Fatalf("audit %+v", e)
+	}
+}

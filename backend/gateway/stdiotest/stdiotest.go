@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -110,6 +111,7 @@ func recordPid(role string) {
 //	hang             never answers (nor exits on its own)
 //	spam             writes a line of prose to stdout before anything else
 //	sleeper          (a grandchild) ignores SIGTERM and sleeps
+//	paged            the go-sdk server PagedServer
 //
 // The go-sdk servers record the method of every request and notification
 // they receive (see Received).
@@ -128,6 +130,10 @@ func run(mode string) {
 	case "spam":
 		fmt.Println("Server started! Listening on stdio")
 		time.Sleep(time.Hour)
+	case "paged":
+		s := PagedServer()
+		s.AddReceivingMiddleware(recordMethods(mode))
+		s.Run(context.Background(), &mcp.IOTransport{Reader: os.Stdin, Writer: os.Stdout})
 	case "tools", "ignore-term", "exit-after-list":
 		if mode == "ignore-term" {
 			signal.Ignore(syscall.SIGTERM)
@@ -198,6 +204,44 @@ func (e exitAfterList) Write(p []byte) (int, error) {
 }
 
 func (e exitAfterList) Close() error { return e.w.Close() }
+
+// PagedServer is the server of the "paged" mode: its one tool, files, is
+// refused with a page to open (URL elicitation required) until the account
+// is connected — the file Connected in the test's folder —, which the
+// server then announces (notifications/elicitation/complete).
+func PagedServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "stdio-paged", Version: "1.0.0"}, nil)
+	text := func(s string) *mcp.CallToolResult {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+	}
+	obj := json.RawMessage(`{"type":"object"}`)
+	var connected atomic.Bool
+	s.AddTool(&mcp.Tool{Name: "files", Description: "List files once an account is connected", InputSchema: obj},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if connected.Load() {
+				return text("3 files"), nil
+			}
+			// The user connects the account on the page (the test writes
+			// Connected in its folder), and the server announces it.
+			go func() {
+				for {
+					if _, err := os.Stat(filepath.Join(os.Getenv(DirEnv), Connected)); err == nil {
+						break
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+				connected.Store(true)
+				req.Session.NotifyElicitationComplete(context.Background(), &mcp.ElicitationCompleteParams{ElicitationID: "s1"})
+			}()
+			return nil, mcp.URLElicitationRequiredError([]*mcp.ElicitParams{{Mode: "url", ElicitationID: "s1",
+				URL: "https://files.example/connect", Message: "Connect your Files account."}})
+		})
+	return s
+}
+
+// Connected is the file a test writes in its folder when the user has
+// connected the account the files tool asks for.
+const Connected = "connected"
 
 // Server is the go-sdk server of the "tools" mode, with the tools the
 // tests call: echo (the arguments as text), pid, sleep {ms}, crash (exit

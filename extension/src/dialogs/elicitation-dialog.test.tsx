@@ -242,6 +242,55 @@ describe('a server’s question, URL mode', () => {
     await note.close(1);
   });
 
+  /** The popup shown after prev. */
+  async function after(prev: TestPopup): Promise<TestPopup> {
+    for (let i = 0; i < 50 && TestPopup.current === prev; i++) await act(() => new Promise((r) => setTimeout(r, 0)));
+    if (TestPopup.current === prev) throw new Error('no further popup shown');
+    return TestPopup.current!;
+  }
+
+  test('a call refused until the user is done on the page: it says so, and only Done after the page answers accept', async () => {
+    const resend = request({ mode: 'url', url, message: 'Connect your account', requestedSchema: undefined, nativeName: 'files', resend: true });
+    for (const [button, action] of [
+      [1, 'accept'],
+      [0, 'cancel'],
+    ] as const) {
+      TestPopup.reset();
+      const opened: string[] = [];
+      const pending = askElicitation(resend, { signal: new AbortController().signal, open: (h) => opened.push(h) }, englishTr);
+      const popup = await shown();
+      expect(popup.content.querySelector('.tt-mcp-elicit-resend')?.textContent).toBe(
+        'Greeter did not run files: it needs you to finish on this page first. Once you are done there, the call is sent again.',
+      );
+      expect(popup.content.textContent).toContain('Decline, Cancel, Escape or closing this window: the call is not sent again, and Greeter’s refusal is its answer.');
+      expect(popup.content.textContent).not.toContain('Your answer goes to'); // nothing is answered to the server
+      await popup.close(1);
+      expect(opened).toEqual([new URL(url).href]);
+      const done = await after(popup);
+      expect(done.content.textContent).toBe(
+        'Continue on the pageThe page on pay.example:8443 opened in a new tab. When you are done there, press Done: the call of files goes to Greeter again. This closes by itself if Greeter says you are done.',
+      );
+      expect([...done.dlg.querySelectorAll('.popup-controls [role="button"]')].map((b) => b.textContent)).toEqual(['Done', 'Cancel']);
+      let settled = false;
+      void pending.then(() => (settled = true));
+      await act(() => new Promise((r) => setTimeout(r, 0)));
+      expect(settled).toBe(false); // opening the page is not yet being done there
+      await done.close(button);
+      expect((await pending).response).toEqual({ action });
+    }
+  });
+
+  test('the server announcing the page done withdraws the Done popup', async () => {
+    const stop = new AbortController();
+    const pending = askElicitation(request({ mode: 'url', url, requestedSchema: undefined, resend: true }), { signal: stop.signal, open: () => {} }, englishTr);
+    const popup = await shown();
+    await popup.close(1);
+    const done = await after(popup);
+    stop.abort();
+    expect((await pending).response).toEqual({ action: 'cancel' }); // withdrawn: nobody reads it
+    expect(done.closed).toBe(true);
+  });
+
   test('a URL that is not http(s) is shown and never opened', async () => {
     for (const [raw, text] of [
       ['javascript:alert(1)', 'This is not a web address (javascript:): it cannot be opened from here. Decline or cancel.'],

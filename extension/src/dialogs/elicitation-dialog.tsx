@@ -174,12 +174,22 @@ export function ElicitationDialog(props: ElicitationDialogProps) {
             ))}
           </form>
         ))}
+      {request.resend && (
+        <p className="tt-mcp-note tt-mcp-elicit-resend">{tr('elicit_resend_note', { server: request.serverDisplayName, tool: request.nativeName })}</p>
+      )}
       {!form && <UrlPart request={request} />}
-      <p className="tt-mcp-note tt-mcp-elicit-warning">
-        <i className="fa-solid fa-triangle-exclamation" aria-hidden="true" />{' '}
-        {tr(form ? 'elicit_form_warning' : 'elicit_url_answer', { server: request.serverDisplayName })}
-      </p>
-      <p className="tt-mcp-note">{tr('elicit_buttons_note')}</p>
+      {request.resend ? (
+        // nothing is answered to the server: the call is sent again, or not
+        <p className="tt-mcp-note">{tr('elicit_resend_buttons_note', { server: request.serverDisplayName })}</p>
+      ) : (
+        <>
+          <p className="tt-mcp-note tt-mcp-elicit-warning">
+            <i className="fa-solid fa-triangle-exclamation" aria-hidden="true" />{' '}
+            {tr(form ? 'elicit_form_warning' : 'elicit_url_answer', { server: request.serverDisplayName })}
+          </p>
+          <p className="tt-mcp-note">{tr('elicit_buttons_note')}</p>
+        </>
+      )}
       {stoppable && <p className="tt-mcp-note">{tr('elicit_stop_note')}</p>}
     </div>
   );
@@ -272,6 +282,10 @@ export async function askElicitation(request: McpElicitationRequest, opts: AskOp
   const typed = values ? { values } : {};
   if (opts.signal.aborted || result === STOP_RESULT) return { response: { action: 'cancel' } };
   if (result === RESULT.AFFIRMATIVE) {
+    if (target?.kind === 'web' && request.resend) {
+      // The call waits for the user to be done there: that is the answer.
+      return { response: { action: (await askDone(request, target.host, opts.signal, tr)) ? 'accept' : 'cancel' } };
+    }
     if (target?.kind === 'web') {
       void showOpened(request, target.host, tr).catch(() => {});
       return { response: { action: 'accept' } };
@@ -292,4 +306,24 @@ async function showOpened(request: McpElicitationRequest, host: string, tr: Tr):
     { kind: 'text', okButton: tr('close') },
     tr,
   );
+}
+
+/**
+ * After "Open page" for a call the server refused until the user is done
+ * there (request.resend): Done says so and the call is sent again; Cancel
+ * (or Escape) leaves the refusal as the call's answer. The backend
+ * withdraws the question (the signal) when the server announces the page
+ * done, or the call is stopped.
+ */
+async function askDone(request: McpElicitationRequest, host: string, signal: AbortSignal, tr: Tr): Promise<boolean> {
+  if (signal.aborted) return false;
+  const result = await showDialog(
+    <div className="tt-mcp-approval tt-mcp-elicit-opened">
+      <h3 className="tt-mcp-approval-title">{tr('elicit_opened_title')}</h3>
+      <p>{tr('elicit_done_ask', { host, server: request.serverDisplayName, tool: request.nativeName })}</p>
+    </div>,
+    { kind: 'confirm', okButton: tr('elicit_done'), cancelButton: tr('cancel'), defaultResult: RESULT.AFFIRMATIVE, signal },
+    tr,
+  );
+  return !signal.aborted && result === RESULT.AFFIRMATIVE;
 }
