@@ -76,13 +76,13 @@ func TestSTToolSetPerCharacter(t *testing.T) {
 		await ui.type('Name', 'Coding');
 		(await ui.get('checkbox', 'All tools of Demo that you allow')).click();
 		await ui.withText('All tools of Demo');`)
-	shootBoth(e.p, "toolset-editor")
+	shots(e.p, "toolset-editor")
 	e.p.run(`
 		await ui.click('button', 'Save');
 		await ui.gone(() => document.querySelector('dialog[open] .tt-mcp-toolset-form'), 'the editor');
 		await ui.withText('Tool sets · 1', document);
 		await ui.withText('This chat uses every tool you allow (no tool set applies).', document);`)
-	shootBoth(e.p, "toolsets-manager")
+	shots(e.p, "toolsets-manager")
 
 	// The chat with Seraphina: the wand menu names what it uses; bind the set to her.
 	openChat(e, 0)
@@ -91,11 +91,11 @@ func TestSTToolSetPerCharacter(t *testing.T) {
 	}
 	e.p.run(`document.querySelector('#extensions-settings-button .drawer-toggle').click();`) // the drawer covers the chat
 	menuItem(e)
-	shootBoth(e.p, "toolset-wand-menu")
+	shots(e.p, "toolset-wand-menu")
 	e.p.run(`document.getElementById('mcp_manager_tool_set_menu').click();
 		await ui.choose('The character Seraphina', 'Coding');
 		await ui.withText('This chat uses the tool set “Coding” (chosen for Seraphina).');`)
-	shootBoth(e.p, "toolset-binding")
+	shots(e.p, "toolset-binding")
 	e.p.run(`await ui.click('button', 'Save');`)
 	if got := waitMenuItem(e, "MCP: Coding · 2 tools"); got != "MCP: Coding · 2 tools" {
 		t.Errorf("after the choice the menu item says %q", got)
@@ -141,6 +141,18 @@ func TestSTToolSetPerCharacter(t *testing.T) {
 	if reach := e.reach(); !strings.Contains(reach, "2 tools from 1 server") || !strings.Contains(reach, `Tool set “Coding” (this character).`) {
 		t.Errorf("the Manager says %q", reach)
 	}
+	// The set removed: Seraphina's choice shows as a removed set, what that
+	// means said below it (a narrow select cuts a long option off).
+	gone := evalJS[string](e.p, `
+		const mcp = window.__TAURITAVERN__.api.mcp;
+		await mcp.toolSets.remove((await mcp.toolSets.list()).toolSets[0].id);
+		document.getElementById('mcp_manager_tool_set_menu').click();
+		const select = await ui.get('combobox', 'The character Seraphina');
+		return select.selectedOptions[0].textContent + ' | ' + document.getElementById(select.getAttribute('aria-describedby')).textContent;`)
+	if gone != "A removed tool set | The tool set chosen here no longer exists: it is skipped, and the next choice applies. Keep it, or choose another." {
+		t.Errorf("the binding to the removed set shows %q", gone)
+	}
+	shots(e.p, "toolset-binding-gone")
 }
 
 // pageServer is an MCP server with a tool "page" that returns n characters
@@ -248,7 +260,7 @@ func TestSTLongResultReadBack(t *testing.T) {
 		t.Errorf("the dialog shows %d characters; want %d", shown, len(want))
 	}
 	e.p.run(`toastr.remove();`)
-	shootBoth(e.p, "toolset-full-result")
+	shots(e.p, "toolset-full-result")
 }
 
 // With 300 allowed tools and no tool set, no request carries more than
@@ -288,10 +300,4 @@ func TestST128ToolLimit(t *testing.T) {
 		!strings.HasSuffix(w[0].Text, "and 165 more.") {
 		t.Errorf("the generation said %+v", w)
 	}
-}
-
-// shootBoth takes the screenshots at 1280 and 390 px.
-func shootBoth(p *page, name string) {
-	screenshot(p, name+"-390", 390, 844)
-	screenshot(p, name+"-1280", 1280, 800)
 }

@@ -80,47 +80,50 @@ const BindingForm = forwardRef(function BindingForm(props: BindingDialogInput, r
     },
   }));
 
-  const options = (none: string, current: string) => (
-    <>
-      <option value={NONE}>{none}</option>
-      {current !== NONE && !known.has(current) && <option value={current}>{tr('toolset_gone')}</option>}
-      {sets.map((s) => (
-        <option key={s.id} value={s.id}>
-          {s.name}
-        </option>
-      ))}
-    </>
-  );
+  /** One level's choice; a gone set is a short option, with what it means said below (a long option is cut off in a narrow select). */
+  const choice = (level: string, label: string, none: string, current: string, set: (v: string) => void, autoFocus = false) => {
+    const gone = current !== NONE && !known.has(current);
+    return (
+      <div className="tt-mcp-field">
+        <label htmlFor={`${id}-${level}`}>{label}</label>
+        <select
+          id={`${id}-${level}`}
+          className="text_pole"
+          value={current}
+          onChange={(e) => set(e.target.value)}
+          {...(autoFocus ? { 'data-autofocus': '' } : {})}
+          {...(gone ? { 'aria-describedby': `${id}-${level}-gone` } : {})}
+        >
+          <option value={NONE}>{none}</option>
+          {gone && <option value={current}>{tr('toolset_gone')}</option>}
+          {sets.map((s) => (
+            <option key={s.id} value={s.id}>
+              {s.name}
+            </option>
+          ))}
+        </select>
+        {gone && (
+          <p className="tt-mcp-note" id={`${id}-${level}-gone`}>
+            {tr('toolset_gone_note')}
+          </p>
+        )}
+      </div>
+    );
+  };
   return (
     <form className="tt-mcp-form tt-mcp-binding-form" onSubmit={(e) => e.preventDefault()}>
       <h3 className="tt-mcp-dialog-title">{tr('toolset_choose_title')}</h3>
       <p className="tt-mcp-note">{tr('toolset_choose_body')}</p>
-      {scope.chatOpen && (
-        <div className="tt-mcp-field">
-          <label htmlFor={`${id}-chat`}>{tr('toolset_for_chat')}</label>
-          <select id={`${id}-chat`} className="text_pole" value={chat} onChange={(e) => setChat(e.target.value)} data-autofocus="">
-            {options(tr('toolset_inherit'), chat)}
-          </select>
-        </div>
-      )}
-      {personal && (
-        <div className="tt-mcp-field">
-          <label htmlFor={`${id}-personal`}>
-            {personal === 'group'
-              ? tr('toolset_for_group', { name: scope.group!.name })
-              : tr('toolset_for_character', { name: scope.character!.name })}
-          </label>
-          <select id={`${id}-personal`} className="text_pole" value={character} onChange={(e) => setCharacter(e.target.value)}>
-            {options(tr('toolset_inherit_default'), character)}
-          </select>
-        </div>
-      )}
-      <div className="tt-mcp-field">
-        <label htmlFor={`${id}-default`}>{tr('toolset_for_default')}</label>
-        <select id={`${id}-default`} className="text_pole" value={def} onChange={(e) => setDef(e.target.value)}>
-          {options(tr('toolset_all_permitted'), def)}
-        </select>
-      </div>
+      {scope.chatOpen && choice('chat', tr('toolset_for_chat'), tr('toolset_inherit'), chat, setChat, true)}
+      {personal &&
+        choice(
+          'personal',
+          personal === 'group' ? tr('toolset_for_group', { name: scope.group!.name }) : tr('toolset_for_character', { name: scope.character!.name }),
+          tr('toolset_inherit_default'),
+          character,
+          setCharacter,
+        )}
+      {choice('default', tr('toolset_for_default'), tr('toolset_all_permitted'), def, setDef)}
       <p className="tt-mcp-note" role="status">
         {appliedText(preview, sets, tr)}
       </p>

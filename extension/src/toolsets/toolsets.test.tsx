@@ -218,7 +218,11 @@ describe('choosing and removing', () => {
     );
     const status = await screen.findByRole('status');
     const personal = screen.getByLabelText('The character Ada') as HTMLSelectElement;
-    expect(personal.selectedOptions[0]?.textContent).toBe('A tool set that no longer exists (skipped: the next choice applies)');
+    expect(personal.selectedOptions[0]?.textContent).toBe('A removed tool set');
+    expect(personal.getAttribute('aria-describedby') && document.getElementById(personal.getAttribute('aria-describedby')!)?.textContent).toBe(
+      'The tool set chosen here no longer exists: it is skipped, and the next choice applies. Keep it, or choose another.',
+    );
+    expect(screen.getByLabelText('This chat').getAttribute('aria-describedby')).toBeNull(); // only where the set is gone
     expect(status.textContent).toBe(englishTr('toolset_in_use_none'));
     expect((screen.getByLabelText('This chat') as HTMLSelectElement).querySelectorAll('option')).toHaveLength(2); // none, Coding
     await user.selectOptions(screen.getByLabelText('This chat'), 'Coding');
