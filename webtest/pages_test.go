@@ -88,7 +88,7 @@ func TestElicitationPageBeforeTheCall(t *testing.T) {
 			ctx := p.ctx
 			runTest(p, "Files")
 			q := waitQuestion(p, "Asker asks you to open a page")
-			if !strings.Contains(q.Text, "Asker did not run files: it needs you to finish on this page first. Once you are done there, the call is sent again.") ||
+			if !strings.Contains(q.Text, "Asker did not run the tool: it needs you to finish on this page first. Once you are done there, the call is sent again.") ||
 				!strings.Contains(q.Text, "Connect your Files account.") {
 				t.Errorf("the popup says:\n%s", q.Text)
 			}
@@ -106,7 +106,7 @@ func TestElicitationPageBeforeTheCall(t *testing.T) {
 			}
 			if era.stateless {
 				note := evalJS[string](p, `return (await ui.withText('Continue on the page', undefined, 'h3')).closest('.tt-mcp-elicit-opened').innerText;`)
-				if !strings.Contains(note, "When you are done there, press Done: the call of files goes to Asker again.") {
+				if !strings.Contains(note, "When you are done there, press Done: the call goes to Asker again.") {
 					t.Errorf("after the click the popup says %q", note)
 				}
 				waitUntil(t, "the account page to be visited", func() bool { acct.mu.Lock(); defer acct.mu.Unlock(); return acct.connected })

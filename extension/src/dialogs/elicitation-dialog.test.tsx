@@ -260,7 +260,7 @@ describe('a server’s question, URL mode', () => {
       const pending = askElicitation(resend, { signal: new AbortController().signal, open: (h) => opened.push(h) }, englishTr);
       const popup = await shown();
       expect(popup.content.querySelector('.tt-mcp-elicit-resend')?.textContent).toBe(
-        'Greeter did not run files: it needs you to finish on this page first. Once you are done there, the call is sent again.',
+        'Greeter did not run the tool: it needs you to finish on this page first. Once you are done there, the call is sent again.',
       );
       expect(popup.content.textContent).toContain('Decline, Cancel, Escape or closing this window: the call is not sent again, and Greeter’s refusal is its answer.');
       expect(popup.content.textContent).not.toContain('Your answer goes to'); // nothing is answered to the server
@@ -268,7 +268,7 @@ describe('a server’s question, URL mode', () => {
       expect(opened).toEqual([new URL(url).href]);
       const done = await after(popup);
       expect(done.content.textContent).toBe(
-        'Continue on the pageThe page on pay.example:8443 opened in a new tab. When you are done there, press Done: the call of files goes to Greeter again. This closes by itself if Greeter says you are done.',
+        'Continue on the pageThe page on pay.example:8443 opened in a new tab. When you are done there, press Done: the call goes to Greeter again. Some servers say when you are done; then this closes by itself.',
       );
       expect([...done.dlg.querySelectorAll('.popup-controls [role="button"]')].map((b) => b.textContent)).toEqual(['Done', 'Cancel']);
       let settled = false;

@@ -175,7 +175,7 @@ export function ElicitationDialog(props: ElicitationDialogProps) {
           </form>
         ))}
       {request.resend && (
-        <p className="tt-mcp-note tt-mcp-elicit-resend">{tr('elicit_resend_note', { server: request.serverDisplayName, tool: request.nativeName })}</p>
+        <p className="tt-mcp-note tt-mcp-elicit-resend">{tr('elicit_resend_note', { server: request.serverDisplayName })}</p>
       )}
       {!form && <UrlPart request={request} />}
       {request.resend ? (
@@ -320,7 +320,7 @@ async function askDone(request: McpElicitationRequest, host: string, signal: Abo
   const result = await showDialog(
     <div className="tt-mcp-approval tt-mcp-elicit-opened">
       <h3 className="tt-mcp-approval-title">{tr('elicit_opened_title')}</h3>
-      <p>{tr('elicit_done_ask', { host, server: request.serverDisplayName, tool: request.nativeName })}</p>
+      <p>{tr('elicit_done_ask', { host, server: request.serverDisplayName })}</p>
     </div>,
     { kind: 'confirm', okButton: tr('elicit_done'), cancelButton: tr('cancel'), defaultResult: RESULT.AFFIRMATIVE, signal },
     tr,

@@ -121,7 +121,7 @@ describe('test-call console', () => {
     expect(screen.getByText('Search local files by name.')).toBeTruthy();
     expect(screen.getByText('Current permission: Off. This explicit test call does not change it.')).toBeTruthy();
     expect(
-      screen.getByText('This is a real call and may have side effects. ttmcp never retries it automatically.'),
+      screen.getByText('This is a real call and may have side effects. ttmcp sends it again only where the server says it has not run it.'),
     ).toBeTruthy();
 
     await user.type(screen.getByLabelText(/query/), 'hello world');
