@@ -349,8 +349,9 @@ func TestPeerEverythingResources(t *testing.T) {
 // TestPeerEverythingElicitation answers the independent peer's questions:
 // its form (every field kind of the requested-schema subset) filled with
 // values it then reports, an answer that does not fit the schema asked
-// again with the reason and never sent, a decline, and a URL-mode question
-// (2025-11-25) whose URL reaches the user as sent.
+// again with the reason and never sent, a decline, a URL-mode question
+// (2025-11-25) whose URL reaches the user as sent, and its refusal of a
+// call until the user is done on a page (-32042), sent once more after it.
 func TestPeerEverythingElicitation(t *testing.T) {
 	endpoint := startEverything(t)
 	for _, pref := range []domain.Protocol{domain.Protocol20251125, domain.Protocol20250618} {
@@ -419,6 +420,24 @@ func TestPeerEverythingElicitation(t *testing.T) {
 			}
 			if got := text(o); !strings.Contains(got, "completed the URL elicitation flow") {
 				t.Fatalf("URL accepted: %s", got)
+			}
+
+			// The error path: the peer refuses the call (-32042) with a page
+			// to visit first; once the user is done there, the call goes once
+			// more — on the same session, which is how the peer tells it is the
+			// same call — and the peer then asks its own URL question.
+			var pages []domain.ElicitRequest
+			o = call("trigger-url-elicitation", `{"url":"https://pay.example.com/checkout?id=43","message":"Pay here","errorPath":true}`,
+				func(_ context.Context, req domain.ElicitRequest) (domain.ElicitResponse, error) {
+					pages = append(pages, req)
+					return domain.ElicitResponse{Action: domain.ElicitAccept}, nil
+				})
+			if len(pages) != 2 || !pages[0].Resend || pages[0].Mode != domain.ElicitURL || pages[0].ElicitationID == "" ||
+				pages[1].Resend || pages[1].URL != "https://pay.example.com/checkout?id=43" {
+				t.Fatalf("asked %+v", pages)
+			}
+			if got := text(o); !strings.Contains(got, "completed the URL elicitation flow") || o.Rounds != 2 || len(o.Elicitations) != 2 {
+				t.Fatalf("after the page: %s (rounds %d, %+v)", got, o.Rounds, o.Elicitations)
 			}
 		})
 	}
