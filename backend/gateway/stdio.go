@@ -563,9 +563,10 @@ func (g *Gateway) discoverStdio(ctx context.Context, r domain.Registration) (dom
 	return cat, nil
 }
 
-// callStdio is Call for a stdio registration: one tools/call over its
-// shared session. A call is sent once any byte of it was written to the
-// process's stdin; nothing is retried.
+// callStdio is Call's one send for a stdio registration: one tools/call
+// over its shared session. A call is sent once any byte of it was written
+// to the process's stdin; nothing is sent again here (only Call sends a
+// call refused until the user was done on a page once more).
 func (g *Gateway) callStdio(ctx context.Context, r domain.Registration, call domain.ToolCall, a *asker) domain.CallOutcome {
 	srv, err := g.stdio.acquire(ctx, r)
 	if err != nil {
