@@ -177,6 +177,25 @@ describe('ChatAttachments', () => {
     expect(st.saves).toBe(2);
   });
 
+  test('a resource longer than the cap itself is refused as such: removing attachments would not make room', async () => {
+    const { attachments, chat } = setup();
+    await expect(attachments.attach(chat, snapshotOf(contents('file:///huge', [{ text: 'x'.repeat(ATTACHMENT_CHAR_CAP + 1) }]), source), inChat4)).rejects.toThrow(
+      'Read me has 100,001 characters, more than a chat’s attachments can hold (100,000 together). It cannot be attached; its preview shows it in full.',
+    );
+    expect(attachments.list()).toHaveLength(0);
+  });
+
+  test('attachments before the main prompt reach the model in the order they were attached', async () => {
+    const { st, attachments, chat } = setup();
+    const before = { position: 'before_main', depth: 0, role: 'system' } as const;
+    for (const name of ['A', 'B', 'C']) await attachments.attach(chat, snapshotOf(contents(`file:///${name}`, [{ text: name }]), source), name === 'B' ? inChat4 : before);
+    await attachments.attach(chat, snapshotOf(contents('file:///D', [{ text: 'D' }]), source), before);
+    // SillyTavern 1.18 (openai.js) puts each BEFORE_PROMPT extension prompt at the start, in key order
+    const start: string[] = [];
+    for (const p of Object.values(st.extensionPrompts)) if (p.position === EXTENSION_PROMPT_TYPES.BEFORE_PROMPT) start.unshift(p.value);
+    expect(start.map((v) => /\n(\w)\n/.exec(v)![1])).toEqual(['A', 'C', 'D']);
+  });
+
   test('a resource without text is refused', async () => {
     const { attachments, chat } = setup();
     await expect(attachments.attach(chat, snapshotOf(contents('file:///img', [{ blob: 'iVBORw0KGgo=', mimeType: 'image/png' }]), source), inChat4)).rejects.toThrow(
@@ -205,7 +224,7 @@ describe('ChatAttachments', () => {
   test('a refresh over the cap keeps the old text', async () => {
     const { attachments, chat } = setup(() => Promise.resolve(textRead('file:///a', 'x'.repeat(ATTACHMENT_CHAR_CAP + 1))));
     const a = await attachments.attach(chat, snapshotOf(contents('file:///a', [{ text: 'small' }]), source), inChat4);
-    await expect(attachments.refresh(chat, a.id)).rejects.toThrow('can take only 100,000 more');
+    await expect(attachments.refresh(chat, a.id)).rejects.toThrow('more than a chat’s attachments can hold (100,000 together)');
     expect(attachments.list()[0]!.parts[0]!.text).toBe('small');
   });
 

@@ -189,13 +189,22 @@ export function applyAttachments(ctx: StChatContext | undefined): void {
   const list = readAttachments(ctx);
   const prompts = isRecord(ctx.extensionPrompts) ? ctx.extensionPrompts : undefined;
   const stale = new Set([...given, ...Object.keys(prompts ?? {}).filter((k) => k.startsWith(PROMPT_KEY_PREFIX))]);
-  list.forEach((a, i) => {
+  // SillyTavern puts each "before the main prompt" extension prompt at the
+  // start of the prompt, one after another in the order of its keys (openai.js,
+  // 'start'): the one given last is read first. So those are given in
+  // reverse, and every key afresh (a key keeps the place it was first given
+  // at), for the model to read them in the order they were attached.
+  if (prompts) for (const key of stale) delete prompts[key];
+  const indexes = list.map((_, i) => i);
+  const first = (i: number) => list[i]!.placement.position === 'before_main';
+  for (const i of [...indexes.filter((i) => !first(i)), ...indexes.filter(first).reverse()]) {
+    const a = list[i]!;
     const key = promptKey(i);
     const { position, depth, role } = a.placement;
     set.call(ctx, key, injectionText(a), POSITION_TYPES[position], position === 'in_chat' ? depth : 0, false, ROLE_IDS[role]);
     given.add(key);
     stale.delete(key);
-  });
+  }
   for (const key of stale) {
     given.delete(key);
     // SillyTavern deletes stale entries itself (flushWIInjections); where it cannot be reached, an empty value is skipped by every reader
@@ -313,6 +322,10 @@ export class ChatAttachments {
     if (snapshot.parts.length === 0) throw new AttachmentError(tr('attach_no_text', { name: snapshot.name }));
     const used = totalChars(others);
     const adding = attachmentChars(snapshot);
+    if (adding > ATTACHMENT_CHAR_CAP) {
+      // no removal makes room for it
+      throw new AttachmentError(tr('attach_too_long', { name: snapshot.name, chars: adding.toLocaleString(), cap: ATTACHMENT_CHAR_CAP.toLocaleString() }));
+    }
     if (used + adding > ATTACHMENT_CHAR_CAP) {
       throw new AttachmentError(
         tr('attach_over_cap', {

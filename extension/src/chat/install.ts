@@ -18,18 +18,19 @@ import { mountChatMenu } from '../tools/chat-menu';
 import type { AttachDeps } from '../ui/AttachPanel';
 import { ChatAttachments, totalChars } from './attachments';
 import { INPUT_BOX_ID, putInInputBox } from './input-box';
-import { PromptCatalog, registerPromptCommand, typingCommand, type PromptCommandHost } from './prompt-command';
+import { escapeHtml, PromptCatalog, registerPromptCommand, typingCommand, type PromptCommandHost } from './prompt-command';
 import { stChatContext } from './sillytavern-chat';
 
 export const RESOURCES_MENU_ID = 'mcp_manager_resources_menu';
 
 interface Toastr {
-  warning?(text: string, title?: string): unknown;
-  error?(text: string, title?: string): unknown;
+  warning?(text: string, title?: string, options?: { escapeHtml?: boolean }): unknown;
+  error?(text: string, title?: string, options?: { escapeHtml?: boolean }): unknown;
 }
 
-function toast(level: 'warning' | 'error', text: string, title: string): void {
-  (globalThis as { toastr?: Toastr }).toastr?.[level]?.(text, title);
+/** A toast of lines: SillyTavern's toastr escapes HTML and so runs lines together; each is escaped here and they are joined by <br>. */
+function toast(level: 'warning' | 'error', lines: readonly string[], title: string): void {
+  (globalThis as { toastr?: Toastr }).toastr?.[level]?.(lines.map(escapeHtml).join('<br>'), title, { escapeHtml: false });
 }
 
 export interface ChatFeatures {

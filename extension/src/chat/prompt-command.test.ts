@@ -74,7 +74,7 @@ function host(mcp: FakeMcp, toasts: string[] = [], now = () => 0): PromptCommand
     servers: async () => (await mcp.servers.list()).servers,
     prompts: (id) => mcp.prompts.list(id),
     get: (input) => mcp.prompts.get(input),
-    toast: (level, text, title) => toasts.push(`${level}: ${title}: ${text}`),
+    toast: (level, lines, title) => toasts.push(`${level}: ${title}: ${lines.join(" | ")}`),
     now,
     tr: englishTr,
   };
@@ -180,6 +180,9 @@ describe('registerPromptCommand', () => {
 
     const callback = cmd.callback as (named: Record<string, unknown>, unnamed: string) => Promise<string>;
     expect(await callback({ server: 'Docs', name: 'summarize', topic: 'x', _scope: {} }, '')).toBe('Prompt summarize {"topic":"x"}');
+    // SillyTavern shows a command's error as HTML: the usage's <server> and <prompt> stay text
+    await expect(callback({ _scope: {} }, '')).rejects.toThrow('Name a server and a prompt: /mcp-prompt server=&lt;server&gt; name=&lt;prompt&gt; [argument=value …]');
+    await expect(callback({ server: '<b>x</b>', name: 'summarize', _scope: {} }, '')).rejects.toThrow('No MCP server is named “&lt;b&gt;x&lt;/b&gt;”.');
   });
 
   test('prefetch reads the servers and the prompts of those that offer them, so the first ask has them; a failed read is tried again after a second', async () => {

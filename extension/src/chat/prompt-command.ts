@@ -38,7 +38,8 @@ export interface PromptCommandHost {
   servers(): Promise<TauriTavernMcpServer[]>;
   prompts(registrationId: string): Promise<McpPromptList>;
   get(input: GetMcpPromptInput): Promise<McpPromptGetOutcome>;
-  toast(level: 'warning' | 'error', text: string, title: string): void;
+  /** A toast, one line per entry. */
+  toast(level: 'warning' | 'error', lines: readonly string[], title: string): void;
   now?(): number;
   tr: Tr;
 }
@@ -215,7 +216,7 @@ export async function runPromptCommand(host: PromptCommandHost, named: Record<st
   }
   const { text, leftOut } = promptText(outcome.response);
   if (leftOut.length > 0) {
-    host.toast('warning', leftOut.map((l) => leftOutText(l, tr)).join('\n'), tr('cmd_left_out_title', { name: nameArg }));
+    host.toast('warning', leftOut.map((l) => leftOutText(l, tr)), tr('cmd_left_out_title', { name: nameArg }));
   }
   if (text === '') throw new Error(tr('cmd_no_user_text', { name: nameArg, server: server.displayName }));
   return text;
@@ -247,9 +248,14 @@ export function registerPromptCommand(host: PromptCommandHost, catalog = new Pro
   SlashCommandParser.addCommandObject(
     SlashCommand.fromProps({
       name: COMMAND_NAME,
-      callback: (named: Record<string, unknown>) => runPromptCommand(host, named),
+      // SillyTavern shows a command's error as HTML (its error toast): a server's
+      // or prompt's name, the usage's <server>, are text
+      callback: (named: Record<string, unknown>) =>
+        runPromptCommand(host, named).catch((err: unknown) => {
+          throw new Error(escapeHtml(errorMessage(err)));
+        }),
       returns: tr('cmd_returns'),
-      helpString: `<div>${escapeHtml(tr('cmd_help'))}</div><div><code>/${COMMAND_NAME} server=Docs name=summarize topic=x | /send</code></div>`,
+      helpString: `<div>${escapeHtml(tr('cmd_help'))}</div><div><code>/${COMMAND_NAME} server=Docs name=summarize topic=x | /setinput</code></div>`,
       namedArgumentList: [
         SlashCommandNamedArgument.fromProps({
           name: 'server',
@@ -276,6 +282,6 @@ export function registerPromptCommand(host: PromptCommandHost, catalog = new Pro
   return true;
 }
 
-function escapeHtml(s: string): string {
+export function escapeHtml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }

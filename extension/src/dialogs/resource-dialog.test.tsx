@@ -169,14 +169,29 @@ describe('ResourceDialog: Attach to this chat', () => {
   });
 
   test('over the cap: the refusal says why and nothing is attached', async () => {
-    const user = userEvent.setup();
     const { st, attach } = chatAttach();
     renderDialog(readmeTarget, { attach, read: (uri) => Promise.resolve(textRead(uri, 'x'.repeat(ATTACHMENT_CHAR_CAP + 1))) });
     const panel = await screen.findByRole('region', { name: 'Attach to this chat' });
-    await user.click(within(panel).getByRole('button', { name: 'Attach' }));
-    expect((await within(panel).findByRole('alert')).textContent).toMatch(/^Read me has 100,001 characters, but the chat’s attachments can take only 100,000 more/);
+    // known before any press: no Attach that can only fail
+    expect((await within(panel).findByRole('status')).textContent).toBe(
+      'Read me has 100,001 characters, more than a chat’s attachments can hold (100,000 together). It cannot be attached; its preview shows it in full.',
+    );
+    expect(within(panel).queryByRole('button', { name: 'Attach' })).toBeNull();
     expect(st.extensionPrompts).toEqual({});
     expect(st.saves).toBe(0);
+  });
+
+  test('a chat too full for it says how much room is left, before any press', async () => {
+    const { attach } = chatAttach();
+    const chat = attach.chat()!;
+    const big = { registrationId: SERVER_ID, serverName: 'Docs', uri: 'file:///big', name: 'Big', parts: [{ uri: 'file:///big', text: 'x'.repeat(ATTACHMENT_CHAR_CAP - 5) }], skipped: [] };
+    await attach.attach(chat, big, { position: 'in_chat', depth: 4, role: 'system' });
+    renderDialog(readmeTarget, { attach, read: (uri) => Promise.resolve(textRead(uri, 'y'.repeat(6))) });
+    const panel = await screen.findByRole('region', { name: 'Attach to this chat' });
+    expect((await within(panel).findByRole('status')).textContent).toBe(
+      'Read me has 6 characters; the chat’s attachments can take only 5 more. Remove an attachment to make room.',
+    );
+    expect(within(panel).queryByRole('button', { name: 'Attach' })).toBeNull();
   });
 
   test('without an open chat, or for binary contents only, there is nothing to attach', async () => {
@@ -196,7 +211,7 @@ describe('ResourceDialog: Attach to this chat', () => {
           response: { kind: 'resource_contents', uri, contents: [{ type: 'blob', uri, mimeType: 'image/png', blob: png, size: 8 }], totalBytes: 8, diagnostics: [] },
         }),
     });
-    expect(await screen.findByText('This resource has no text to attach (only binary contents).')).toBeTruthy();
+    expect(await screen.findByText('This resource has no text to attach (only binary contents): a chat takes only text.')).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Attach' })).toBeNull();
   });
 });

@@ -52,6 +52,13 @@ export function AttachPanel(props: { snapshot: Snapshot; deps: AttachDeps }) {
   }
   const chars = attachmentChars(snapshot);
   const used = totalChars(deps.list());
+  // Known before any press: a resource the chat cannot take says so at once, without an Attach that can only fail.
+  const noRoom =
+    chars > ATTACHMENT_CHAR_CAP
+      ? tr('attach_too_long', { name: snapshot.name, chars: chars.toLocaleString(), cap: ATTACHMENT_CHAR_CAP.toLocaleString() })
+      : used + chars > ATTACHMENT_CHAR_CAP
+        ? tr('attach_no_room', { name: snapshot.name, chars: chars.toLocaleString(), free: (ATTACHMENT_CHAR_CAP - used).toLocaleString() })
+        : undefined;
   const attach = async () => {
     setBusy(true);
     setError(undefined);
@@ -78,7 +85,11 @@ export function AttachPanel(props: { snapshot: Snapshot; deps: AttachDeps }) {
             </p>
           )}
           {snapshot.skipped.length > 0 && <p className="tt-mcp-note">{tr('attach_skipped', { count: snapshot.skipped.length })}</p>}
-          {done ? (
+          {noRoom !== undefined && !done ? (
+            <p className="tt-mcp-note" role="status">
+              {noRoom}
+            </p>
+          ) : done ? (
             <p className="tt-mcp-note" role="status">
               <i className="fa-solid fa-circle-check" aria-hidden="true" /> {tr('attached', { chat: chat.name, place: placementText(done.placement, tr) })}{' '}
               {capText(used, tr)}
