@@ -463,7 +463,7 @@ export const TEXTS = {
   attached: 'Attached to the chat with {chat}: {place}.',
   attach_chat_changed: 'Another chat is open now; the chat with {chat} was not changed. Open this again from the chat you mean.',
   attach_no_text: '{name} has no text to attach (only binary contents): a chat takes only text.',
-  attach_too_long: '{name} has {chars} characters, more than a chat’s attachments can hold ({cap} together). It cannot be attached; its preview shows it in full.',
+  attach_too_long: '{name} has {chars} characters, more than a chat’s attachments can hold ({cap} together). It cannot be attached.',
   attach_no_room: '{name} has {chars} characters; the chat’s attachments can take only {free} more. Remove an attachment to make room.',
   attach_over_cap: '{name} has {chars} characters, but the chat’s attachments can take only {free} more (at most {cap} together). Nothing was attached; remove an attachment first.',
   attachment_gone: 'This attachment was removed meanwhile.',

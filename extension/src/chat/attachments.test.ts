@@ -180,7 +180,7 @@ describe('ChatAttachments', () => {
   test('a resource longer than the cap itself is refused as such: removing attachments would not make room', async () => {
     const { attachments, chat } = setup();
     await expect(attachments.attach(chat, snapshotOf(contents('file:///huge', [{ text: 'x'.repeat(ATTACHMENT_CHAR_CAP + 1) }]), source), inChat4)).rejects.toThrow(
-      'Read me has 100,001 characters, more than a chat’s attachments can hold (100,000 together). It cannot be attached; its preview shows it in full.',
+      'Read me has 100,001 characters, more than a chat’s attachments can hold (100,000 together). It cannot be attached.',
     );
     expect(attachments.list()).toHaveLength(0);
   });

@@ -174,9 +174,10 @@ describe('ResourceDialog: Attach to this chat', () => {
     const panel = await screen.findByRole('region', { name: 'Attach to this chat' });
     // known before any press: no Attach that can only fail
     expect((await within(panel).findByRole('status')).textContent).toBe(
-      'Read me has 100,001 characters, more than a chat’s attachments can hold (100,000 together). It cannot be attached; its preview shows it in full.',
+      'Read me has 100,001 characters, more than a chat’s attachments can hold (100,000 together). It cannot be attached.',
     );
     expect(within(panel).queryByRole('button', { name: 'Attach' })).toBeNull();
+    expect(panel.textContent).not.toContain('Adds 100,001 characters'); // not offered as something it would add
     expect(st.extensionPrompts).toEqual({});
     expect(st.saves).toBe(0);
   });

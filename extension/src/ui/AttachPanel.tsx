@@ -79,7 +79,7 @@ export function AttachPanel(props: { snapshot: Snapshot; deps: AttachDeps }) {
         <p className="tt-mcp-note">{tr('attach_nothing_textual')}</p>
       ) : (
         <>
-          {!done && (
+          {!done && noRoom === undefined && (
             <p className="tt-mcp-note">
               {tr('attach_adds', { chars: chars.toLocaleString() })} {capText(used, tr)}
             </p>
