@@ -127,13 +127,8 @@ func TestCallsAskTheirPage(t *testing.T) {
 			}
 
 			// a model call whose user declines: the model reads what the user decided
-			declining := &pageDouble{handler: func(context.Context, jsapi.McpElicitationRequest) (jsapi.McpElicitationResponse, error) {
-				return jsapi.McpElicitationResponse{Action: "decline"}, nil
-			}}
-			mctx := WithPage(ctx, declining)
-			svc.StartLegacyCall(mctx, jsapi.McpExecutionCallIdDto{ExecutionCallID: "m1"})
-			mo, err := svc.CallLegacyTool(mctx, jsapi.CallLegacyMcpToolDto{ExecutionCallID: "m1", ToolID: "mcp/" + srv.ID + ":greet", ArgumentsJSON: "{}",
-				Readable: &jsapi.McpReadableOptions{}})
+			declining := decliningPage()
+			mo, err := modelCall(svc, declining, "m1", "mcp/"+srv.ID+":greet")
 			if err != nil || mo.Readable == nil || !strings.Contains(mo.Readable.Text, "no greeting") || !strings.Contains(mo.Readable.Text, "the user declined") ||
 				declining.asked[0].Source != "model" || declining.asked[0].CallID != "m1" {
 				t.Fatalf("model call: %+v %v", mo.Readable, err)
@@ -157,6 +152,20 @@ func TestCallsAskTheirPage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// decliningPage is a page whose user declines every question.
+func decliningPage() *pageDouble {
+	return &pageDouble{handler: func(context.Context, jsapi.McpElicitationRequest) (jsapi.McpElicitationResponse, error) {
+		return jsapi.McpElicitationResponse{Action: "decline"}, nil
+	}}
+}
+
+// modelCall is the model's call of toolID from page, asking for its readable text.
+func modelCall(svc *Service, page Page, callID, toolID string) (jsapi.McpCallOutcome, error) {
+	ctx := WithPage(context.Background(), page)
+	svc.StartLegacyCall(ctx, jsapi.McpExecutionCallIdDto{ExecutionCallID: callID})
+	return svc.CallLegacyTool(ctx, jsapi.CallLegacyMcpToolDto{ExecutionCallID: callID, ToolID: toolID, ArgumentsJSON: "{}", Readable: &jsapi.McpReadableOptions{}})
 }
 
 func auditLast(t *testing.T, svc *Service) jsapi.McpAuditEntry {
@@ -212,13 +221,8 @@ func TestPagesBeforeTheCall(t *testing.T) {
 	svc.SetPermission(ctx, jsapi.SetMcpToolPermissionDto{RegistrationID: srv.ID, NativeName: "files", Permission: jsapi.PermissionAllow})
 
 	// the model's call, its user declining to go to the page
-	declining := &pageDouble{handler: func(context.Context, jsapi.McpElicitationRequest) (jsapi.McpElicitationResponse, error) {
-		return jsapi.McpElicitationResponse{Action: "decline"}, nil
-	}}
-	mctx := WithPage(ctx, declining)
-	svc.StartLegacyCall(mctx, jsapi.McpExecutionCallIdDto{ExecutionCallID: "m1"})
-	mo, err := svc.CallLegacyTool(mctx, jsapi.CallLegacyMcpToolDto{ExecutionCallID: "m1", ToolID: "mcp/" + srv.ID + ":files", ArgumentsJSON: "{}",
-		Readable: &jsapi.McpReadableOptions{}})
+	declining := decliningPage()
+	mo, err := modelCall(svc, declining, "m1", "mcp/"+srv.ID+":files")
 	if err != nil || mo.Readable == nil || !strings.Contains(mo.Readable.Text, "URL elicitation required") || !strings.Contains(mo.Readable.Text, "the user declined") {
 		t.Fatalf("model call: %+v %v", mo.Readable, err)
 	}
