@@ -62,7 +62,13 @@ func (a *accountServer) connect(announce bool) http.Handler {
 		ss := a.session
 		a.mu.Unlock()
 		if announce && ss != nil {
-			ss.NotifyElicitationComplete(r.Context(), &mcp.ElicitationCompleteParams{ElicitationID: "acct-1"})
+			// on the session's standalone stream, which the client opens
+			// just after the session starts: until it is there, try again
+			for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+				if ss.NotifyElicitationComplete(r.Context(), &mcp.ElicitationCompleteParams{ElicitationID: "acct-1"}) == nil {
+					break
+				}
+			}
 		}
 		fmt.Fprint(w, "<!doctype html><title>Files</title><p>Account connected.")
 	})

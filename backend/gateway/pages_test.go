@@ -118,6 +118,20 @@ func TestPagesRequiredBeforeTheCall(t *testing.T) {
 	}
 }
 
+// announce sends notifications/elicitation/complete on ss, as a server
+// does when the user is done on the page. It goes on the session's
+// standalone stream, which the client opens just after the session starts:
+// until it is there, the server cannot announce, and tries again.
+func announce(ss *mcp.ServerSession, id string) error {
+	var err error
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if err = ss.NotifyElicitationComplete(context.Background(), &mcp.ElicitationCompleteParams{ElicitationID: id}); err == nil {
+			return nil
+		}
+	}
+	return err
+}
+
 // A 2025 server may announce the page done (notifications/elicitation/
 // complete) while the user's popup still shows it: that ends the question
 // as done — the popup is withdrawn — and the call goes once more.
@@ -130,7 +144,7 @@ func TestPageAnnouncedDone(t *testing.T) {
 	call := domain.ToolCall{NativeName: "files", Arguments: json.RawMessage(`{}`),
 		Elicit: func(ctx context.Context, req domain.ElicitRequest) (domain.ElicitResponse, error) {
 			srv.done.Store(true)
-			if err := srv.session.Load().NotifyElicitationComplete(ctx, &mcp.ElicitationCompleteParams{ElicitationID: "p1"}); err != nil {
+			if err := announce(srv.session.Load(), "p1"); err != nil {
 				t.Error(err)
 			}
 			select {
