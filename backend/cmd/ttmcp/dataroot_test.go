@@ -103,7 +103,7 @@ func TestDataRootIsTheSameFromAnyFolder(t *testing.T) {
 	if list := invoke(t, p.url, jsapi.CmdListServers, `{}`); !strings.Contains(list, `"displayName":"elsewhere"`) {
 		t.Fatalf("serve in another folder does not list the server added elsewhere: %s", list)
 	}
-	logged := p.stderr.String()
+	logged := p.logged(t, "add --data-root ./data") // the note comes after the line startProcess waited for
 	if !strings.Contains(logged, "dataRoot="+want) || !strings.Contains(logged, `from="the per-user default"`) {
 		t.Fatalf("serve did not log its data root %s:\n%s", want, logged)
 	}

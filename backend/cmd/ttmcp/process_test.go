@@ -102,6 +102,19 @@ func (p *process) wait(t *testing.T) error {
 	}
 }
 
+// logged waits until the process has logged a line containing want (its
+// stderr is read as it comes: a line written just after the one the test
+// waited for may not be in yet), and returns the log so far; it fails the
+// test after 10 s.
+func (p *process) logged(t *testing.T, want string) string {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if s := p.stderr.String(); strings.Contains(s, want) || time.Now().After(deadline) {
+			return s
+		}
+	}
+}
+
 // socket is one page connection to a ttmcp process: commands on it share
 // it (a test call's start and call must).
 type socket struct {
