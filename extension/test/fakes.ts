@@ -37,8 +37,8 @@ import type {
 } from '../../jsapi/tauritavern-mcp';
 import type { RetryClock } from '../src/boot/retry';
 import type { BridgeStatus, ExtensionStore } from '../src/host/tauritavern';
-import type { McpManagerActions } from '../src/manager/McpManagerApp';
-import type { Translate } from '../src/texts';
+import type { McpManagerActions } from '../src/features/manager/McpManagerApp';
+import type { Translate } from '../src/base/texts';
 import { POPUP_RESULT, POPUP_TYPE, TestPopup } from './popup-double';
 
 export const SERVER_ID = '11111111-1111-4111-8111-111111111111';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import manifest from '../manifest.json';
-import { KEY_PREFIX, PLURAL_CATEGORIES, TEXTS } from '../src/texts';
+import { KEY_PREFIX, PLURAL_CATEGORIES, TEXTS } from '../src/base/texts';
 
 const root = join(fileURLToPath(import.meta.url), '..', '..');
 const keys = Object.keys(TEXTS);

@@ -8,13 +8,13 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type { TauriTavernMcpApi, TtmcpMcpApi } from '../../../jsapi/tauritavern-mcp';
 import type { BridgeStatus } from '../host/tauritavern';
-import { McpManagerApp, type McpManagerActions } from '../manager/McpManagerApp';
+import { McpManagerApp, type McpManagerActions } from '../features/manager/McpManagerApp';
 import type { ServerChange } from '../host/changes';
-import { ConnectionContext, type ConnectionDeps } from '../manager/Connection';
-import { PrimitivesContext, type PrimitivesDeps } from '../manager/Primitives';
-import { ToolsContext, type ToolsPanelDeps } from '../tools/ToolsPanel';
-import { ToolSetsContext, type ToolSetsDeps } from '../toolsets/ToolSetsPanel';
-import { ApiMissing, BackendDown, Connecting, ConnectionLost, LoadFailed, OriginRefused } from '../status/StatusPanels';
+import { ConnectionContext, type ConnectionDeps } from '../features/manager/Connection';
+import { PrimitivesContext, type PrimitivesDeps } from '../features/manager/Primitives';
+import { ToolsContext, type ToolsPanelDeps } from '../features/model-tools/ToolsPanel';
+import { ToolSetsContext, type ToolSetsDeps } from '../features/toolsets/ToolSetsPanel';
+import { ApiMissing, BackendDown, Connecting, ConnectionLost, LoadFailed, OriginRefused } from '../features/status/StatusPanels';
 import { refusal, type Connection } from './connect';
 import { RetryLoop, type AttemptOutcome, type RetryClock } from './retry';
 

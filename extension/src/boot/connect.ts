@@ -5,10 +5,10 @@
 import type { TauriTavernMcpApi } from '../../../jsapi/tauritavern-mcp';
 import { loaderUrl } from '../host/backend';
 import { bridgeStatus, extensionStore, mcpApi, mcpApiPublished, waitForHostReady } from '../host/tauritavern';
-import type { McpManagerInitial } from '../manager/McpManagerApp';
-import { ensureExaRecommendation } from '../recommendation';
-import type { Tr } from '../texts';
-import { errorCode, errorMessage } from '../ui/errors';
+import type { McpManagerInitial } from '../features/manager/McpManagerApp';
+import { ensureExaRecommendation } from '../features/manager/recommendation';
+import type { Tr } from '../base/texts';
+import { errorCode, errorMessage } from '../base/errors';
 
 export const CODE_HOST_UNAVAILABLE = 'mcp.host_unavailable';
 export const CODE_ORIGIN_NOT_ALLOWED = 'mcp.origin_not_allowed';

@@ -6,8 +6,8 @@
 import type { ReactNode } from 'react';
 import { flushSync } from 'react-dom';
 import { createRoot } from 'react-dom/client';
-import type { Tr } from '../texts';
-import { TrContext } from '../ui/tr';
+import type { Tr } from '../base/texts';
+import { TrContext } from '../base/tr';
 import { stContext, type StCustomButton, type StPopup } from './sillytavern';
 
 /** The results this extension relies on (SillyTavern 1.12 defines only these three). */

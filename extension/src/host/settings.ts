@@ -4,7 +4,7 @@
 // keeps this object in plain text and lets every extension read it, so
 // nothing secret goes here.
 
-import { DEFAULT_PLACEMENT, parsePlacement, type Placement } from '../chat/placement';
+import { DEFAULT_PLACEMENT, parsePlacement, type Placement } from '../features/resources/placement';
 import { stContext } from './sillytavern';
 
 export const SETTINGS_KEY = 'mcp_manager';

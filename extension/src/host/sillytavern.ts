@@ -3,7 +3,7 @@
 // the members the Manager uses. Everything is optional: SillyTavern 1.12
 // lacks some members, a page without SillyTavern lacks all of them.
 
-import type { Translate } from '../texts';
+import type { Translate } from '../base/texts';
 
 /** A custom popup button (SillyTavern ≥ 1.12.7); results 2… close the popup with that result. */
 export interface StCustomButton {

@@ -6,7 +6,7 @@
 // types, the newest answer winning; a failure only means no suggestions.
 
 import { useEffect, useId, useRef, useState } from 'react';
-import { useTr } from './tr';
+import { useTr } from '../base/tr';
 
 export interface ArgumentField {
   name: string;

@@ -4,8 +4,8 @@
 // and Recent calls' chip.
 
 import type { McpElicitationRecord } from '../../../jsapi/tauritavern-mcp';
-import type { Tr } from '../texts';
-import { useTr } from './tr';
+import type { Tr } from '../base/texts';
+import { useTr } from '../base/tr';
 
 /** One question in words: "A form: you answered". */
 export function askedItem(q: McpElicitationRecord, tr: Tr): string {

@@ -13,8 +13,8 @@ import type {
   McpResourceContent,
   McpResourceContentsResponse,
 } from '../../../jsapi/tauritavern-mcp';
-import { base64Bytes, contentText, isJsonMime, isTextualMime } from '../chat/content-text';
-import { useTr } from './tr';
+import { base64Bytes, contentText, isJsonMime, isTextualMime } from './content-text';
+import { useTr } from '../base/tr';
 
 /** A size in bytes as people read it (B, KiB, MiB). */
 export function formatBytes(n: number): string {

@@ -1,5 +1,5 @@
 import type { McpDiscoveryDiagnostic } from '../../../jsapi/tauritavern-mcp';
-import { useTr } from './tr';
+import { useTr } from '../base/tr';
 
 /**
  * "Discovery notes · N": the diagnostics of a discovery (a tool's name, or

@@ -5,9 +5,9 @@
 // format, the schema's bounds said beside the field).
 
 import { useId, type ReactNode } from 'react';
-import { fieldErrorText, type FieldError, type SchemaField } from '../dialogs/schema-form';
-import type { Tr } from '../texts';
-import { useTr } from './tr';
+import { fieldErrorText, type FieldError, type SchemaField } from './schema-form';
+import type { Tr } from '../base/texts';
+import { useTr } from '../base/tr';
 
 export type FieldVariant = 'arguments' | 'elicitation';
 

@@ -1,0 +1,226 @@
+// Wires the tool bridge and the Manager's tool parts to the real page:
+// SillyTavern's context and events, window.__TAURITAVERN__ (api.mcp,
+// invoke.safeInvoke, ttmcp's bridge status), toastr and the Ask popup; the
+// tool sets' screen and dialogs, their bindings in the chat and the
+// settings, and the chat-side control in the extensions menu.
+
+import type { LegacyMcpInvokeCommand } from '../../../jsapi/legacy-mcp-tools.js';
+import type { LegacyMcpToolList, TtmcpMcpApi } from '../../../jsapi/tauritavern-mcp';
+import { openResultDialog } from '../features/model-tools/result-dialog';
+import { BACKEND_EVENT, notifyRegistrationsChanged } from '../host/changes';
+import { bridgeStatus, mcpApiPublished, onBridgeChange } from '../host/tauritavern';
+import type { Tr } from '../base/texts';
+import { openBindingDialog } from '../features/toolsets/binding-dialog';
+import { confirmRemoveToolSet } from '../features/toolsets/remove-dialog';
+import { openToolSetDialog } from '../features/toolsets/toolset-dialog';
+import type { ToolSetsDeps } from '../features/toolsets/ToolSetsPanel';
+import { askApproval } from '../features/model-tools/approval';
+import { applyBindings, bindToolSet, readScope, type AppliedToolSet, type StBindingContext } from '../host/bindings';
+import { ToolBridge, type ToolBridgeHost } from '../features/model-tools/bridge';
+import { mountChatMenu } from '../host/chat-menu';
+import { toolReach, type ToolReach } from '../features/model-tools/reach';
+import { ST_EVENTS, stToolContext } from '../host/sillytavern-tools';
+import type { ToolsPanelDeps } from '../features/model-tools/ToolsPanel';
+
+interface HostObject {
+  api?: { mcp?: Partial<TtmcpMcpApi> };
+  invoke?: { safeInvoke?: unknown };
+}
+
+function hostObject(): HostObject | undefined {
+  const tt = (window as { __TAURITAVERN__?: unknown }).__TAURITAVERN__;
+  return tt !== null && typeof tt === 'object' ? (tt as HostObject) : undefined;
+}
+
+function api(): TtmcpMcpApi | undefined {
+  const mcp = hostObject()?.api?.mcp;
+  return mcp?.servers && mcp.tools ? (mcp as TtmcpMcpApi) : undefined;
+}
+
+function invokeCommand(): LegacyMcpInvokeCommand | undefined {
+  const fn = hostObject()?.invoke?.safeInvoke;
+  return typeof fn === 'function' ? (fn as LegacyMcpInvokeCommand) : undefined;
+}
+
+interface Toastr {
+  warning?(text: string, title?: string, options?: object): unknown;
+  error?(text: string, title?: string, options?: object): unknown;
+}
+
+/** Dispatched on window after each root generation's listing. */
+export const TOOLS_LISTED_EVENT = 'ttmcp-tools:listed';
+
+/** Dispatched on window after a tool set or a binding changed. */
+export const TOOL_SETS_CHANGED_EVENT = 'ttmcp-tools:sets';
+
+function notifyToolSets(): void {
+  window.dispatchEvent(new Event(TOOL_SETS_CHANGED_EVENT));
+}
+
+function scope() {
+  return readScope(stToolContext() as StBindingContext | undefined);
+}
+
+/** The set the chat open now uses (every permitted tool without the tool set API). */
+async function appliedSet(): Promise<AppliedToolSet> {
+  const toolSets = api()?.toolSets;
+  if (!toolSets) return { missing: [] };
+  return applyBindings(scope(), (await toolSets.list()).toolSets);
+}
+
+function toast(level: 'warning' | 'error', text: string, title: string, persistent = false): void {
+  const toastr = (globalThis as { toastr?: Toastr }).toastr;
+  toastr?.[level]?.(text, title, persistent ? { timeOut: 0, extendedTimeOut: 0, closeButton: true } : undefined);
+}
+
+/**
+ * The bridge's view of this page; wake, when given, makes one attempt to
+ * connect (the Manager's).
+ */
+export function pageToolHost(tr: Tr, wake?: () => Promise<void>): ToolBridgeHost {
+  return {
+    context: stToolContext,
+    api,
+    invokeCommand,
+    // ttmcp's bridge, or nothing yet: the Manager is loading ttmcp's API
+    // (TauriTavern publishes its own before extensions load).
+    isTtmcp: () => bridgeStatus() !== undefined || !mcpApiPublished(),
+    connected: () => bridgeStatus()?.state === 'open',
+    ...(wake ? { wake } : {}),
+    askApproval: (req, signal) => askApproval(req, signal, tr),
+    toast,
+    listed: () => void window.dispatchEvent(new Event(TOOLS_LISTED_EVENT)),
+    changed: notifyRegistrationsChanged,
+    scope,
+    tr,
+  };
+}
+
+export interface ModelTools {
+  bridge: ToolBridge | null;
+  panel: ToolsPanelDeps;
+  toolSets: ToolSetsDeps;
+  /** Removes the chat-side control. */
+  unmount(): void;
+}
+
+/** Calls fn on the moments the tool set in use may change: chat, bindings, sets, the connection. */
+function onToolSetChange(fn: () => void): () => void {
+  const offBridge = onBridgeChange(fn);
+  window.addEventListener(TOOL_SETS_CHANGED_EVENT, fn);
+  window.addEventListener(TOOLS_LISTED_EVENT, fn);
+  const events = stToolContext()?.eventSource;
+  events?.on(ST_EVENTS.CHAT_CHANGED, fn);
+  return () => {
+    offBridge();
+    window.removeEventListener(TOOL_SETS_CHANGED_EVENT, fn);
+    window.removeEventListener(TOOLS_LISTED_EVENT, fn);
+    events?.removeListener?.(ST_EVENTS.CHAT_CHANGED, fn);
+  };
+}
+
+/** The chat-side control's text for a reach. */
+export function menuLabel(reach: ToolReach, tr: Tr): string {
+  const label = (set: { name: string } | undefined, count: number) => {
+    const tools = tr('tool_count', { count });
+    return set ? tr('chat_menu_set', { name: set.name, tools }) : tr('chat_menu_all', { tools });
+  };
+  switch (reach.kind) {
+    case 'ready':
+      return label(reach.set, reach.tools);
+    case 'set_offers_nothing':
+      return label(reach.set, 0);
+    case 'nothing_allowed':
+      return label(undefined, 0);
+    default:
+      return tr('chat_menu_unavailable');
+  }
+}
+
+/**
+ * Starts offering MCP tools to the model (when this SillyTavern can take
+ * function tools) and returns what the Manager shows about it. wake is
+ * called when a generation starts while the backend is not connected.
+ */
+export function startModelTools(tr: Tr, wake?: () => Promise<void>): ModelTools {
+  const host = pageToolHost(tr, wake);
+  const bridge = new ToolBridge(host);
+  const installed = bridge.install();
+  const reach = () =>
+    toolReach({
+      context: host.context(),
+      isTtmcp: host.isTtmcp(),
+      connected: host.connected(),
+      invokeCommand: host.invokeCommand(),
+      appliedSet,
+      localTools: () => bridge.localToolCount(),
+    });
+  const panel: ToolsPanelDeps = {
+    reach,
+    onChange(fn) {
+      const offBridge = onBridgeChange(fn);
+      window.addEventListener(TOOLS_LISTED_EVENT, fn);
+      const events = host.context()?.eventSource;
+      const names = [ST_EVENTS.MAIN_API_CHANGED, ST_EVENTS.CHATCOMPLETION_SOURCE_CHANGED, ST_EVENTS.SETTINGS_UPDATED, ST_EVENTS.CHAT_CHANGED];
+      for (const n of names) events?.on(n, fn);
+      window.addEventListener(TOOL_SETS_CHANGED_EVENT, fn);
+      // the backend's word that a server's tools or registration changed, whoever changed them
+      window.addEventListener(BACKEND_EVENT, fn);
+      return () => {
+        offBridge();
+        window.removeEventListener(TOOLS_LISTED_EVENT, fn);
+        window.removeEventListener(TOOL_SETS_CHANGED_EVENT, fn);
+        window.removeEventListener(BACKEND_EVENT, fn);
+        for (const n of names) events?.removeListener?.(n, fn);
+      };
+    },
+    recentCalls: async (registrationId, limit) => {
+      const audit = api()?.audit;
+      if (!audit) return [];
+      return (await audit.list({ registrationId, limit })).entries;
+    },
+    openResult: async (resultId) => {
+      const results = api()?.results;
+      if (results) await openResultDialog(results, resultId, tr);
+    },
+  };
+  const bind = async (level: Parameters<typeof bindToolSet>[1], id: string | undefined) => {
+    const ok = await bindToolSet(stToolContext() as StBindingContext | undefined, level, id);
+    notifyToolSets();
+    return ok;
+  };
+  const choose = async (sets?: Parameters<ToolSetsDeps['choose']>[0]) => {
+    const all = sets ?? (await api()?.toolSets?.list())?.toolSets ?? [];
+    await openBindingDialog({ sets: all, scope: scope(), bind }, tr);
+  };
+  const toolSets: ToolSetsDeps = {
+    list: async () => {
+      const a = api()?.toolSets;
+      if (!a) throw new Error(tr('toolsets_unavailable'));
+      return a.list();
+    },
+    edit: async (set) => {
+      const a = api();
+      const invoke = invokeCommand();
+      if (!a?.toolSets || !invoke) throw new Error(tr('toolsets_unavailable'));
+      const [servers, listing] = await Promise.all([a.servers.list(), invoke('list_legacy_mcp_tools') as Promise<LegacyMcpToolList>]);
+      const saved = await openToolSetDialog({ set, servers: servers.servers, tools: listing.tools, save: (dto) => a.toolSets.save(dto) }, tr);
+      if (saved) notifyToolSets();
+      return saved;
+    },
+    remove: async (set) => {
+      const a = api()?.toolSets;
+      if (!a || !(await confirmRemoveToolSet(set, tr))) return false;
+      await a.remove(set.id);
+      notifyToolSets();
+      return true;
+    },
+    choose,
+    scope,
+    onChange: onToolSetChange,
+  };
+  const unmountMenu = installed
+    ? mountChatMenu({ label: async () => menuLabel(await reach(), tr), title: tr('chat_menu_title'), open: () => choose(), onChange: onToolSetChange })
+    : () => {};
+  return { bridge: installed ? bridge : null, panel, toolSets, unmount: unmountMenu };
+}

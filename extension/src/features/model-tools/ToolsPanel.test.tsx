@@ -1,0 +1,165 @@
+import { act, render, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, test, vi } from 'vitest';
+import type { ReactNode } from 'react';
+import type { McpAuditEntry } from '../../../../jsapi/tauritavern-mcp';
+import type { ToolReach } from './reach';
+import { RecentCalls, ToolReachSection, ToolsContext, type ToolsPanelDeps } from './ToolsPanel';
+
+function deps(reach: ToolReach[], entries: McpAuditEntry[] = []): ToolsPanelDeps & { fire(): void } {
+  let listener = () => {};
+  return {
+    reach: vi.fn(async (): Promise<ToolReach> => reach.shift() ?? { kind: 'backend_down', message: '' }),
+    onChange: (fn) => {
+      listener = fn;
+      return () => {};
+    },
+    recentCalls: vi.fn(async () => entries),
+    fire: () => listener(),
+  };
+}
+
+/** Renders node with d as the Manager's tools deps. */
+function renderWith(d: ToolsPanelDeps, node: ReactNode) {
+  return render(<ToolsContext.Provider value={d}>{node}</ToolsContext.Provider>);
+}
+
+const entry: McpAuditEntry = {
+  time: '2026-11-30T12:00:00.000000000Z', callId: 'c1', source: 'model', registrationId: 'r', serverDisplayName: 'Demo',
+  nativeName: 'echo', permission: 'ask', approval: 'once', outcome: 'known_response', code: '', responseKind: 'tool_result',
+  isError: false, durationMs: 12.4, argumentsBytes: 2, argumentsSha256: 'x',
+};
+
+describe('tools for the model', () => {
+  test('says whether the tools reach the model, and checks again on changes and on request', async () => {
+    const d = deps([
+      { kind: 'function_calling_off' },
+      { kind: 'ready', tools: 3, servers: 2, diagnostics: 1, total: 3, leftOut: 0, local: 0, limit: 128, missing: [] },
+      { kind: 'too_old' },
+    ]);
+    renderWith(d, <ToolReachSection />);
+    expect(await screen.findByText(/function calling is off/)).toBeTruthy();
+    d.fire();
+    expect(await screen.findByText(/3 tools from 2 servers/)).toBeTruthy();
+    expect(screen.getByText(/1 left out/)).toBeTruthy();
+    expect(screen.getByText(/No tool set: every tool you allow/)).toBeTruthy();
+    await userEvent.click(screen.getByRole('button', { name: 'Check again' }));
+    expect(await screen.findByText(/too old/)).toBeTruthy();
+  });
+
+  test('an older check that answers last does not undo a newer one', async () => {
+    // The first check read SillyTavern's settings before a change; the change
+    // starts a second one, which answers first.
+    const answers: Array<(r: ToolReach) => void> = [];
+    let changed = () => {};
+    const d: ToolsPanelDeps = {
+      reach: () => new Promise<ToolReach>((resolve) => answers.push(resolve)),
+      onChange: (fn) => {
+        changed = fn;
+        return () => {};
+      },
+    };
+    renderWith(d, <ToolReachSection />);
+    await waitFor(() => expect(answers).toHaveLength(1));
+    answers[0]!({ kind: 'too_old' });
+    const line = await screen.findByRole('status');
+    const button = screen.getByRole<HTMLButtonElement>('button', { name: 'Check again' });
+    await userEvent.click(button);
+    act(() => changed());
+    await waitFor(() => expect(answers).toHaveLength(3));
+    answers[2]!({ kind: 'function_calling_off' });
+    await waitFor(() => expect(line.textContent).toMatch(/function calling is off/));
+    expect(button.disabled).toBe(false);
+    await act(async () => answers[1]!({ kind: 'nothing_allowed', diagnostics: 0 }));
+    expect(line.dataset['reach']).toBe('function_calling_off');
+    expect(button.disabled).toBe(false);
+  });
+
+  test('names the tool set in use and what the provider\'s limit leaves out', async () => {
+    const d = deps([
+      { kind: 'ready', tools: 124, servers: 3, diagnostics: 0, total: 300, leftOut: 176, local: 3, limit: 128, set: { name: 'Coding', level: 'character' }, missing: [] },
+      { kind: 'set_offers_nothing', diagnostics: 2, set: { name: 'Coding', level: 'chat' }, missing: ['default'] },
+    ]);
+    renderWith(d, <ToolReachSection />);
+    const line = await screen.findByRole('status');
+    await waitFor(() => expect(line.textContent).toContain('124 tools from 3 servers'));
+    expect(line.textContent).toContain('Tool set “Coding” (this character).');
+    expect(line.textContent).toContain('This source takes at most 128 tools and SillyTavern has 3 of its own, so 176 of the 300 MCP tools are left out');
+    expect(line.closest('section')!.className).toContain('tt-mcp-reach-off'); // something is left out: not all is well
+    d.fire();
+    await waitFor(() => expect(line.textContent).toContain('the tool set of this chat offers none of its tools now'));
+    expect(line.textContent).toContain('Tool set “Coding” (this chat).');
+    expect(line.textContent).toContain('A tool set chosen here was removed');
+  });
+
+  test('without a tool set the limit leaves out by server name and tool, not by a set\'s order (walked in SillyTavern 1.18.0)', async () => {
+    const d = deps([{ kind: 'ready', tools: 127, servers: 2, diagnostics: 0, total: 307, leftOut: 180, local: 0, limit: 128, missing: [] }]);
+    renderWith(d, <ToolReachSection />);
+    const line = await screen.findByRole('status');
+    await waitFor(() => expect(line.textContent).toContain('180 of the 307 MCP tools are left out (by server name, then tool).'));
+    expect(line.textContent).not.toContain('set’s order');
+  });
+
+  test('a call whose result was kept offers it in full', async () => {
+    const d = { ...deps([], [{ ...entry, resultId: 'r-1' }]), openResult: vi.fn(async () => {}) };
+    renderWith(d, <RecentCalls registrationId="r" />);
+    await userEvent.click(screen.getByText('Recent calls'));
+    await userEvent.click(await screen.findByRole('button', { name: 'Full result' }));
+    expect(d.openResult).toHaveBeenCalledWith('r-1');
+  });
+
+  test('renders nothing without the context', () => {
+    const { container } = render(<ToolReachSection />);
+    expect(container.innerHTML).toBe('');
+  });
+
+  test('recent calls of a server are read when opened', async () => {
+    const d = deps([], [entry, { ...entry, callId: 'c2', approval: 'denied', outcome: 'not_sent', code: 'mcp.call_denied_by_user', responseKind: '' }]);
+    renderWith(d, <RecentCalls registrationId="r" />);
+    expect(d.recentCalls).not.toHaveBeenCalled();
+    await userEvent.click(screen.getByText('Recent calls'));
+    await waitFor(() => expect(d.recentCalls).toHaveBeenCalledWith('r', 10));
+    const rows = await screen.findAllByRole('listitem');
+    expect(rows.map((r) => r.textContent)).toEqual([
+      expect.stringMatching(/echo.*Model.*Allowed once.*Answered.*12 ms/),
+      expect.stringMatching(/echo.*Model.*Denied.*Not sent · mcp\.call_denied_by_user/),
+    ]);
+  });
+
+  test('a call whose server asked the user says how each question was answered, and the requests it took', async () => {
+    const d = deps([], [
+      { ...entry, callId: 'e1', rounds: 3, elicitations: [{ mode: 'form', action: 'accept' }, { mode: 'url', action: 'decline' }] },
+      { ...entry, callId: 'e2', outcome: 'outcome_unknown', code: 'mcp.call_cancelled', responseKind: '', rounds: 1, elicitations: [{ mode: 'form', action: 'cancel' }] },
+      entry,
+    ]);
+    renderWith(d, <RecentCalls registrationId="r" />);
+    await userEvent.click(screen.getByText('Recent calls'));
+    const rows = await screen.findAllByRole('listitem');
+    expect(rows.map((r) => r.querySelector('.tt-mcp-chip-asked')?.textContent ?? null)).toEqual([
+      'Asked · A form: answered; A page to open: declined · 3 requests',
+      'Asked · A form: not answered',
+      null,
+    ]);
+  });
+
+  test('a resource read and a prompt get name what they asked for; a known response says what kind it was', async () => {
+    const page = { ...entry, source: 'page' as const, nativeName: '', permission: '' as const, approval: 'none' as const };
+    const d = deps([], [
+      { ...page, callId: 'r1', kind: 'resource_read', uri: 'file:///docs/README.md', responseKind: 'resource_contents', contentBytes: 11, contentCount: 1 },
+      { ...page, callId: 'g1', kind: 'prompt_get', promptName: 'summarize', responseKind: 'prompt_messages' },
+      { ...page, callId: 'g2', kind: 'prompt_get', promptName: 'broken', responseKind: 'server_error' },
+      { ...entry, callId: 'c3', responseKind: 'tool_result', isError: true },
+      { ...entry, callId: 'c4', responseKind: 'unsupported_response', rounds: 1, elicitations: [{ mode: 'form', action: 'cancel' }] },
+    ]);
+    renderWith(d, <RecentCalls registrationId="r" />);
+    await userEvent.click(screen.getByText('Recent calls'));
+    const rows = await screen.findAllByRole('listitem');
+    expect(rows.map((r) => r.textContent)).toEqual([
+      expect.stringMatching(/file:\/\/\/docs\/README\.mdReadPageAnswered/),
+      expect.stringMatching(/summarize.*Prompt.*Page.*Answered/),
+      expect.stringMatching(/brokenPromptPageServer error/),
+      expect.stringMatching(/echo.*Model.*Allowed once.*Error result/),
+      expect.stringMatching(/echo.*Model.*Allowed once.*Unusable answer/),
+    ]);
+  });
+});

@@ -1,0 +1,223 @@
+// The Manager's parts about the model: whether the MCP tools reach it right
+// now (and if not, why), and each server's recent calls from ttmcp's audit
+// log. They read what they need through ToolsContext, which the boot code
+// provides; without it (tests of other parts, TauriTavern) they render
+// nothing.
+
+import { createContext, useCallback, useContext, useEffect, useRef, useState } from 'react';
+import type { McpAuditEntry } from '../../../../jsapi/tauritavern-mcp';
+import type { TextKey } from '../../base/texts';
+import { askedItem } from '../../ui/Asked';
+import { errorMessage } from '../../base/errors';
+import { useTr } from '../../base/tr';
+import type { ToolReach } from './reach';
+
+export interface ToolsPanelDeps {
+  reach(): Promise<ToolReach>;
+  /** Calls fn when the answer may have changed (SillyTavern's settings, the backend connection). */
+  onChange(fn: () => void): () => void;
+  /** The newest audit entries of a registration (api.mcp.audit.list); undefined without the audit API. */
+  recentCalls?(registrationId: string, limit: number): Promise<McpAuditEntry[]>;
+  /** Opens a kept result (a model call's, too long for its prompt) for reading; undefined without the results API. */
+  openResult?(resultId: string): Promise<void>;
+}
+
+export const ToolsContext = createContext<ToolsPanelDeps | undefined>(undefined);
+
+const RECENT_LIMIT = 10;
+
+/** Which tool set the reach is for, and the limit's effect, in words (empty: nothing to say). */
+function reachDetails(reach: ToolReach, tr: ReturnType<typeof useTr>): string[] {
+  const out: string[] = [];
+  if (reach.kind !== 'ready' && reach.kind !== 'set_offers_nothing') return out;
+  if (reach.set) out.push(tr(`reach_set_${reach.set.level}` as TextKey, { name: reach.set.name }));
+  else out.push(tr('reach_no_set'));
+  if (reach.missing.length > 0) out.push(tr('reach_set_missing'));
+  if (reach.kind === 'ready' && reach.leftOut > 0) {
+    // with a set its order decides; without one, the listing's (server name, then tool)
+    out.push(tr(reach.set ? 'reach_limit' : 'reach_limit_no_set', { limit: reach.limit ?? 0, local: reach.local, leftOut: reach.leftOut, total: reach.total }));
+  }
+  return out;
+}
+
+function reachText(reach: ToolReach, tr: ReturnType<typeof useTr>): string {
+  switch (reach.kind) {
+    case 'ready':
+      return tr('reach_ready', { tools: tr('tool_count', { count: reach.tools }), servers: tr('server_count', { count: reach.servers }) });
+    case 'set_offers_nothing':
+      return tr('reach_set_offers_nothing');
+    case 'not_chat_completion':
+      return tr('reach_not_chat_completion', { api: reach.api });
+    case 'source_without_tools':
+      return tr('reach_source_without_tools', { source: reach.source });
+    case 'post_processing_without_tools':
+      return tr('reach_post_processing_without_tools', { mode: reach.mode });
+    case 'nothing_allowed':
+      return tr('reach_nothing_allowed');
+    case 'backend_down':
+      return tr('reach_backend_down');
+    default:
+      return tr(`reach_${reach.kind}` as TextKey);
+  }
+}
+
+/** "Tools for the model": one line saying whether they reach it, re-checked as things change. */
+export function ToolReachSection(props: { version?: unknown }) {
+  const deps = useContext(ToolsContext);
+  const tr = useTr();
+  const [reach, setReach] = useState<ToolReach>();
+  const [checking, setChecking] = useState(false);
+  // Checks overlap (a backend event, a settings change, a click); only the
+  // newest one's answer is shown, and the button stays busy until it is in:
+  // an older check read SillyTavern's settings before the change that started
+  // the newer one, so its answer, coming in last, would undo that change.
+  const latest = useRef(0);
+
+  const check = useCallback(async () => {
+    if (!deps) return;
+    const n = ++latest.current;
+    setChecking(true);
+    let next: ToolReach;
+    try {
+      next = await deps.reach();
+    } catch (err) {
+      next = { kind: 'backend_down', message: errorMessage(err) };
+    }
+    if (n !== latest.current) return;
+    setReach(next);
+    setChecking(false);
+  }, [deps]);
+
+  useEffect(() => {
+    void check();
+  }, [check, props.version]);
+  useEffect(() => deps?.onChange(() => void check()), [deps, check]);
+
+  if (!deps || !reach) return null;
+  const ok = (reach.kind === 'ready' && reach.leftOut === 0) || reach.kind === 'host_offers_tools';
+  return (
+    <section className={`tt-mcp-reach tt-mcp-reach-${ok ? 'ok' : 'off'}`} aria-label={tr('tools_title')}>
+      <i className={ok ? 'fa-solid fa-circle-check' : 'fa-solid fa-circle-exclamation'} aria-hidden="true" />
+      <p role="status" data-reach={reach.kind}>
+        {reachText(reach, tr)}
+        {reachDetails(reach, tr).map((d) => (
+          <span key={d}> {d}</span>
+        ))}
+        {(reach.kind === 'ready' || reach.kind === 'set_offers_nothing') && reach.diagnostics > 0 && <> {tr('reach_diagnostics', { count: reach.diagnostics })}</>}
+        {reach.kind === 'backend_down' && reach.message !== '' && <> {tr('error_details', { message: reach.message })}</>}
+      </p>
+      <button type="button" className="menu_button" disabled={checking} onClick={() => void check()}>
+        {tr('check_again')}
+      </button>
+    </section>
+  );
+}
+
+/**
+ * How a call ended, in a word: a known response says what kind it was (a
+ * tool's error result, the server's JSON-RPC error, or an answer ttmcp
+ * cannot use — e.g. a 2026 input_required left unanswered when the user
+ * stopped), since one "error" label for all three hid which side failed.
+ */
+function outcomeKey(e: McpAuditEntry): TextKey {
+  if (e.outcome === 'known_response') {
+    const answered = (e.responseKind === 'tool_result' && !e.isError) || e.responseKind === 'resource_contents' || e.responseKind === 'prompt_messages';
+    if (answered) return 'call_answered';
+    if (e.responseKind === 'server_error') return 'call_server_error';
+    if (e.responseKind === 'unsupported_response') return 'call_unsupported';
+    return 'call_failed';
+  }
+  return `call_${e.outcome}` as TextKey;
+}
+
+/** What the entry asked for: the tool, the URI read, or the prompt got. */
+function subjectOf(e: McpAuditEntry): string {
+  if (e.kind === 'resource_read') return e.uri ?? '';
+  if (e.kind === 'prompt_get') return e.promptName ?? '';
+  return e.nativeName;
+}
+
+function CallRow(props: { entry: McpAuditEntry; openResult: ((id: string) => Promise<void>) | undefined }) {
+  const tr = useTr();
+  const e = props.entry;
+  const { openResult } = props;
+  const when = new Date(e.time);
+  return (
+    <li className={`tt-mcp-call tt-mcp-call-${e.outcome}`}>
+      <time dateTime={e.time} title={e.time}>
+        {Number.isNaN(when.getTime()) ? e.time : when.toLocaleString()}
+      </time>
+      <code className="tt-mcp-native-name">{subjectOf(e)}</code>
+      {e.kind !== undefined && e.kind !== 'tool_call' && <span className="tt-mcp-chip">{tr(e.kind === 'resource_read' ? 'audit_kind_read' : 'audit_kind_prompt')}</span>}
+      <span className="tt-mcp-chip">{tr(`source_${e.source}` as TextKey)}</span>
+      {(e.kind === undefined || e.kind === 'tool_call') && <span className="tt-mcp-chip">{tr(`approval_${e.approval}` as TextKey)}</span>}
+      <span className="tt-mcp-call-outcome">
+        {tr(outcomeKey(e))}
+        {e.code !== '' && <> · <code>{e.code}</code></>}
+      </span>
+      {e.elicitations !== undefined && e.elicitations.length > 0 && (
+        <span className="tt-mcp-chip tt-mcp-chip-asked">
+          {tr('asked_chip', { answers: e.elicitations.map((q) => askedItem(q, tr)).join('; ') })}
+          {(e.rounds ?? 1) > 1 && <> · {tr('asked_rounds', { count: e.rounds ?? 1 })}</>}
+        </span>
+      )}
+      <span className="tt-mcp-call-duration">{tr('duration_ms', { ms: Math.round(e.durationMs) })}</span>
+      {e.resultId !== undefined && openResult && (
+        <button type="button" className="menu_button tt-mcp-call-result" onClick={() => void openResult(e.resultId!)}>
+          <i className="fa-solid fa-file-lines" aria-hidden="true" /> {tr('open_full_result')}
+        </button>
+      )}
+    </li>
+  );
+}
+
+/** A server's recent calls, read when opened. */
+export function RecentCalls(props: { registrationId: string }) {
+  const deps = useContext(ToolsContext);
+  const tr = useTr();
+  const [open, setOpen] = useState(false);
+  const [entries, setEntries] = useState<McpAuditEntry[]>();
+  const [error, setError] = useState<string>();
+  const [loading, setLoading] = useState(false);
+  const recentCalls = deps?.recentCalls;
+
+  const load = useCallback(async () => {
+    if (!recentCalls) return;
+    setLoading(true);
+    try {
+      setEntries(await recentCalls(props.registrationId, RECENT_LIMIT));
+      setError(undefined);
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setLoading(false);
+    }
+  }, [recentCalls, props.registrationId]);
+
+  useEffect(() => {
+    if (open) void load();
+  }, [open, load]);
+
+  if (!recentCalls) return null;
+  return (
+    <details className="tt-mcp-recent" onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
+      <summary>{tr('recent_calls')}</summary>
+      {error !== undefined && (
+        <p className="tt-mcp-error" role="alert">
+          {tr('recent_calls_failed', { message: error })}
+        </p>
+      )}
+      {entries !== undefined && entries.length === 0 && <p className="tt-mcp-note">{tr('recent_calls_empty')}</p>}
+      {entries !== undefined && entries.length > 0 && (
+        <ul className="tt-mcp-calls">
+          {entries.map((e) => (
+            <CallRow key={`${e.time} ${e.callId}`} entry={e} openResult={deps?.openResult} />
+          ))}
+        </ul>
+      )}
+      <button type="button" className="menu_button" disabled={loading} onClick={() => void load()}>
+        {tr('refresh_calls')}
+      </button>
+    </details>
+  );
+}
