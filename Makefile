@@ -31,7 +31,7 @@ EXT_SRC     := $(shell find $(EXT)/src -type f -name '*.ts*' -not -name '*.test.
                $(EXT)/build.mjs $(EXT)/tsconfig.json jsapi/tauritavern-mcp.d.ts
 
 .PHONY: all build wasm backend run test check cross dist typecheck test-js test-go test-wasm webtest bench chromium clean
-.PHONY: node-tools peers conformance playground-vendor extension extension-deps test-extension
+.PHONY: node-tools peers conformance playground-vendor extension extension-deps test-extension extension-layers
 
 all: build
 
@@ -103,19 +103,30 @@ $(EXT_STAMP): $(EXT)/package.json $(EXT)/package-lock.json
 run: build
 	./bin/ttmcp serve --data-root ./data --demo
 
-# Everything, on a fresh machine: formatting, vet (native and wasm) and
-# the tree (no tracked compiled binary, no tracked file over 2 MiB),
+# Everything, on a fresh machine: formatting, vet (native and wasm),
+# the tree (no tracked compiled binary, no tracked file over 2 MiB) and the
+# extension's layers,
 # the Go tests with the race detector, the shim's tests under Node, and the
 # browser tests in headless Chromium (installed when missing).
 # Then the gateway against server-everything, and the MCP conformance suite.
 test: check cross typecheck test-extension test-js test-go test-wasm webtest peers conformance
 
-check:
+check: $(EXT_STAMP) node-tools
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./wasm ./jsapi
 	$(GO) run ./tools/treecheck
+	$(MAKE) --no-print-directory extension-layers
+
+# The extension's layers (docs/ARCHITECTURE.md): no circle, no import from a
+# lower folder into a higher one, no feature importing another, by the rules
+# in extension/.dependency-cruiser.cjs (a failure names its rule); then the
+# rules themselves against a tree that breaks each once. dependency-cruiser
+# needs Node 22, which tools/node pins.
+extension-layers: $(EXT_STAMP) node-tools
+	cd $(EXT) && $(NODE_BIN)/node $(EXT_BIN)/depcruise src --config .dependency-cruiser.cjs --output-type err
+	cd $(EXT) && $(NODE_BIN)/node test/layers.check.mjs
 
 # Every release platform still compiles, and vet runs once per GOOS, so a
 # change that breaks Windows, macOS or Android fails here and not on a

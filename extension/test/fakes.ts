@@ -84,6 +84,17 @@ export function discovery(patch: Partial<McpDiscoveryResult> = {}, registrationI
 }
 
 /** An API rejection as the shim makes them: message starting with the code, plus code and kind. */
+/** A promise the test settles. */
+export function deferred<T>() {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
 export function apiError(code: string, message: string, kind = 'BadRequest'): Error {
   return Object.assign(new Error(`${code}: ${message}`), { code, kind });
 }

@@ -12,8 +12,9 @@ import { McpManagerApp, type McpManagerActions } from '../features/manager/McpMa
 import type { ServerChange } from '../host/changes';
 import { ConnectionContext, type ConnectionDeps } from '../features/manager/Connection';
 import { PrimitivesContext, type PrimitivesDeps } from '../features/manager/Primitives';
-import { ToolsContext, type ToolsPanelDeps } from '../features/model-tools/ToolsPanel';
-import { ToolSetsContext, type ToolSetsDeps } from '../features/toolsets/ToolSetsPanel';
+import { RecentCalls, ToolReachSection, ToolsContext, type ToolsPanelDeps } from '../features/model-tools/ToolsPanel';
+import { ToolSetsContext, ToolSetsSection, type ToolSetsDeps } from '../features/toolsets/ToolSetsPanel';
+import { SectionsContext, type ManagerSections } from '../features/manager/sections';
 import { ApiMissing, BackendDown, Connecting, ConnectionLost, LoadFailed, OriginRefused } from '../features/status/StatusPanels';
 import { refusal, type Connection } from './connect';
 import { RetryLoop, type AttemptOutcome, type RetryClock } from './retry';
@@ -222,6 +223,9 @@ export function Root({ deps }: { deps: RootDeps }) {
   }
 }
 
+/** What the Manager shows of the model's tools and the tool sets (each renders nothing without its deps). */
+export const MANAGER_SECTIONS: ManagerSections = { reach: ToolReachSection, toolSets: ToolSetsSection, recentCalls: RecentCalls };
+
 /** ttmcp's api.mcp.connections, when the host API has it (TauriTavern's has not). */
 function connectionDeps(api: TauriTavernMcpApi): ConnectionDeps | undefined {
   const connections = (api as Partial<TtmcpMcpApi>).connections;
@@ -242,19 +246,21 @@ function ManagerFor(props: {
   const primitives = useRef<PrimitivesDeps | undefined>(undefined);
   primitives.current ??= deps.primitives?.();
   return (
-    <ToolsContext.Provider value={deps.tools}>
-      <ToolSetsContext.Provider value={api === undefined ? undefined : deps.toolSets}>
-        <ConnectionContext.Provider value={connections.current}>
-          <PrimitivesContext.Provider value={primitives.current}>
-            <McpManagerApp
-              initial={phase.initial}
-              actions={actions.current}
-              notice={notice}
-              {...(deps.watchChanges ? { watchChanges: deps.watchChanges } : {})}
-            />
-          </PrimitivesContext.Provider>
-        </ConnectionContext.Provider>
-      </ToolSetsContext.Provider>
-    </ToolsContext.Provider>
+    <SectionsContext.Provider value={MANAGER_SECTIONS}>
+      <ToolsContext.Provider value={deps.tools}>
+        <ToolSetsContext.Provider value={api === undefined ? undefined : deps.toolSets}>
+          <ConnectionContext.Provider value={connections.current}>
+            <PrimitivesContext.Provider value={primitives.current}>
+              <McpManagerApp
+                initial={phase.initial}
+                actions={actions.current}
+                notice={notice}
+                {...(deps.watchChanges ? { watchChanges: deps.watchChanges } : {})}
+              />
+            </PrimitivesContext.Provider>
+          </ConnectionContext.Provider>
+        </ToolSetsContext.Provider>
+      </ToolsContext.Provider>
+    </SectionsContext.Provider>
   );
 }

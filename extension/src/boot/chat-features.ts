@@ -10,7 +10,7 @@ import { openAttachmentsDialog, type AttachmentsDialogDeps } from '../features/r
 import { openPromptDialog } from '../features/resources/prompt-dialog';
 import { openResourceDialog, type ResourceDialogDeps, type ResourceTarget } from '../features/resources/resource-dialog';
 import { BACKEND_EVENT, REGISTRATIONS_CHANGED_EVENT, serverChange } from '../host/changes';
-import { savedPlacement, savePlacement } from '../host/settings';
+import { savedPlacement, savePlacement } from '../features/resources/placement';
 import { primitivesApi, type PrimitivesApi } from '../host/tauritavern';
 import type { PrimitivesDeps } from '../features/manager/Primitives';
 import type { Tr } from '../base/texts';

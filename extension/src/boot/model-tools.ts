@@ -4,11 +4,10 @@
 // tool sets' screen and dialogs, their bindings in the chat and the
 // settings, and the chat-side control in the extensions menu.
 
-import type { LegacyMcpInvokeCommand } from '../../../jsapi/legacy-mcp-tools.js';
-import type { LegacyMcpToolList, TtmcpMcpApi } from '../../../jsapi/tauritavern-mcp';
+import type { LegacyMcpToolList } from '../../../jsapi/tauritavern-mcp';
 import { openResultDialog } from '../features/model-tools/result-dialog';
 import { BACKEND_EVENT, notifyRegistrationsChanged } from '../host/changes';
-import { bridgeStatus, mcpApiPublished, onBridgeChange } from '../host/tauritavern';
+import { bridgeStatus, mcpApiPublished, onBridgeChange, safeInvoke, ttmcpApi } from '../host/tauritavern';
 import type { Tr } from '../base/texts';
 import { openBindingDialog } from '../features/toolsets/binding-dialog';
 import { confirmRemoveToolSet } from '../features/toolsets/remove-dialog';
@@ -18,29 +17,10 @@ import { askApproval } from '../features/model-tools/approval';
 import { applyBindings, bindToolSet, readScope, type AppliedToolSet, type StBindingContext } from '../host/bindings';
 import { ToolBridge, type ToolBridgeHost } from '../features/model-tools/bridge';
 import { mountChatMenu } from '../host/chat-menu';
-import { toolReach, type ToolReach } from '../features/model-tools/reach';
+import { menuLabel } from '../features/model-tools/menu-label';
+import { toolReach } from '../features/model-tools/reach';
 import { ST_EVENTS, stToolContext } from '../host/sillytavern-tools';
 import type { ToolsPanelDeps } from '../features/model-tools/ToolsPanel';
-
-interface HostObject {
-  api?: { mcp?: Partial<TtmcpMcpApi> };
-  invoke?: { safeInvoke?: unknown };
-}
-
-function hostObject(): HostObject | undefined {
-  const tt = (window as { __TAURITAVERN__?: unknown }).__TAURITAVERN__;
-  return tt !== null && typeof tt === 'object' ? (tt as HostObject) : undefined;
-}
-
-function api(): TtmcpMcpApi | undefined {
-  const mcp = hostObject()?.api?.mcp;
-  return mcp?.servers && mcp.tools ? (mcp as TtmcpMcpApi) : undefined;
-}
-
-function invokeCommand(): LegacyMcpInvokeCommand | undefined {
-  const fn = hostObject()?.invoke?.safeInvoke;
-  return typeof fn === 'function' ? (fn as LegacyMcpInvokeCommand) : undefined;
-}
 
 interface Toastr {
   warning?(text: string, title?: string, options?: object): unknown;
@@ -63,7 +43,7 @@ function scope() {
 
 /** The set the chat open now uses (every permitted tool without the tool set API). */
 async function appliedSet(): Promise<AppliedToolSet> {
-  const toolSets = api()?.toolSets;
+  const toolSets = ttmcpApi()?.toolSets;
   if (!toolSets) return { missing: [] };
   return applyBindings(scope(), (await toolSets.list()).toolSets);
 }
@@ -80,8 +60,8 @@ function toast(level: 'warning' | 'error', text: string, title: string, persiste
 export function pageToolHost(tr: Tr, wake?: () => Promise<void>): ToolBridgeHost {
   return {
     context: stToolContext,
-    api,
-    invokeCommand,
+    api: ttmcpApi,
+    invokeCommand: safeInvoke,
     // ttmcp's bridge, or nothing yet: the Manager is loading ttmcp's API
     // (TauriTavern publishes its own before extensions load).
     isTtmcp: () => bridgeStatus() !== undefined || !mcpApiPublished(),
@@ -117,24 +97,6 @@ function onToolSetChange(fn: () => void): () => void {
     window.removeEventListener(TOOLS_LISTED_EVENT, fn);
     events?.removeListener?.(ST_EVENTS.CHAT_CHANGED, fn);
   };
-}
-
-/** The chat-side control's text for a reach. */
-export function menuLabel(reach: ToolReach, tr: Tr): string {
-  const label = (set: { name: string } | undefined, count: number) => {
-    const tools = tr('tool_count', { count });
-    return set ? tr('chat_menu_set', { name: set.name, tools }) : tr('chat_menu_all', { tools });
-  };
-  switch (reach.kind) {
-    case 'ready':
-      return label(reach.set, reach.tools);
-    case 'set_offers_nothing':
-      return label(reach.set, 0);
-    case 'nothing_allowed':
-      return label(undefined, 0);
-    default:
-      return tr('chat_menu_unavailable');
-  }
 }
 
 /**
@@ -175,12 +137,12 @@ export function startModelTools(tr: Tr, wake?: () => Promise<void>): ModelTools 
       };
     },
     recentCalls: async (registrationId, limit) => {
-      const audit = api()?.audit;
+      const audit = ttmcpApi()?.audit;
       if (!audit) return [];
       return (await audit.list({ registrationId, limit })).entries;
     },
     openResult: async (resultId) => {
-      const results = api()?.results;
+      const results = ttmcpApi()?.results;
       if (results) await openResultDialog(results, resultId, tr);
     },
   };
@@ -190,18 +152,18 @@ export function startModelTools(tr: Tr, wake?: () => Promise<void>): ModelTools 
     return ok;
   };
   const choose = async (sets?: Parameters<ToolSetsDeps['choose']>[0]) => {
-    const all = sets ?? (await api()?.toolSets?.list())?.toolSets ?? [];
+    const all = sets ?? (await ttmcpApi()?.toolSets?.list())?.toolSets ?? [];
     await openBindingDialog({ sets: all, scope: scope(), bind }, tr);
   };
   const toolSets: ToolSetsDeps = {
     list: async () => {
-      const a = api()?.toolSets;
+      const a = ttmcpApi()?.toolSets;
       if (!a) throw new Error(tr('toolsets_unavailable'));
       return a.list();
     },
     edit: async (set) => {
-      const a = api();
-      const invoke = invokeCommand();
+      const a = ttmcpApi();
+      const invoke = safeInvoke();
       if (!a?.toolSets || !invoke) throw new Error(tr('toolsets_unavailable'));
       const [servers, listing] = await Promise.all([a.servers.list(), invoke('list_legacy_mcp_tools') as Promise<LegacyMcpToolList>]);
       const saved = await openToolSetDialog({ set, servers: servers.servers, tools: listing.tools, save: (dto) => a.toolSets.save(dto) }, tr);
@@ -209,7 +171,7 @@ export function startModelTools(tr: Tr, wake?: () => Promise<void>): ModelTools 
       return saved;
     },
     remove: async (set) => {
-      const a = api()?.toolSets;
+      const a = ttmcpApi()?.toolSets;
       if (!a || !(await confirmRemoveToolSet(set, tr))) return false;
       await a.remove(set.id);
       notifyToolSets();

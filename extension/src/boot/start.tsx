@@ -4,7 +4,7 @@
 import { createRoot } from 'react-dom/client';
 import { resolveBackendUrl } from '../host/backend';
 import { watchRegistrations } from '../host/changes';
-import { createManagerActions } from './manager-actions';
+import { createManagerActions } from '../features/manager/actions';
 import { askElicitation } from '../features/elicitation/elicitation-dialog';
 import { createElicitationHandler, installElicitationHandler, uninstallElicitationHandler } from '../features/elicitation/handler';
 import { saveBackendUrl } from '../host/settings';

@@ -16,6 +16,7 @@
 import type { McpToolSet } from '../../../jsapi/tauritavern-mcp';
 import { SETTINGS_KEY } from './settings';
 import type { StContext } from './sillytavern';
+import { isRecord } from '../base/values';
 
 export type BindingLevel = 'chat' | 'character' | 'group' | 'default';
 
@@ -87,9 +88,6 @@ interface StoredBindings {
   groups: Record<string, string>;
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 function strings(v: unknown): Record<string, string> {
   if (!isRecord(v)) return {};

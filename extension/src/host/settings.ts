@@ -4,7 +4,6 @@
 // keeps this object in plain text and lets every extension read it, so
 // nothing secret goes here.
 
-import { DEFAULT_PLACEMENT, parsePlacement, type Placement } from '../features/resources/placement';
 import { stContext } from './sillytavern';
 
 export const SETTINGS_KEY = 'mcp_manager';
@@ -25,32 +24,31 @@ function settingsObject(create: boolean): Record<string, unknown> | undefined {
   return own as Record<string, unknown>;
 }
 
-/** The backend URL the user set, if any. */
-export function savedBackendUrl(): string | undefined {
-  const v = settingsObject(false)?.backendUrl;
-  return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
+/** A member of the extension's settings as stored (unchecked: its feature parses it). */
+export function readSetting(name: string): unknown {
+  return settingsObject(false)?.[name];
 }
 
 /**
- * Saves the backend URL in SillyTavern's settings. It reports false when
- * the page has no extensionSettings (the URL then lasts until reload).
+ * Stores a member of the extension's settings and saves them. It reports
+ * false when the page has no extensionSettings (the value then lasts until
+ * reload, if its caller keeps it).
  */
-export function saveBackendUrl(url: string): boolean {
+export function writeSetting(name: string, value: unknown): boolean {
   const own = settingsObject(true);
   if (!own) return false;
-  own.backendUrl = url;
+  own[name] = value;
   stContext()?.saveSettingsDebounced?.();
   return true;
 }
 
-/** Where the user put their last resource attachment (the next one's default). */
-export function savedPlacement(): Placement {
-  return parsePlacement(settingsObject(false)?.attachPlacement) ?? DEFAULT_PLACEMENT;
+/** The backend URL the user set, if any. */
+export function savedBackendUrl(): string | undefined {
+  const v = readSetting('backendUrl');
+  return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
 }
 
-export function savePlacement(p: Placement): void {
-  const own = settingsObject(true);
-  if (!own) return;
-  own.attachPlacement = { ...p };
-  stContext()?.saveSettingsDebounced?.();
+/** Saves the backend URL in SillyTavern's settings (false: only until reload). */
+export function saveBackendUrl(url: string): boolean {
+  return writeSetting('backendUrl', url);
 }

@@ -3,6 +3,7 @@
 // types come from jsapi/tauritavern-mcp.d.ts. Any of these may be absent
 // (an older loader, TauriTavern itself), and the Manager degrades then.
 
+import type { LegacyMcpInvokeCommand } from '../../../jsapi/legacy-mcp-tools.js';
 import type {
   McpBridgeStatus,
   TauriTavernExtensionStoreApi,
@@ -21,6 +22,7 @@ export const BRIDGE_EVENT = 'tauritavern-mcp:state';
 interface HostObject {
   ready?: Promise<unknown>;
   api?: { mcp?: unknown; extension?: { store?: unknown } };
+  invoke?: { safeInvoke?: unknown };
   mcpBridge?: unknown;
 }
 
@@ -98,4 +100,16 @@ export function primitivesApi(): PrimitivesApi | undefined {
 export function elicitationApi(): TtmcpMcpApi['elicitation'] | undefined {
   const e = (mcpApi() as Partial<TtmcpMcpApi> | undefined)?.elicitation;
   return e && typeof e.setHandler === 'function' ? e : undefined;
+}
+
+/** ttmcp's api.mcp (servers and tools at least; its other parts are checked where used). */
+export function ttmcpApi(): TtmcpMcpApi | undefined {
+  const mcp = host()?.api?.mcp as Partial<TtmcpMcpApi> | undefined;
+  return mcp?.servers && mcp.tools ? (mcp as TtmcpMcpApi) : undefined;
+}
+
+/** invoke.safeInvoke, as the legacy generation module calls it. */
+export function safeInvoke(): LegacyMcpInvokeCommand | undefined {
+  const fn = host()?.invoke?.safeInvoke;
+  return typeof fn === 'function' ? (fn as LegacyMcpInvokeCommand) : undefined;
 }

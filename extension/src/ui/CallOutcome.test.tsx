@@ -9,7 +9,7 @@ import type { McpTestCallOutcome } from '../../../jsapi/tauritavern-mcp';
 import { englishTr } from '../base/texts';
 import { TrContext } from '../base/tr';
 import { CallOutcome } from './CallOutcome';
-import type { ResourceTarget } from '../features/resources/resource-dialog';
+import type { ResourceTarget } from './resource-target';
 
 const outcome: McpTestCallOutcome = {
   outcome: 'known_response',

@@ -13,6 +13,7 @@
 
 import type { JsonObject, JsonValue } from '../../../jsapi/tauritavern-mcp';
 import type { Tr } from '../base/texts';
+import { isRecord } from '../base/values';
 
 export type FieldKind = 'text' | 'number' | 'integer' | 'boolean' | 'enum' | 'multi' | 'lines' | 'json';
 
@@ -77,7 +78,7 @@ const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 const INTEGER = /^-?(0|[1-9]\d*)$/;
 
 function isObject(v: JsonValue | undefined): v is JsonObject {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
+  return isRecord(v);
 }
 
 /** The single non-null type a schema names (type: "x" or ["x", "null"]). */

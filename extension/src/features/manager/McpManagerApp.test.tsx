@@ -1,14 +1,15 @@
 import type { ServerChange } from '../../host/changes';
+import { useEffect } from 'react';
 import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, test, vi } from 'vitest';
-import type { McpAuditEntry, McpDiscoveryResult, McpServerList, TauriTavernMcpServer } from '../../../../jsapi/tauritavern-mcp';
-import { apiError, discovery, FakeMcp, FakeStore, installSillyTavern, SERVER_B, SERVER_ID, searchTool, server, strictActions } from '../../../test/fakes';
+import type { McpDiscoveryResult, McpServerList, TauriTavernMcpServer } from '../../../../jsapi/tauritavern-mcp';
+import { apiError, deferred, discovery, FakeMcp, FakeStore, installSillyTavern, SERVER_B, SERVER_ID, searchTool, server, strictActions } from '../../../test/fakes';
 import { currentPopup, TestPopup } from '../../../test/popup-double';
-import { createManagerActions } from '../../boot/manager-actions';
+import { createManagerActions } from './actions';
 import { EXA_MARKER, EXA_SERVER, ensureExaRecommendation } from './recommendation';
 import { englishTr } from '../../base/texts';
-import { ToolsContext, type ToolsPanelDeps } from '../model-tools/ToolsPanel';
+import { SectionsContext, type ManagerSections } from './sections';
 import { McpManagerApp, type McpManagerActions } from './McpManagerApp';
 
 /** The Manager on a fake api.mcp with the real dialogs in the Popup double. */
@@ -20,16 +21,6 @@ function renderWithApi(mcp: FakeMcp) {
       actions={createManagerActions(mcp, englishTr)}
     />,
   );
-}
-
-function deferred<T>() {
-  let resolve!: (v: T) => void;
-  let reject!: (e: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
 }
 
 describe('Exa Search recommendation', () => {
@@ -500,7 +491,7 @@ describe('McpManagerApp', () => {
 
 describe('changes made outside the panel', () => {
   /** The Manager over mcp with a watch whose notices the test sends (notify()). */
-  function renderWatched(mcp: FakeMcp, overrides: Partial<McpManagerActions> = {}, tools?: ToolsPanelDeps) {
+  function renderWatched(mcp: FakeMcp, overrides: Partial<McpManagerActions> = {}, sections: ManagerSections = {}) {
     installSillyTavern();
     let listener: ((change?: ServerChange) => void) | undefined;
     const watchChanges = (fn: (change?: ServerChange) => void) => {
@@ -510,13 +501,13 @@ describe('changes made outside the panel', () => {
       };
     };
     const view = render(
-      <ToolsContext.Provider value={tools}>
+      <SectionsContext.Provider value={sections}>
         <McpManagerApp
           initial={{ servers: mcp.registrations.map((s) => structuredClone(s)), storageIssues: mcp.storageIssues }}
           actions={{ ...createManagerActions(mcp, englishTr), ...overrides }}
           watchChanges={watchChanges}
         />
-      </ToolsContext.Provider>,
+      </SectionsContext.Provider>,
     );
     return {
       view,
@@ -647,11 +638,16 @@ describe('changes made outside the panel', () => {
     expect(w.subscribed()).toBe(false);
   });
 
-  test('a list that changed nothing re-renders nothing: the reach is not checked again', async () => {
+  test('a list that changed nothing re-renders nothing: the reach section is not given a new version', async () => {
     const mcp = new FakeMcp([server('active', { toolPermissions: { search: 'allow' } })]);
     mcp.discoveryFor = (id) => discovery({ tools: [searchTool({ permission: 'allow' }, id)] }, id);
-    const reach = vi.fn(async () => ({ kind: 'nothing_allowed' as const, diagnostics: 0 }));
-    const w = renderWatched(mcp, {}, { reach, onChange: () => () => {} });
+    // the model-tools line checks again whenever its version changes (ToolsPanel.tsx)
+    const reach = vi.fn();
+    const Reach = ({ version }: { version?: unknown }) => {
+      useEffect(() => reach(), [version]);
+      return null;
+    };
+    const w = renderWatched(mcp, {}, { reach: Reach });
     const user = userEvent.setup();
     await user.click(screen.getByRole('button', { name: 'Show or hide tools' }));
     await waitFor(() => expect(radio('Allow').checked).toBe(true));
@@ -695,49 +691,5 @@ describe('changes made outside the panel', () => {
     const localRow = screen.getByText('Local tools').closest('li')!;
     expect(within(localRow).queryByText('Search files')).toBeNull();
     expect(within(localRow).getByRole('button', { name: 'Discover tools' })).toBeTruthy();
-  });
-});
-
-describe('recent calls', () => {
-  const call = (registrationId: string, nativeName: string): McpAuditEntry => ({
-    time: '2026-11-30T12:00:00.000000000Z', callId: `${registrationId}-${nativeName}`, source: 'model', registrationId,
-    serverDisplayName: '', nativeName, permission: 'allow', approval: 'none', outcome: 'known_response', code: '',
-    responseKind: 'tool_result', isError: false, durationMs: 3, argumentsBytes: 2, argumentsSha256: 'x',
-  });
-
-  test('are on every expanded server without a discovery: paused, discovering, failed; they stay open as the tools part changes', async () => {
-    installSillyTavern();
-    const mcp = new FakeMcp([server('paused'), server('active', { id: SERVER_B, displayName: 'Other' })]);
-    const discovering = deferred<McpDiscoveryResult>();
-    const recentCalls = vi.fn(async (id: string) => [call(id, id === SERVER_ID ? 'search' : 'fetch')]);
-    render(
-      <ToolsContext.Provider value={{ reach: async () => ({ kind: 'nothing_allowed', diagnostics: 0 }), onChange: () => () => {}, recentCalls }}>
-        <McpManagerApp
-          initial={{ servers: structuredClone(mcp.registrations), storageIssues: [] }}
-          actions={{ ...createManagerActions(mcp, englishTr), discover: () => discovering.promise }}
-        />
-      </ToolsContext.Provider>,
-    );
-    const user = userEvent.setup();
-    const row = (name: string) => screen.getByText(name).closest('li')!;
-    const [local, other] = screen.getAllByRole('button', { name: 'Show or hide tools' });
-
-    // paused: never discovered, its calls are read from the log
-    await user.click(local!);
-    expect(within(row('Local tools')).getByText(/activate to discover/)).toBeTruthy();
-    await user.click(within(row('Local tools')).getByText('Recent calls'));
-    await waitFor(() => expect(recentCalls).toHaveBeenCalledWith(SERVER_ID, 10));
-    expect(await within(row('Local tools')).findByText('search')).toBeTruthy();
-
-    // active: while its discovery runs, and after it failed
-    await user.click(other!);
-    expect(within(row('Other')).getByRole('status').textContent).toMatch(/Discovering/);
-    await user.click(within(row('Other')).getByText('Recent calls'));
-    expect(await within(row('Other')).findByText('fetch')).toBeTruthy();
-    await act(async () => discovering.reject(apiError('mcp.transport_failed', 'connection refused', 'Internal')));
-    expect(await within(row('Other')).findByText(/connection refused/)).toBeTruthy();
-    expect(within(row('Other')).getByText('fetch')).toBeTruthy(); // still open, not read again
-    expect(recentCalls).toHaveBeenCalledTimes(2);
-    expect(mcp.count('discover')).toBe(0);
   });
 });

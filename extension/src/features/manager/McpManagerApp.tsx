@@ -3,7 +3,7 @@
 // (servers, discoveries, per-server activity and error) and calls the
 // actions it is given; it knows nothing of the host.
 
-import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { ServerChange } from '../../host/changes';
 import type {
   McpDiscoveredTool,
@@ -18,11 +18,11 @@ import type {
   TauriTavernMcpServer,
 } from '../../../../jsapi/tauritavern-mcp';
 import type { ToolDialogInput } from './tool-dialog';
-import { ToolReachSection } from '../model-tools/ToolsPanel';
-import { ToolSetsSection } from '../toolsets/ToolSetsPanel';
+import { SectionsContext } from './sections';
 import { errorMessage } from '../../base/errors';
 import { useTr } from '../../base/tr';
-import { ServerRow, type ServerActivity, type ServerRowHandlers, type ServerStatus } from './ServerRow';
+import { ServerRow } from './ServerRow';
+import type { ServerActivity, ServerRowHandlers, ServerStatus } from './server-state';
 import { isAuthRequired, markRequired } from './ServerAuth';
 
 /** What the panel does; the host wires these to api.mcp and SillyTavern's popups. */
@@ -196,6 +196,7 @@ function Toolbar(props: { count: number; adding: boolean; testCallOpen: boolean;
 }
 
 export function McpManagerApp({ initial, actions, notice, watchChanges }: McpManagerAppProps) {
+  const { reach: Reach, toolSets: ToolSets } = useContext(SectionsContext);
   const [servers, setServers] = useState(initial.servers);
   const [storageIssues, setStorageIssues] = useState(initial.storageIssues);
   const [panelError, setPanelError] = useState(initial.error);
@@ -550,7 +551,7 @@ export function McpManagerApp({ initial, actions, notice, watchChanges }: McpMan
   return (
     <div className="tt-mcp-manager">
       {notice}
-      <ToolReachSection version={servers} />
+      {Reach && <Reach version={servers} />}
       <StorageIssues issues={storageIssues} />
       {panelError !== undefined && (
         <p className="tt-mcp-error tt-mcp-panel-error" role="alert">
@@ -583,7 +584,7 @@ export function McpManagerApp({ initial, actions, notice, watchChanges }: McpMan
               />
             ))}
           </ul>
-          <ToolSetsSection />
+          {ToolSets && <ToolSets />}
         </>
       )}
     </div>

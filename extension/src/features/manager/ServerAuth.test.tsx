@@ -9,7 +9,7 @@ import type {
 } from '../../../../jsapi/tauritavern-mcp';
 import { apiError, discovery, installSillyTavern, server, strictActions, unexpected } from '../../../test/fakes';
 import { currentPopup } from '../../../test/popup-double';
-import { createManagerActions } from '../../boot/manager-actions';
+import { createManagerActions } from './actions';
 import { englishTr } from '../../base/texts';
 import { McpManagerApp, type McpManagerActions } from './McpManagerApp';
 import { isAuthRequired, needsSignIn } from './ServerAuth';

@@ -6,15 +6,15 @@
 // tab for each beside Tools (Primitives.tsx); one that offers only tools
 // shows no tabs.
 
-import { useId, useState, type KeyboardEvent } from 'react';
+import { useContext, useId, useState, type KeyboardEvent } from 'react';
 import type { McpDiscoveryResult, McpStdioStatus, TauriTavernMcpServer } from '../../../../jsapi/tauritavern-mcp';
-import { RecentCalls } from '../model-tools/ToolsPanel';
 import { DiscoveryNotes } from '../../ui/DiscoveryNotes';
 import { useTr } from '../../base/tr';
 import { ConnectionLine } from './Connection';
 import { PromptsPanel, ResourcesPanel, useCapabilities, visibleTabs, type ConsoleTab } from './Primitives';
 import { AuthRequiredNotice } from './ServerAuth';
-import type { ServerRowHandlers, ServerStatus } from './ServerRow';
+import { SectionsContext } from './sections';
+import type { ServerRowHandlers, ServerStatus } from './server-state';
 import { StdioCommand, StdioProcess, stdioOf } from './Stdio';
 import { ToolItem } from './ToolItem';
 
@@ -119,6 +119,7 @@ function StaleTools(props: { discovery: McpDiscoveryResult; busyTools: ReadonlyS
  * part changes.
  */
 export function ServerConsole(props: ServerConsoleProps) {
+  const { recentCalls: RecentCalls } = useContext(SectionsContext);
   return (
     <div className="tt-mcp-console">
       <StdioPart server={props.server} status={props.status} stdioStatus={props.stdioStatus} />
@@ -127,7 +128,7 @@ export function ServerConsole(props: ServerConsoleProps) {
         refreshKey={`${props.status.activity ?? ''}|${props.status.error ?? ''}|${props.discovery?.tools.length ?? ''}`}
       />
       <ConsoleTabs {...props} />
-      <RecentCalls registrationId={props.server.id} />
+      {RecentCalls && <RecentCalls registrationId={props.server.id} />}
     </div>
   );
 }

@@ -4,41 +4,16 @@
 // state, recent calls) by adding parts rather than rewriting the row.
 
 import type {
-  McpDiscoveredTool,
   McpDiscoveryResult,
   McpStdioStatus,
-  McpToolPermission,
   TauriTavernMcpServer,
 } from '../../../../jsapi/tauritavern-mcp';
 import { useTr } from '../../base/tr';
 import { ServerConsole } from './ServerConsole';
 import { AuthButtons, AuthChip } from './ServerAuth';
 import { StdioTarget, stdioOf } from './Stdio';
+import type { ServerRowHandlers, ServerStatus } from './server-state';
 
-/** What a row is doing: discovering (or refreshing) its tools, changing its registration, or signing in. */
-export type ServerActivity = 'discover' | 'mutate' | 'sign-in';
-
-export interface ServerStatus {
-  activity?: ServerActivity;
-  error?: string;
-}
-
-export interface ServerRowHandlers {
-  toggleState(): void;
-  edit(): void;
-  remove(): void;
-  toggleExpand(): void;
-  discover(): void;
-  refresh(): void;
-  setPermission(nativeName: string, permission: McpToolPermission): void;
-  editDescription(tool: McpDiscoveredTool): void;
-  setStaleOff(nativeName: string): void;
-  /** A change of the registration made from the console (a capability switch): the Manager shows it. */
-  serverChanged?(server: TauriTavernMcpServer): void;
-  /** ttmcp's sign-in; absent where the host API has none. */
-  signIn?(): void;
-  signOut?(): void;
-}
 
 export interface ServerRowProps {
   server: TauriTavernMcpServer;

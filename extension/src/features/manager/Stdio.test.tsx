@@ -5,7 +5,7 @@ import type { McpStdioApi, McpStdioStatus, TauriTavernMcpServer } from '../../..
 import { FakeMcp, installSillyTavern, SERVER_ID, server } from '../../../test/fakes';
 import { currentPopup } from '../../../test/popup-double';
 import { parseServerJson } from './server-json';
-import { createManagerActions } from '../../boot/manager-actions';
+import { createManagerActions } from './actions';
 import { englishTr } from '../../base/texts';
 import { McpManagerApp } from './McpManagerApp';
 import { ServerTarget } from './ServerRow';

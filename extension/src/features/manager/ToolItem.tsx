@@ -11,6 +11,7 @@ import type {
 } from '../../../../jsapi/tauritavern-mcp';
 import { PERMISSIONS } from '../../base/protocol';
 import { useTr } from '../../base/tr';
+import { isRecord } from '../../base/values';
 
 export interface ToolItemProps {
   tool: McpDiscoveredTool;
@@ -22,7 +23,7 @@ export interface ToolItemProps {
 }
 
 function isObject(v: JsonValue | undefined): v is JsonObject {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
+  return isRecord(v);
 }
 
 interface ParameterChip {

@@ -6,16 +6,13 @@
 import type { CreateMcpServerInput } from '../../../../jsapi/tauritavern-mcp';
 import { isHttpUrl, isProtocolVersion } from '../../base/protocol';
 import type { TextKey, TextParams } from '../../base/texts';
+import { isRecord } from '../../base/values';
 
 export type ServerJsonError = { key: TextKey; params?: TextParams } | { syntax: string };
 
 export type ServerJsonResult = { ok: true; input: CreateMcpServerInput } | { ok: false; error: ServerJsonError };
 
 const TRANSPORTS = new Set(['http', 'streamable-http', 'streamable_http']);
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 function fail(key: TextKey, params?: TextParams): ServerJsonResult {
   return { ok: false, error: params ? { key, params } : { key } };
@@ -28,11 +25,11 @@ export function parseServerJson(text: string): ServerJsonResult {
   } catch (err) {
     return { ok: false, error: { syntax: err instanceof Error ? err.message : String(err) } };
   }
-  if (!isPlainObject(root)) return fail('json_not_object', { label: 'configuration' });
+  if (!isRecord(root)) return fail('json_not_object', { label: 'configuration' });
   let servers: unknown = root;
   if (Object.prototype.hasOwnProperty.call(root, 'mcpServers')) {
     servers = root.mcpServers;
-    if (!isPlainObject(servers)) return fail('json_not_object', { label: 'mcpServers' });
+    if (!isRecord(servers)) return fail('json_not_object', { label: 'mcpServers' });
   }
   const entries = Object.entries(servers as Record<string, unknown>);
   const only = entries.length === 1 ? entries[0] : undefined;
@@ -40,7 +37,7 @@ export function parseServerJson(text: string): ServerJsonResult {
   const [key, entry] = only;
   const displayName = key.trim();
   if (displayName === '') return fail('json_name_required');
-  if (!isPlainObject(entry)) return fail('json_not_object', { label: displayName });
+  if (!isRecord(entry)) return fail('json_not_object', { label: displayName });
   if (entry.url === undefined && entry.command !== undefined) return fail('json_stdio');
   const url = entry.url;
   if (typeof url !== 'string' || !isHttpUrl(url.trim())) return fail('json_url');
@@ -50,7 +47,7 @@ export function parseServerJson(text: string): ServerJsonResult {
   }
   const headers: Record<string, string> = {};
   if (entry.headers !== undefined) {
-    if (!isPlainObject(entry.headers)) return fail('json_headers_object');
+    if (!isRecord(entry.headers)) return fail('json_headers_object');
     for (const [name, value] of Object.entries(entry.headers)) {
       if (typeof value !== 'string') return fail('json_header_string', { name });
       headers[name] = value;

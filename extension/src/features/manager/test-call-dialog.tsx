@@ -19,7 +19,7 @@ import { errorMessage } from '../../base/errors';
 import { SchemaFieldInput } from '../../ui/SchemaFieldInput';
 import { useTr } from '../../base/tr';
 import { CallOutcome } from '../../ui/CallOutcome';
-import type { ResourceTarget } from '../resources/resource-dialog';
+import type { ResourceTarget } from '../../ui/resource-target';
 import { collectArguments, initialValues, schemaFields, withoutError, type FieldError, type SchemaField } from '../../ui/schema-form';
 
 export interface TestCallDialogDeps {

@@ -2,7 +2,7 @@
 
 import { describe, expect, test } from 'vitest';
 import { englishTr } from '../../base/texts';
-import { menuLabel } from '../../boot/model-tools';
+import { menuLabel } from './menu-label';
 import type { ToolReach } from './reach';
 
 describe('the chat menu label', () => {

@@ -25,6 +25,7 @@ import { contentText } from '../../ui/content-text';
 import { requestFailure } from './failure';
 import { parsePlacement, type Placement, type Position, type Role } from './placement';
 import { currentChatId, EXTENSION_PROMPT_ROLES, EXTENSION_PROMPT_TYPES, type StChatContext } from '../../host/sillytavern-chat';
+import { isRecord } from '../../base/values';
 
 export { DEFAULT_PLACEMENT, parsePlacement, type Placement, type Position, type Role } from './placement';
 
@@ -79,9 +80,6 @@ export interface Snapshot {
 /** A refusal in the user's words (attach, refresh, placement). */
 export class AttachmentError extends Error {}
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 function str(v: unknown): v is string {
   return typeof v === 'string';

@@ -1,7 +1,9 @@
 // Where an attached resource goes in the prompt (attachments.ts), as the
 // chat's metadata and the user's settings keep it.
 
+import { readSetting, writeSetting } from '../../host/settings';
 import { MAX_INJECTION_DEPTH } from '../../host/sillytavern-chat';
+import { isRecord } from '../../base/values';
 
 export type Position = 'in_chat' | 'before_main' | 'after_main';
 export type Role = 'system' | 'user' | 'assistant';
@@ -16,9 +18,6 @@ export interface Placement {
 /** Author's Note's default: in the chat, four messages deep, as a system message. */
 export const DEFAULT_PLACEMENT: Placement = { position: 'in_chat', depth: 4, role: 'system' };
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 export const POSITIONS: readonly Position[] = ['in_chat', 'before_main', 'after_main'];
 export const ROLES: readonly Role[] = ['system', 'user', 'assistant'];
@@ -32,3 +31,11 @@ export function parsePlacement(v: unknown): Placement | undefined {
   return { position: position as Position, depth, role: role as Role };
 }
 
+/** Where the user put their last resource attachment (the next one's default), kept in the extension's settings. */
+export function savedPlacement(): Placement {
+  return parsePlacement(readSetting('attachPlacement')) ?? DEFAULT_PLACEMENT;
+}
+
+export function savePlacement(p: Placement): void {
+  writeSetting('attachPlacement', { ...p });
+}

@@ -1,15 +1,19 @@
+// The Manager's Resources and Prompts tabs as boot/ wires them: the
+// manager feature's tabs with the resources feature's dialogs
+// (chat-features.ts' primitivesDeps).
+
 import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, test } from 'vitest';
-import { advertised, capabilities, FakeMcp, installSillyTavern, readme, SERVER_ID, server, summarize } from '../../../test/fakes';
-import { TestPopup } from '../../../test/popup-double';
-import { primitivesDeps } from '../../boot/chat-features';
-import type { ServerChange } from '../../host/changes';
-import { createManagerActions } from '../../boot/manager-actions';
-import type { PrimitivesApi } from '../../host/tauritavern';
-import { englishTr } from '../../base/texts';
-import { McpManagerApp } from './McpManagerApp';
-import { PrimitivesContext, visibleTabs } from './Primitives';
+import { advertised, capabilities, FakeMcp, installSillyTavern, readme, SERVER_ID, server, summarize } from '../../test/fakes';
+import { TestPopup } from '../../test/popup-double';
+import { primitivesDeps } from './chat-features';
+import type { ServerChange } from '../host/changes';
+import { createManagerActions } from '../features/manager/actions';
+import type { PrimitivesApi } from '../host/tauritavern';
+import { englishTr } from '../base/texts';
+import { McpManagerApp } from '../features/manager/McpManagerApp';
+import { PrimitivesContext, visibleTabs } from '../features/manager/Primitives';
 
 /** The Manager on a fake api.mcp, with the Resources and Prompts tabs and their real dialogs in the Popup double. */
 function renderManager(mcp: FakeMcp, opts: { watch?: (fn: (c?: ServerChange) => void) => void } = {}) {

@@ -1,17 +1,17 @@
-// The Manager's actions on a real host: api.mcp for the data, SillyTavern
-// popups for the dialogs and confirmations.
+// The Manager's actions over the host's api.mcp: the data from the API, the
+// dialogs and confirmations as SillyTavern popups (host/popup.tsx).
 
-import type { TauriTavernMcpApi, TauriTavernMcpServer, TtmcpMcpApi, TtmcpMcpServersApi } from '../../../jsapi/tauritavern-mcp';
-import { confirmActivate, confirmRemove } from '../features/manager/confirm';
-import { askSignInClient } from '../features/manager/sign-in-client-dialog';
-import { openAddServerDialog, openEditServerDialog } from '../features/manager/server-dialog';
-import { openTestCallDialog } from '../features/manager/test-call-dialog';
-import type { ResourceTarget } from '../features/resources/resource-dialog';
-import { openToolDialog } from '../features/manager/tool-dialog';
-import type { McpManagerActions } from '../features/manager/McpManagerApp';
-import type { PrimitivesDeps } from '../features/manager/Primitives';
-import type { Tr } from '../base/texts';
-import { errorCode, errorMessage } from '../base/errors';
+import type { TauriTavernMcpApi, TauriTavernMcpServer, TtmcpMcpApi, TtmcpMcpServersApi } from '../../../../jsapi/tauritavern-mcp';
+import { confirmActivate, confirmRemove } from './confirm';
+import { askSignInClient } from './sign-in-client-dialog';
+import { openAddServerDialog, openEditServerDialog } from './server-dialog';
+import { openTestCallDialog } from './test-call-dialog';
+import type { ResourceTarget } from '../../ui/resource-target';
+import { openToolDialog } from './tool-dialog';
+import type { McpManagerActions } from './McpManagerApp';
+import type { PrimitivesDeps } from './Primitives';
+import type { Tr } from '../../base/texts';
+import { errorCode, errorMessage } from '../../base/errors';
 
 /**
  * ttmcp's sign-in, when the host API has it (TauriTavern's has not): the

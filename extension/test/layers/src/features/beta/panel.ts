@@ -1,0 +1,2 @@
+import { kit } from '../../ui/kit';
+export const beta = kit;

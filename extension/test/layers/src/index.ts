@@ -1,0 +1,2 @@
+import { start } from './boot/start';
+export default start;

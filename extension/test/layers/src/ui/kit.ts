@@ -1,0 +1,1 @@
+export const kit = 1;
