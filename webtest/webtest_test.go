@@ -50,6 +50,24 @@ func wantFile(t *testing.T, b *backend, id, want string) {
 	}
 }
 
+// wantRegistration checks a registration file byte for byte: upstream's
+// three leading members, then members, each whole as serde_json's pretty
+// printer writes it (two spaces in, no trailing comma).
+func wantRegistration(t *testing.T, b *backend, id string, members ...string) {
+	t.Helper()
+	wantFile(t, b, id, "{\n  \"schemaVersion\": 1,\n  \"kind\": \"tauritavern.mcpServerRegistration\",\n  \"id\": \"ID\",\n"+strings.Join(members, ",\n")+"\n}")
+}
+
+// renamed is the registration TestRegistrationMethodsWriteStrictFiles
+// updates, up to its state: the members every later step keeps.
+const renamed = `  "displayName": "Renamed 🦀 <&><LS>!",
+  "endpoint": "https://user:pass@example.com/mcp?tenant=one",
+  "headers": {
+    "Authorization": "Bearer t",
+    "x-api-key": " secret "
+  },
+  "protocolVersion": "2025-06-18"`
+
 func wantNoFile(t *testing.T, b *backend, id string) {
 	t.Helper()
 	if _, err := os.Stat(b.regPath(id)); !os.IsNotExist(err) {
@@ -181,15 +199,7 @@ func TestRegistrationMethodsWriteStrictFiles(t *testing.T) {
 		s.ToolDescriptionOverrides == nil || len(s.ToolDescriptionOverrides) != 0 {
 		t.Errorf("create returned %+v", s)
 	}
-	wantFile(t, b, id, `{
-  "schemaVersion": 1,
-  "kind": "tauritavern.mcpServerRegistration",
-  "id": "ID",
-  "displayName": "Local MCP",
-  "endpoint": "http://localhost/mcp",
-  "protocolVersion": "auto",
-  "state": "paused"
-}`)
+	wantRegistration(t, b, id, `  "displayName": "Local MCP"`, `  "endpoint": "http://localhost/mcp"`, `  "protocolVersion": "auto"`, `  "state": "paused"`)
 
 	// update: headers verbatim, protocol, userinfo and query kept.
 	s = evalJS[jsapi.McpServer](p, `return await tt.mcp.servers.update(%s);`, map[string]any{
@@ -204,19 +214,7 @@ func TestRegistrationMethodsWriteStrictFiles(t *testing.T) {
 		s.ProtocolVersion != "2025-06-18" || s.State != "paused" {
 		t.Errorf("update returned %+v", s)
 	}
-	wantFile(t, b, id, `{
-  "schemaVersion": 1,
-  "kind": "tauritavern.mcpServerRegistration",
-  "id": "ID",
-  "displayName": "Renamed 🦀 <&><LS>!",
-  "endpoint": "https://user:pass@example.com/mcp?tenant=one",
-  "headers": {
-    "Authorization": "Bearer t",
-    "x-api-key": " secret "
-  },
-  "protocolVersion": "2025-06-18",
-  "state": "paused"
-}`)
+	wantRegistration(t, b, id, renamed, `  "state": "paused"`)
 
 	// setState, setPermission, setDescriptionOverride.
 	s = evalJS[jsapi.McpServer](p, `
@@ -235,23 +233,10 @@ func TestRegistrationMethodsWriteStrictFiles(t *testing.T) {
 		!maps.Equal(s.ToolDescriptionOverrides["fetch"].Properties, map[string]string{"url": "  The URL  "}) {
 		t.Errorf("after setState, setPermission and setDescriptionOverride: %+v", s)
 	}
-	wantFile(t, b, id, `{
-  "schemaVersion": 1,
-  "kind": "tauritavern.mcpServerRegistration",
-  "id": "ID",
-  "displayName": "Renamed 🦀 <&><LS>!",
-  "endpoint": "https://user:pass@example.com/mcp?tenant=one",
-  "headers": {
-    "Authorization": "Bearer t",
-    "x-api-key": " secret "
-  },
-  "protocolVersion": "2025-06-18",
-  "state": "active",
-  "toolPermissions": {
+	wantRegistration(t, b, id, renamed, `  "state": "active"`, `  "toolPermissions": {
     "fetch": "ask",
     "search": "allow"
-  },
-  "toolDescriptionOverrides": {
+  }`, `  "toolDescriptionOverrides": {
     "fetch": {
       "properties": {
         "url": "  The URL  "
@@ -261,55 +246,28 @@ func TestRegistrationMethodsWriteStrictFiles(t *testing.T) {
       "description": "  Search \"local\" files\n",
       "properties": {}
     }
-  }
-}`)
+  }`)
 
 	// off removes the permission entry; a null override deletes it.
 	p.run(`
 		const mcp = tt.mcp;
 		await mcp.tools.setPermission({ registrationId: %[1]s, nativeName: 'fetch', permission: 'off' });
 		await mcp.tools.setDescriptionOverride({ registrationId: %[1]s, nativeName: 'search', override: null });`, id)
-	wantFile(t, b, id, `{
-  "schemaVersion": 1,
-  "kind": "tauritavern.mcpServerRegistration",
-  "id": "ID",
-  "displayName": "Renamed 🦀 <&><LS>!",
-  "endpoint": "https://user:pass@example.com/mcp?tenant=one",
-  "headers": {
-    "Authorization": "Bearer t",
-    "x-api-key": " secret "
-  },
-  "protocolVersion": "2025-06-18",
-  "state": "active",
-  "toolPermissions": {
+	wantRegistration(t, b, id, renamed, `  "state": "active"`, `  "toolPermissions": {
     "search": "allow"
-  },
-  "toolDescriptionOverrides": {
+  }`, `  "toolDescriptionOverrides": {
     "fetch": {
       "properties": {
         "url": "  The URL  "
       }
     }
-  }
-}`)
+  }`)
 	p.run(`
 		const mcp = tt.mcp;
 		await mcp.tools.setPermission({ registrationId: %[1]s, nativeName: 'search', permission: 'off' });
 		await mcp.tools.setDescriptionOverride({ registrationId: %[1]s, nativeName: 'fetch', override: null });
 		await mcp.servers.setState({ registrationId: %[1]s, state: 'paused' });`, id)
-	wantFile(t, b, id, `{
-  "schemaVersion": 1,
-  "kind": "tauritavern.mcpServerRegistration",
-  "id": "ID",
-  "displayName": "Renamed 🦀 <&><LS>!",
-  "endpoint": "https://user:pass@example.com/mcp?tenant=one",
-  "headers": {
-    "Authorization": "Bearer t",
-    "x-api-key": " secret "
-  },
-  "protocolVersion": "2025-06-18",
-  "state": "paused"
-}`)
+	wantRegistration(t, b, id, renamed, `  "state": "paused"`)
 
 	// discover and refresh take a string id or {registrationId}; both
 	// become {dto: {registrationId}} on the wire.
@@ -372,15 +330,7 @@ func TestRegistrationMethodsWriteStrictFiles(t *testing.T) {
 	if v.Created.DisplayName != "Via safeInvoke" || v.Created.State != "paused" || len(v.List.Servers) != 1 || v.List.Servers[0].ID != v.Created.ID {
 		t.Errorf("safeInvoke: %+v", v)
 	}
-	wantFile(t, b, v.Created.ID, `{
-  "schemaVersion": 1,
-  "kind": "tauritavern.mcpServerRegistration",
-  "id": "ID",
-  "displayName": "Via safeInvoke",
-  "endpoint": "http://127.0.0.1:9/mcp",
-  "protocolVersion": "auto",
-  "state": "paused"
-}`)
+	wantRegistration(t, b, v.Created.ID, `  "displayName": "Via safeInvoke"`, `  "endpoint": "http://127.0.0.1:9/mcp"`, `  "protocolVersion": "auto"`, `  "state": "paused"`)
 }
 
 // 3. Bad input rejects with an Error carrying the code and kind, and
