@@ -153,6 +153,7 @@ func screenshot(p *page, name string, width, height int64) {
 	}
 	// Let layout, fonts and transitions settle.
 	p.run(`await document.fonts.ready; await new Promise((r) => setTimeout(r, 300));`)
+	checkContrast(p, name)
 	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		p.tb.Fatalf("screenshot %s: %v", name, err)
