@@ -384,7 +384,8 @@ func TestElicitationStoppedInAModelCall(t *testing.T) {
 				if a.Outcome != jsapi.OutcomeOutcomeUnknown || a.Code != "mcp.call_cancelled" {
 					t.Errorf("2025 Stop: %s %s; want outcome_unknown mcp.call_cancelled", a.Outcome, a.Code)
 				}
-				if w := e.toasts("warning"); len(w) != 1 || w[0].Title != "MCP tool result unknown" {
+				// the warning says what happened: the user stopped while the server asked
+				if w := e.toasts("warning"); len(w) != 1 || w[0].Title != "MCP tool stopped" || !strings.Contains(w[0].Text, "while its server was asking you a question") {
 					t.Errorf("warnings %+v", w)
 				}
 			} else {

@@ -386,7 +386,7 @@ func TestSTStopAndRecursionLimit(t *testing.T) {
 	if n := len(env.llm.requests()); n != 1 {
 		t.Errorf("after Stop the model got %d requests; want 1", n)
 	}
-	if w := env.toasts("warning"); len(w) != 1 || w[0].Title != "MCP tool result unknown" {
+	if w := env.toasts("warning"); len(w) != 1 || w[0].Title != "MCP tool stopped" || !strings.Contains(w[0].Text, "You stopped Slow (Demo) after ttmcp had sent it") {
 		t.Errorf("warnings %+v", w)
 	}
 	wantAudit(t, env.audit(), "slow allow none outcome_unknown mcp.call_cancelled")

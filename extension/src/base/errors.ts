@@ -1,5 +1,10 @@
 // What a rejection says, whatever was thrown.
 
+/** The backend cannot be reached (the shim's code). */
+export const CODE_HOST_UNAVAILABLE = 'mcp.host_unavailable';
+/** The backend refused this page's origin. */
+export const CODE_ORIGIN_NOT_ALLOWED = 'mcp.origin_not_allowed';
+
 /** The message of an Error (the backend's message, starting with its code), or the value as text. */
 export function errorMessage(err: unknown): string {
   if (err instanceof Error) return err.message || err.name;

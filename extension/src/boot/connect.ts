@@ -8,10 +8,8 @@ import { bridgeStatus, extensionStore, mcpApi, mcpApiPublished, waitForHostReady
 import type { McpManagerInitial } from '../features/manager/McpManagerApp';
 import { ensureExaRecommendation } from '../features/manager/recommendation';
 import type { Tr } from '../base/texts';
-import { errorCode, errorMessage } from '../base/errors';
+import { CODE_HOST_UNAVAILABLE, CODE_ORIGIN_NOT_ALLOWED, errorCode, errorMessage } from '../base/errors';
 
-export const CODE_HOST_UNAVAILABLE = 'mcp.host_unavailable';
-export const CODE_ORIGIN_NOT_ALLOWED = 'mcp.origin_not_allowed';
 
 export type Connection =
   | { kind: 'ready'; api: TauriTavernMcpApi; initial: McpManagerInitial }
@@ -49,6 +47,18 @@ export function refusal(backend: string, origin: string, message: string, comman
   };
 }
 
+/**
+ * What the drawer says of a loader that would not import: nothing more
+ * than its own words ("Could not reach the ttmcp backend at …") when the
+ * browser's message is only that the module could not be fetched
+ * (Chromium, Firefox and Safari each word it their own way); anything
+ * else, as the browser said it.
+ */
+export function importFailure(err: unknown): string {
+  const message = errorMessage(err);
+  return /dynamically imported module|importing a module script failed/i.test(message) ? '' : message;
+}
+
 function classify(err: unknown, backend: string, origin: string): Connection {
   const code = errorCode(err);
   const message = errorMessage(err);
@@ -63,7 +73,7 @@ export async function connect(opts: ConnectOptions): Promise<Connection> {
     try {
       await opts.importModule(loaderUrl(backendUrl, attempt));
     } catch (err) {
-      return { kind: 'backend_down', backend: backendUrl, message: errorMessage(err) };
+      return { kind: 'backend_down', backend: backendUrl, message: importFailure(err) };
     }
   } else if (attempt > 0) {
     // The bridge gave up or waits (refused: no automatic attempts at all);

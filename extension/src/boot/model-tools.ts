@@ -53,11 +53,17 @@ function toast(level: 'warning' | 'error', text: string, title: string, persiste
   toastr?.[level]?.(text, title, persistent ? { timeOut: 0, extendedTimeOut: 0, closeButton: true } : undefined);
 }
 
-/**
- * The bridge's view of this page; wake, when given, makes one attempt to
- * connect (the Manager's).
- */
-export function pageToolHost(tr: Tr, wake?: () => Promise<void>): ToolBridgeHost {
+/** What the rest of the page tells the bridge. */
+export interface PageToolOptions {
+  /** One attempt to connect now (the Manager's). */
+  wake?: () => Promise<void>;
+  /** Whether the last Stop came from a server's question popup (read once). */
+  stoppedWhileAsked?: () => boolean;
+}
+
+/** The bridge's view of this page. */
+export function pageToolHost(tr: Tr, opts: PageToolOptions = {}): ToolBridgeHost {
+  const { wake, stoppedWhileAsked } = opts;
   return {
     context: stToolContext,
     api: ttmcpApi,
@@ -67,6 +73,7 @@ export function pageToolHost(tr: Tr, wake?: () => Promise<void>): ToolBridgeHost
     isTtmcp: () => bridgeStatus() !== undefined || !mcpApiPublished(),
     connected: () => bridgeStatus()?.state === 'open',
     ...(wake ? { wake } : {}),
+    ...(stoppedWhileAsked ? { stoppedWhileAsked } : {}),
     askApproval: (req, signal) => askApproval(req, signal, tr),
     toast,
     listed: () => void window.dispatchEvent(new Event(TOOLS_LISTED_EVENT)),
@@ -104,8 +111,8 @@ function onToolSetChange(fn: () => void): () => void {
  * function tools) and returns what the Manager shows about it. wake is
  * called when a generation starts while the backend is not connected.
  */
-export function startModelTools(tr: Tr, wake?: () => Promise<void>): ModelTools {
-  const host = pageToolHost(tr, wake);
+export function startModelTools(tr: Tr, opts: PageToolOptions = {}): ModelTools {
+  const host = pageToolHost(tr, opts);
   const bridge = new ToolBridge(host);
   const installed = bridge.install();
   const reach = () =>

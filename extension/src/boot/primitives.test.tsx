@@ -5,6 +5,7 @@
 import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, test } from 'vitest';
+import type { McpServerCapabilities } from '../../../jsapi/tauritavern-mcp';
 import { advertised, capabilities, FakeMcp, installSillyTavern, readme, SERVER_ID, server, summarize } from '../../test/fakes';
 import { TestPopup } from '../../test/popup-double';
 import { primitivesDeps } from './chat-features';
@@ -93,6 +94,20 @@ describe('the console tabs', () => {
     expect(document.activeElement).toBe(within(tabs).getByRole('tab', { name: 'Prompts' }));
     const prompts = await within(row).findByRole('list', { name: 'Prompts' });
     expect(within(prompts).getByRole('listitem').textContent).toBe('SummarizesummarizeUseSummarize a topic.Arguments: topic *, style');
+  });
+
+  test('while the backend learns what a server offers (a stdio process starting), the console says more may come', async () => {
+    const user = userEvent.setup();
+    const mcp = new FakeMcp([server('active', { capabilities: { allowed: { resources: true, prompts: true } } })]);
+    let answer: (c: McpServerCapabilities) => void = () => {};
+    mcp.servers.capabilities = () => new Promise((r) => (answer = r));
+    renderManager(mcp);
+    const row = await expand(user);
+    expect(await within(row).findByText('Asking the server whether it also offers resources and prompts…')).toBeTruthy();
+    expect(within(row).queryByRole('tablist')).toBeNull();
+    await act(async () => answer(capabilities()));
+    expect(await within(row).findByRole('tablist', { name: 'What Local tools offers' })).toBeTruthy();
+    expect(within(row).queryByText(/Asking the server whether/)).toBeNull();
   });
 
   test('a server that advertises only tools shows no tabs at all', async () => {

@@ -176,7 +176,8 @@ describe('backend not running', () => {
     expect(within(panel).getByRole('heading').textContent).toBe(' The ttmcp backend is not running');
     expect(within(panel).getByText('Could not reach the ttmcp backend at http://127.0.0.1:7878.')).toBeTruthy();
     expect(command()).toBe('ttmcp serve');
-    expect(within(panel).getByText(/^Details: Failed to fetch dynamically imported module/)).toBeTruthy();
+    // the browser's own words for a module it could not fetch say nothing more (walked in SillyTavern 1.18.0)
+    expect(within(panel).queryByText(/Details:|dynamically imported/)).toBeNull();
     expect(within(panel).getByRole<HTMLInputElement>('textbox', { name: 'Backend URL' }).value).toBe('http://127.0.0.1:7878');
 
     await userEvent.setup().click(within(panel).getByRole('button', { name: 'Retry' }));

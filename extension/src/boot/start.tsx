@@ -72,7 +72,15 @@ export function startManager(opts: StartOptions): Started | null {
   // attempt now, and waits for it a little.
   const wakers = new Set<() => Promise<void>>();
   const wake = () => wakeAll(wakers, WAKE_WAIT_MS);
-  const tools = startModelTools(tr, wake);
+  // A Stop pressed in a server's question popup: the model's call it ends
+  // is said to have been stopped while its server asked, not to have failed.
+  let stoppedInQuestion = false;
+  const stoppedWhileAsked = () => {
+    const asked = stoppedInQuestion;
+    stoppedInQuestion = false;
+    return asked;
+  };
+  const tools = startModelTools(tr, { wake, stoppedWhileAsked });
   const chat = startChatFeatures(tr);
   // Servers that ask the user (elicitation): this page answers for its own
   // calls once ttmcp's API is there, whatever the attempt found besides (a
@@ -81,7 +89,13 @@ export function startManager(opts: StartOptions): Started | null {
   // A question during the model's call offers SillyTavern's Stop, which
   // the modal popup hides.
   const elicit = createElicitationHandler((request, o) => {
-    const stop = request.source === 'model' ? stStopGeneration() : undefined;
+    const stopGeneration = request.source === 'model' ? stStopGeneration() : undefined;
+    const stop = stopGeneration
+      ? () => {
+          stoppedInQuestion = true;
+          stopGeneration();
+        }
+      : undefined;
     return askElicitation(request, { ...o, ...(stop ? { stop } : {}) }, tr);
   });
   const deps: RootDeps = {

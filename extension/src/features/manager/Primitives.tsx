@@ -439,19 +439,31 @@ export function visibleTabs(caps: McpServerCapabilities | undefined, knownTools:
 export function useCapabilities(
   server: TauriTavernMcpServer,
   refreshKey: string,
-): { caps: McpServerCapabilities | undefined; busy: boolean; toggle(p: Primitive, onServer: (s: TauriTavernMcpServer) => void): void; error?: string } {
+): {
+  caps: McpServerCapabilities | undefined;
+  busy: boolean;
+  /** The backend is still learning what the server advertises (a stdio process starting, a first connection). */
+  checking: boolean;
+  toggle(p: Primitive, onServer: (s: TauriTavernMcpServer) => void): void;
+  error?: string;
+} {
   const deps = useContext(PrimitivesContext);
   const [loaded, setLoaded] = useState<McpServerCapabilities>();
+  const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const listed = server.capabilities;
   useEffect(() => {
     if (!deps || server.state !== 'active') return;
     let live = true;
-    deps.capabilities(server.id).then(
-      (c) => live && setLoaded(c),
-      () => live && setLoaded(undefined), // the list's view stays; a discovery says why a server cannot be reached
-    );
+    setAsking(true);
+    deps
+      .capabilities(server.id)
+      .then(
+        (c) => live && setLoaded(c),
+        () => live && setLoaded(undefined), // the list's view stays; a discovery says why a server cannot be reached
+      )
+      .finally(() => live && setAsking(false));
     return () => {
       live = false;
     };
@@ -481,7 +493,8 @@ export function useCapabilities(
       )
       .finally(() => setBusy(false));
   };
-  return { caps: deps ? caps : undefined, busy, toggle, ...(error !== undefined ? { error } : {}) };
+  const checking = deps !== undefined && asking && caps?.advertised === undefined;
+  return { caps: deps ? caps : undefined, busy, checking, toggle, ...(error !== undefined ? { error } : {}) };
 }
 
 /** next's allowlist and issue, with what was known of the advertised set when next does not say. */

@@ -158,7 +158,18 @@ function ConsoleTabs(props: ServerConsoleProps) {
     };
     return tab === 'resources' ? <ResourcesPanel {...panelProps} /> : <PromptsPanel {...panelProps} />;
   };
-  const error = caps.error !== undefined && <RowError error={caps.error} />;
+  // until the backend has learnt what the server offers (a stdio process
+  // still starting), only Tools shows: say that more may come
+  const error = (
+    <>
+      {caps.error !== undefined && <RowError error={caps.error} />}
+      {caps.checking && (
+        <p className="tt-mcp-note tt-mcp-tabs-checking" role="status">
+          <i className="fa-solid fa-spinner fa-spin" aria-hidden="true" /> {tr('tabs_checking')}
+        </p>
+      )}
+    </>
+  );
   if (tabs.length === 1) {
     return (
       <>

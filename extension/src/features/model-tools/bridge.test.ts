@@ -114,6 +114,8 @@ interface World {
   /** The lists the backend answers per tool set id ('' without one). */
   setTools: Record<string, LegacyMcpTool[]>;
   reads: unknown[];
+  /** Whether the page says the last Stop came from a server's question popup. */
+  stoppedInQuestion: boolean;
 }
 
 function world(): World {
@@ -139,6 +141,7 @@ function world(): World {
     scope: { chatOpen: true },
     setTools: {},
     reads: [],
+    stoppedInQuestion: false,
   } as unknown as World;
   const server = (): TauriTavernMcpServer => ({
     id: REG, displayName: 'Demo', endpoint: 'http://x/mcp', headers: {}, protocolVersion: 'auto', state: 'active',
@@ -192,6 +195,11 @@ function world(): World {
     listed: () => void w.listed++,
     changed: () => void w.changed++,
     scope: () => w.scope,
+    stoppedWhileAsked: () => {
+      const asked = w.stoppedInQuestion;
+      w.stoppedInQuestion = false;
+      return asked;
+    },
     tr: englishTr,
   };
   w.bridge = new ToolBridge(host);
@@ -400,20 +408,38 @@ describe('calls', () => {
     expect(w.st.stops).toBe(1);
   });
 
-  test('Stop during a call: cancelled, and the next round stopped', async () => {
+  test.each([
+    [false, 'MCP tool stopped: You stopped Echo (Demo) after ttmcp had sent it, so it may have run, in part or in full; its result is unknown.'],
+    // the question popup's Stop generation (walked in SillyTavern 1.18.0 with a 2025 server)
+    [true, 'MCP tool stopped: You stopped Echo (Demo) while its server was asking you a question. The server may have done part of its work before it asked;'],
+  ])('Stop during a call (from a question: %s): cancelled, the warning says the user stopped it, and the next round stopped', async (inQuestion, warning) => {
     const w = world();
     let release: (o: McpCallOutcome) => void = () => {};
     w.callAnswer = () => new Promise((r) => (release = r));
     await w.st.round();
     const pending = w.st.call('mcp__Demo__echo', {});
     await vi.waitFor(() => expect(names(w)).toContain('call_legacy_mcp_tool'));
+    w.stoppedInQuestion = inQuestion;
     await w.st.emit(ST_EVENTS.GENERATION_STOPPED);
     expect(names(w)).toContain('cancel_legacy_mcp_tool_call');
     release({ outcome: 'outcome_unknown', code: 'mcp.call_cancelled', message: 'Stopped waiting.' });
     expect(await pending).toContain('may have run, but its result is unknown (mcp.call_cancelled): Stopped waiting.');
+    expect(w.toasts).toHaveLength(1);
+    expect(w.toasts[0]![1]).toContain(warning);
+    expect(w.toasts[0]![1]).not.toContain('affected systems');
+    expect(w.toasts[0]![2]).toBe(true);
     await w.st.saveBatch();
     await w.st.round();
     expect(w.st.stops).toBe(1);
+  });
+
+  test('a Stop in a question of an earlier generation says nothing of the next one', async () => {
+    const w = world();
+    w.stoppedInQuestion = true; // that call ended otherwise
+    await w.st.round(); // a new generation
+    w.callAnswer = () => ({ outcome: 'outcome_unknown', code: 'mcp.call_timeout', message: 'Timed out' });
+    await w.st.call('mcp__Demo__echo', {});
+    expect(w.toasts[0]![1]).toContain('MCP tool result unknown');
   });
 
   test('Stop during the Ask prompt: the prompt closes, the denial is recorded, the loop ends', async () => {

@@ -84,6 +84,12 @@ export interface ToolBridgeHost {
   changed?(): void;
   /** The tool set bindings of the chat open now (absent: none, every permitted tool). */
   scope?(): BindingScope;
+  /**
+   * Whether the user's last Stop came from a server's question to them
+   * (the question popup's Stop generation), read once per stopped call.
+   * Absent: the page cannot say.
+   */
+  stoppedWhileAsked?(): boolean;
   tr: Tr;
 }
 
@@ -199,6 +205,7 @@ export class ToolBridge {
     this.#halted = null;
     if (!this.#continuing) {
       this.#stopArmed = false;
+      this.#host.stoppedWhileAsked?.(); // a Stop of an earlier generation says nothing of this one
       this.#toldUnavailable = false;
       this.#toldLeftOut = false;
       this.#root = await this.#listRoot();
@@ -447,7 +454,7 @@ export class ToolBridge {
       );
       return text?.text ?? result;
     } catch (err) {
-      if (err instanceof LegacyMcpOutcomeUnknownError) return this.#unknown(err, tool);
+      if (err instanceof LegacyMcpOutcomeUnknownError) return this.#unknown(err, tool, controller.signal.aborted);
       if ((err as { name?: unknown })?.name === 'AbortError') {
         this.#halted ??= 'stopped';
         this.#stopArmed = true;
@@ -491,11 +498,22 @@ export class ToolBridge {
     }
   }
 
-  #unknown(err: LegacyMcpOutcomeUnknownError, tool: LegacyMcpTool): string {
+  /**
+   * A call whose outcome is unknown ends the loop, and the user is told
+   * what happened: their own Stop after the call was sent (from a server's
+   * question to them, or from SillyTavern), or a failure they did not ask for.
+   */
+  #unknown(err: LegacyMcpOutcomeUnknownError, tool: LegacyMcpTool, stopped: boolean): string {
     const { tr } = this.#host;
     this.#halted = 'unknown';
     this.#stopArmed = true;
-    this.#host.toast('warning', `${tr('outcome_unknown_warning', { name: displayNameOf(tool) })}\n\n${err.message}`, tr('outcome_unknown_title'), true);
+    const name = displayNameOf(tool);
+    if (stopped) {
+      const asked = this.#host.stoppedWhileAsked?.() === true;
+      this.#host.toast('warning', tr(asked ? 'outcome_stopped_asking_warning' : 'outcome_stopped_warning', { name }), tr('outcome_stopped_title'), true);
+    } else {
+      this.#host.toast('warning', `${tr('outcome_unknown_warning', { name })}\n\n${err.message}`, tr('outcome_unknown_title'), true);
+    }
     return unknownText(tool, err.code, err.message.slice(err.code.length + 2));
   }
 }

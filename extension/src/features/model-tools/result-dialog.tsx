@@ -1,7 +1,7 @@
 // A model call's full result, kept by the backend because it was too long
-// for the prompt (the model read a note and a preview): opened from Recent
-// calls, read in pages of up to 200,000 characters, "Load more" for the
-// rest.
+// for the prompt (the model was given a note and the start of it): opened
+// from Recent calls, read in pages of up to 200,000 characters, "Load
+// more" for the rest.
 
 import { useCallback, useEffect, useState } from 'react';
 import type { McpResultsApi, McpToolResultPage } from '../../../../jsapi/tauritavern-mcp';

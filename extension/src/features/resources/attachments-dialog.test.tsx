@@ -111,6 +111,24 @@ describe('AttachmentsDialog', () => {
     expect(readme().uri).toBe('file:///docs/README.md');
   });
 
+  test('the picker leaves out servers with nothing to attach, known or learnt by listing (walked in SillyTavern 1.18.0)', async () => {
+    const mcp = new FakeMcp([
+      server('active', { displayName: 'Docs', capabilities: capabilities() }),
+      // resources advertised, but none and no template
+      server('active', { id: SERVER_B, displayName: 'Empty', capabilities: capabilities() }),
+      // not connected yet: what it advertises is unknown, and it has none
+      server('active', { id: '33333333-3333-4333-8333-333333333333', displayName: 'Unknown', capabilities: { allowed: { resources: true, prompts: true } } }),
+    ]);
+    mcp.resourcesFor = (id) => (id === SERVER_ID ? [readme()] : []);
+    mcp.templatesFor = () => [];
+    const { deps } = setup(mcp);
+    render(<AttachmentsDialog deps={deps} />);
+    const picker = screen.getByRole('region', { name: 'Attach a resource' });
+    expect(within(picker).getByRole('status').textContent).toContain('Looking for servers with resources');
+    const select = await within(picker).findByRole('combobox', { name: 'Server' });
+    expect([...(select as HTMLSelectElement).options].map((o) => o.textContent)).toEqual(['Docs']);
+  });
+
   test('a failed read attaches nothing and says why', async () => {
     const user = userEvent.setup();
     const { st, mcp, deps } = setup();

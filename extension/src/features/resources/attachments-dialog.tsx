@@ -208,9 +208,19 @@ function Picker(props: { chat: ChatRef; deps: AttachmentsDialogDeps }) {
   useEffect(() => {
     let live = true;
     deps.servers().then(
-      (all) => {
+      async (all) => {
+        // only servers with something to attach: each candidate's lists are
+        // read (the backend keeps them), and one that answered two empty
+        // lists is left out; one whose list failed stays, to say why
+        const candidates = all.filter(offersResources);
+        const counts = await Promise.all(
+          candidates.map(async (s) => {
+            const [r, t] = await Promise.all([deps.resources(s.id).catch(() => undefined), deps.templates(s.id).catch(() => undefined)]);
+            return r === undefined ? undefined : r.items.length + (t?.items.length ?? 0);
+          }),
+        );
         if (!live) return;
-        const offered = all.filter(offersResources);
+        const offered = candidates.filter((_, i) => counts[i] !== 0);
         setServers(offered);
         if (offered.length === 1) choose(offered[0]!.id);
       },
@@ -229,6 +239,11 @@ function Picker(props: { chat: ChatRef; deps: AttachmentsDialogDeps }) {
       {error !== undefined && (
         <p className="tt-mcp-error" role="alert">
           {error}
+        </p>
+      )}
+      {servers === undefined && error === undefined && (
+        <p className="tt-mcp-note" role="status">
+          <i className="fa-solid fa-spinner fa-spin" aria-hidden="true" /> {tr('finding_resource_servers')}
         </p>
       )}
       {servers && servers.length === 0 && <p className="tt-mcp-note">{tr('no_resource_servers')}</p>}

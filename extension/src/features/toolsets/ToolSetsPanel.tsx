@@ -8,7 +8,7 @@ import { createContext, useCallback, useContext, useEffect, useState } from 'rea
 import type { McpStorageIssue, McpToolSet } from '../../../../jsapi/tauritavern-mcp';
 import { applyBindings, type BindingLevel, type BindingScope } from '../../host/bindings';
 import type { TextKey, Tr } from '../../base/texts';
-import { errorMessage } from '../../base/errors';
+import { CODE_HOST_UNAVAILABLE, errorCode, errorMessage } from '../../base/errors';
 import { useTr } from '../../base/tr';
 
 export interface ToolSetsDeps {
@@ -80,9 +80,10 @@ export function ToolSetsSection() {
       setError(undefined);
     } catch (err) {
       // What the backend holds is unknown now: neither the sets it listed
-      // before nor "none yet".
+      // before nor "none yet". A backend that is not connected is said once,
+      // by the drawer's banner, not again here.
       setSets(undefined);
-      setError(tr('toolsets_failed', { message: errorMessage(err) }));
+      setError(errorCode(err) === CODE_HOST_UNAVAILABLE ? undefined : tr('toolsets_failed', { message: errorMessage(err) }));
     }
   }, [deps, tr]);
 

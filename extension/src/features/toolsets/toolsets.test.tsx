@@ -97,6 +97,30 @@ describe('a failed listing', () => {
     expect(screen.queryByText(/No tool sets yet/)).toBeNull();
     expect((screen.getByRole('button', { name: 'New tool set' }) as HTMLButtonElement).disabled).toBe(true);
   });
+
+  test('a backend that is not connected is not said again under the drawer’s banner (walked in SillyTavern 1.18.0)', async () => {
+    const deps: ToolSetsDeps = {
+      list: vi.fn(async () => {
+        throw Object.assign(new Error('mcp.host_unavailable: The ttmcp backend at http://127.0.0.1:7878 is not reachable'), { code: 'mcp.host_unavailable' });
+      }),
+      edit: vi.fn(async () => null),
+      remove: vi.fn(async () => true),
+      choose: vi.fn(async () => {}),
+      scope: () => ({ chatOpen: false }),
+      onChange: () => () => {},
+    };
+    render(
+      <TrContext.Provider value={englishTr}>
+        <ToolSetsContext.Provider value={deps}>
+          <ToolSetsSection />
+        </ToolSetsContext.Provider>
+      </TrContext.Provider>,
+    );
+    await waitFor(() => expect(deps.list).toHaveBeenCalled());
+    await waitFor(() => expect((screen.getByRole('button', { name: 'New tool set' }) as HTMLButtonElement).disabled).toBe(true));
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(screen.queryByText(/host_unavailable|No tool sets yet/)).toBeNull();
+  });
 });
 
 describe('the editor', () => {
