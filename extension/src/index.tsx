@@ -14,6 +14,7 @@ function start() {
   startManager({
     configUrl: new URL('../ttmcp.json', import.meta.url).href,
     importModule: (url) => import(/* @vite-ignore */ url),
+    fetch: (input, init) => fetch(input, init),
   });
 }
 

@@ -7,6 +7,7 @@
 
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type { TauriTavernMcpApi, TtmcpMcpApi } from '../../../jsapi/tauritavern-mcp';
+import { isLoopbackOrigin, type BackendRoute } from '../host/backend';
 import type { BridgeStatus } from '../host/tauritavern';
 import { McpManagerApp, type McpManagerActions } from '../features/manager/McpManagerApp';
 import type { ServerChange } from '../host/changes';
@@ -15,13 +16,13 @@ import { PrimitivesContext, type PrimitivesDeps } from '../features/manager/Prim
 import { RecentCalls, ToolReachSection, ToolsContext, type ToolsPanelDeps } from '../features/model-tools/ToolsPanel';
 import { ToolSetsContext, ToolSetsSection, type ToolSetsDeps } from '../features/toolsets/ToolSetsPanel';
 import { SectionsContext, type ManagerSections } from '../features/manager/sections';
-import { ApiMissing, BackendDown, Connecting, ConnectionLost, LoadFailed, OriginRefused } from '../features/status/StatusPanels';
+import { ApiMissing, BackendDown, Connecting, ConnectionLost, LoadFailed, OriginRefused, PluginBackendDown, RouteLine } from '../features/status/StatusPanels';
 import { refusal, type Connection } from './connect';
 import { RetryLoop, type AttemptOutcome, type RetryClock } from './retry';
 
 export interface RootDeps {
-  /** The backend URL to start with (settings → ttmcp.json → default). */
-  backendUrl(): Promise<string>;
+  /** How to reach the backend: SillyTavern's plugin when it answers, else the URL (settings → ttmcp.json → default). */
+  backend(): Promise<BackendRoute>;
   connect(backendUrl: string, attempt: number): Promise<Connection>;
   /** Persists a backend URL the user entered. */
   saveBackendUrl(url: string): void;
@@ -63,7 +64,8 @@ function loadedElsewhere(bridge: BridgeStatus | undefined, url: string): string 
 export function Root({ deps }: { deps: RootDeps }) {
   const [phase, setPhase] = useState<Phase>({ kind: 'connecting' });
   const [busy, setBusy] = useState(false);
-  const [backendUrl, setBackendUrl] = useState<string>();
+  const [route, setRoute] = useState<BackendRoute>();
+  const backendUrl = route?.url;
   const [bridgeState, setBridgeState] = useState(() => deps.bridge()?.state);
   const [reconnecting, setReconnecting] = useState(false);
   const attempt = useRef(0);
@@ -112,17 +114,18 @@ export function Root({ deps }: { deps: RootDeps }) {
   useEffect(() => () => loop.stop(), [loop]);
 
   /** Connects to url now; an attempt running for another URL is let finish first. */
-  const connectTo = async (url: string) => {
+  const connectTo = async (to: BackendRoute) => {
+    const { url } = to;
     current.current = { ...current.current, url };
-    setBackendUrl(url);
+    setRoute(to);
     await loop.now();
     if (current.current.url === url && current.current.tried !== url) await loop.now();
   };
 
   useEffect(() => {
     let live = true;
-    void deps.backendUrl().then((url) => {
-      if (live) void connectTo(url);
+    void deps.backend().then((to) => {
+      if (live) void connectTo(to);
     });
     return () => {
       live = false;
@@ -177,17 +180,21 @@ export function Root({ deps }: { deps: RootDeps }) {
     case 'backend_down': {
       const url = backendUrl ?? phase.backend;
       const elsewhere = loadedElsewhere(deps.bridge(), url);
+      if (route?.via === 'plugin') {
+        return <PluginBackendDown key={url} plugin={route.plugin} message={phase.message} busy={busy} onRetry={retry} />;
+      }
       return (
         <BackendDown
           key={url}
           backend={url}
           message={phase.message}
           busy={busy}
+          remotePage={!isLoopbackOrigin(deps.origin)}
           {...(elsewhere !== undefined ? { loadedFrom: elsewhere } : {})}
           onRetry={retry}
           onSaveUrl={(next) => {
             deps.saveBackendUrl(next);
-            void connectTo(next);
+            void connectTo({ via: 'direct', url: next });
           }}
         />
       );
@@ -218,7 +225,12 @@ export function Root({ deps }: { deps: RootDeps }) {
           {...(b?.reconnect ? { onReconnect: () => void reconnect() } : {})}
         />
       ) : undefined;
-      return <ManagerFor api={phase.api} phase={phase} deps={deps} notice={notice} />;
+      return (
+        <>
+          <ManagerFor api={phase.api} phase={phase} deps={deps} notice={notice} />
+          {route && <RouteLine route={route} />}
+        </>
+      );
     }
   }
 }

@@ -1,4 +1,4 @@
-import { act, screen, waitFor, within } from '@testing-library/react';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import {
@@ -12,7 +12,10 @@ import {
   server,
   setBridgeState,
 } from '../../test/fakes';
-import { resolveBackendUrl } from '../host/backend';
+import { isLoopbackOrigin, probePlugin, resolveBackendUrl } from '../host/backend';
+import { englishTr } from '../base/texts';
+import { TrContext } from '../base/tr';
+import { BackendDown } from '../features/status/StatusPanels';
 import { notifyRegistrationsChanged } from '../host/changes';
 import { type Started, startManager, wakeAll } from './start';
 
@@ -513,5 +516,97 @@ describe('while working', () => {
     expect(document.querySelector('#mcp_manager_container b')?.textContent).toBe(' MCP 工具');
     expect(await screen.findByText('服务器 · 2')).toBeTruthy();
     expect(translate).toHaveBeenCalledWith('Servers · {count}', 'mcp_manager.servers_count');
+  });
+});
+
+describe('SillyTavern’s ttmcp plugin (issue 28)', () => {
+  const CONFIG_URL = 'http://localhost:3000/scripts/extensions/third-party/mcp-manager/ttmcp.json';
+  /** SillyTavern with ttmcp.json saying the plugin was installed, and the plugin answering status. */
+  const plugin = (status: Record<string, unknown> | null, ok = true, installed = true) =>
+    vi.fn(async (url: string | URL | Request) => {
+      if (String(url) === CONFIG_URL) return { ok: true, json: async () => ({ backendUrl: 'http://127.0.0.1:7878', ...(installed ? { plugin: true } : {}) }) } as Response;
+      if (!String(url).endsWith('/api/plugins/ttmcp/_plugin/status')) throw new TypeError('unexpected fetch ' + String(url));
+      if (status === null) throw new TypeError('Failed to fetch');
+      return { ok, json: async () => status } as Response;
+    }) as unknown as typeof fetch;
+
+  function startWith(importModule: (url: string) => Promise<unknown>, answer: typeof globalThis.fetch) {
+    act(() => {
+      started = startManager({ importModule, clock, fetch: answer, configUrl: CONFIG_URL });
+    });
+  }
+
+  test('when it answers, the API comes through it from SillyTavern’s own origin, and the Manager says so', async () => {
+    installSillyTavern();
+    settingsColumn();
+    const mcp = new FakeMcp([server()]);
+    const importModule = loaderPublishing(mcp, new FakeStore(), openBridge());
+    startWith(importModule, plugin({ plugin: 'ttmcp', version: '1', backend: 'up', user: 'alice' }));
+    expect(await screen.findByText('Local tools')).toBeTruthy();
+    expect(importModule.mock.calls.map((c) => c[0])).toEqual([`${window.location.origin}/api/plugins/ttmcp/jsapi/tauritavern-mcp.js`]);
+    expect(screen.getByText(/Through SillyTavern \(its ttmcp plugin\), as alice/)).toBeTruthy();
+  });
+
+  test('the backend behind it not running yet: the plugin starts it, so no command is given', async () => {
+    installSillyTavern();
+    settingsColumn();
+    startWith(() => Promise.reject(new TypeError('Failed to fetch dynamically imported module')), plugin({ plugin: 'ttmcp', backend: 'starting' }));
+    const panel = await screen.findByRole('alert');
+    expect(within(panel).getByRole('heading').textContent).toBe(' ttmcp is not running yet');
+    expect(panel.textContent).toContain('[ttmcp]');
+    expect(panel.querySelector('code.tt-mcp-command')).toBeNull();
+    expect(within(panel).queryByRole('textbox', { name: 'Backend URL' })).toBeNull();
+  });
+
+  test.each([
+    ['no plugin (404)', plugin({ error: 'not found' }, false)],
+    ['another plugin', plugin({ plugin: 'mcp' })],
+    ['not SillyTavern', plugin(null)],
+    // an install without the plugin never asks for it (the 404 would show in the console)
+    ['not installed', plugin({ plugin: 'ttmcp', backend: 'up' }, true, false)],
+  ])('%s: the direct path as before, and the Manager says so', async (_, fetch) => {
+    installSillyTavern();
+    settingsColumn();
+    const importModule = loaderPublishing(new FakeMcp([server()]), new FakeStore(), openBridge());
+    startWith(importModule, fetch);
+    expect(await screen.findByText('Local tools')).toBeTruthy();
+    expect(importModule.mock.calls.map((c) => c[0])).toEqual(['http://127.0.0.1:7878/jsapi/tauritavern-mcp.js']);
+    expect(screen.getByText(/Directly to ttmcp at http:\/\/127\.0\.0\.1:7878: this works only in a browser on the computer that runs ttmcp/)).toBeTruthy();
+    if (_ === 'not installed') expect((fetch as unknown as ReturnType<typeof vi.fn>).mock.calls.map((c) => String(c[0]))).toEqual([CONFIG_URL]);
+  });
+});
+
+describe('the route’s pieces', () => {
+  test('probePlugin: only a ttmcp answer counts; a backend state it does not know is down', async () => {
+    const answer = (body: unknown, ok = true) => vi.fn(async () => ({ ok, json: async () => body }) as Response) as unknown as typeof fetch;
+    expect(await probePlugin('https://st.example', answer({ plugin: 'ttmcp', backend: 'untrusted' }))).toEqual({ backend: 'untrusted' });
+    expect(await probePlugin('https://st.example', answer({ plugin: 'ttmcp', backend: 'exploded', user: 'bob' }))).toEqual({ backend: 'down', user: 'bob' });
+    expect(await probePlugin('https://st.example', answer({ plugin: 'ttmcp' }, false))).toBeUndefined();
+    expect(await probePlugin('https://st.example', answer('<html>'))).toBeUndefined();
+  });
+
+  test.each([
+    ['http://127.0.0.1:8000', true],
+    ['http://localhost:8000', true],
+    ['http://[::1]:8000', true],
+    ['http://192.168.1.20:8000', false],
+    ['https://st.example.com', false],
+  ])('isLoopbackOrigin(%s) is %s', (origin, loopback) => {
+    expect(isLoopbackOrigin(origin)).toBe(loopback);
+  });
+
+  test('a page opened from another device is told the plugin is the way, not to start ttmcp beside the browser', () => {
+    render(
+      <TrContext.Provider value={englishTr}>
+        <BackendDown backend="http://127.0.0.1:7878" message="" busy={false} remotePage onRetry={() => {}} onSaveUrl={() => {}} />
+      </TrContext.Provider>,
+    );
+    const panel = screen.getByRole('alert');
+    expect(panel.textContent).toContain('opened from another device');
+    expect(panel.textContent).toContain('enableServerPlugins: true');
+    expect(panel.textContent).toContain('SILLYTAVERN_ENABLESERVERPLUGINS=true');
+    expect([...panel.querySelectorAll('code.tt-mcp-command')].map((c) => c.textContent)).toEqual([
+      'ttmcp install-extension --sillytavern <SillyTavern folder> --enable-server-plugins',
+    ]);
   });
 });

@@ -2,7 +2,7 @@
 // the real host adapters.
 
 import { createRoot } from 'react-dom/client';
-import { resolveBackendUrl } from '../host/backend';
+import { resolveBackend, resolveBackendUrl } from '../host/backend';
 import { watchRegistrations } from '../host/changes';
 import { createManagerActions } from '../features/manager/actions';
 import { askElicitation } from '../features/elicitation/elicitation-dialog';
@@ -49,6 +49,8 @@ export interface StartOptions {
   configUrl?: string;
   /** The retry loop's timers (tests). */
   clock?: RetryClock;
+  /** Asks SillyTavern's ttmcp plugin on the page's origin with it (absent: the direct path only). */
+  fetch?: typeof fetch;
 }
 
 export interface Started {
@@ -99,7 +101,12 @@ export function startManager(opts: StartOptions): Started | null {
     return askElicitation(request, { ...o, ...(stop ? { stop } : {}) }, tr);
   });
   const deps: RootDeps = {
-    backendUrl: () => resolveBackendUrl(opts.configUrl !== undefined ? { configUrl: opts.configUrl } : {}),
+    backend: async () => {
+      const sources = opts.configUrl !== undefined ? { configUrl: opts.configUrl } : {};
+      // SillyTavern's plugin is asked where the page can ask (SillyTavern's own origin)
+      if (!opts.fetch) return { via: 'direct', url: await resolveBackendUrl(sources) };
+      return resolveBackend(window.location.origin, { ...sources, fetch: opts.fetch });
+    },
     connect: async (backendUrl, attempt) => {
       const c = await connect({ backendUrl, attempt, origin: window.location.origin, importModule: opts.importModule, tr });
       installElicitationHandler(elicit);

@@ -2,7 +2,7 @@
 // is wrong, what to do about it, and offers Retry (no page reload needed).
 
 import { useId, useState, type ReactNode } from 'react';
-import { normalizeBackendUrl, serveCommand } from '../../host/backend';
+import { normalizeBackendUrl, serveCommand, type BackendRoute, type PluginStatus } from '../../host/backend';
 import { useTr } from '../../base/tr';
 
 function Panel(props: { icon: string; title: string; children: ReactNode; tone?: 'error' | 'warning' }) {
@@ -62,6 +62,12 @@ export interface BackendDownProps {
   busy: boolean;
   /** The backend the host API was already loaded from, when that is not `backend` (a reload is needed). */
   loadedFrom?: string;
+  /**
+   * The page was opened from another device (its origin is not this
+   * computer's loopback): no backend on loopback can be reached from it,
+   * only SillyTavern's plugin can carry the traffic.
+   */
+  remotePage?: boolean;
   onRetry(): void;
   /** Saves a new backend URL (an origin) and retries with it. */
   onSaveUrl(url: string): void;
@@ -85,8 +91,18 @@ export function BackendDown(props: BackendDownProps) {
   return (
     <Panel icon="fa-plug-circle-xmark" title={tr('backend_down_title')}>
       <p>{tr('backend_down_body', { url: props.backend })}</p>
-      <p>{tr('backend_down_hint')}</p>
-      <Command text={serveCommand(props.backend)} />
+      {props.remotePage ? (
+        <>
+          <p>{tr('backend_down_remote')}</p>
+          <Command text="ttmcp install-extension --sillytavern <SillyTavern folder> --enable-server-plugins" />
+        </>
+      ) : (
+        <>
+          <p>{tr('backend_down_hint')}</p>
+          <Command text={serveCommand(props.backend)} />
+          <p className="tt-mcp-note">{tr('backend_down_plugin_hint')}</p>
+        </>
+      )}
       <Details message={props.message} />
       {props.loadedFrom !== undefined && (
         <p className="tt-mcp-note tt-mcp-warning">
@@ -199,5 +215,45 @@ export function ConnectionLost(props: { backend: string; busy: boolean; onReconn
         </button>
       )}
     </div>
+  );
+}
+
+/**
+ * The plugin answers on SillyTavern's origin but the backend behind it does
+ * not (yet): the plugin starts it, so there is no command to give, only what
+ * is happening and where its log is.
+ */
+export function PluginBackendDown(props: { plugin: PluginStatus; message: string; busy: boolean; onRetry(): void }) {
+  const tr = useTr();
+  const untrusted = props.plugin.backend === 'untrusted';
+  return (
+    <Panel icon="fa-plug-circle-xmark" title={tr(untrusted ? 'plugin_untrusted_title' : 'plugin_backend_down_title')} tone={untrusted ? 'error' : 'warning'}>
+      {untrusted ? (
+        <p>{tr('plugin_untrusted_body')}</p>
+      ) : (
+        <>
+          <p>{tr('plugin_backend_down_body')}</p>
+          <p>{tr('plugin_backend_down_hint')}</p>
+        </>
+      )}
+      <Details message={props.message} />
+      <div className="tt-mcp-actions">
+        <RetryButton busy={props.busy} onRetry={props.onRetry} />
+      </div>
+    </Panel>
+  );
+}
+
+/** Which way the Manager reaches ttmcp: through SillyTavern's plugin, or directly. */
+export function RouteLine(props: { route: BackendRoute }) {
+  const tr = useTr();
+  const { route } = props;
+  return (
+    <p className="tt-mcp-note tt-mcp-route">
+      <i className={`fa-solid ${route.via === 'plugin' ? 'fa-shield-halved' : 'fa-plug'}`} aria-hidden="true" />{' '}
+      {route.via === 'plugin'
+        ? tr(route.plugin.user !== undefined ? 'route_plugin_user' : 'route_plugin', { user: route.plugin.user ?? '' })
+        : tr('route_direct', { url: route.url })}
+    </p>
   );
 }
