@@ -61,6 +61,9 @@ func (f *fixture) origin() string { return f.url }
 type client struct {
 	t    *testing.T
 	conn *websocket.Conn
+	// over, when set, carries the frames instead of conn (a page on the
+	// HTTP transport, transport_test.go).
+	over pageWire
 	mu   sync.Mutex
 	next uint64
 	// events are the event frames read while reading for something else:
@@ -140,7 +143,19 @@ func (c *client) send(id uint64, command string, args any) {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	if err := c.conn.Write(context.Background(), websocket.MessageText, b); err != nil {
+	c.write(b)
+}
+
+// write sends one frame.
+func (c *client) write(frame []byte) {
+	c.t.Helper()
+	var err error
+	if c.over != nil {
+		err = c.over.write(frame)
+	} else {
+		err = c.conn.Write(context.Background(), websocket.MessageText, frame)
+	}
+	if err != nil {
 		c.t.Fatal(err)
 	}
 }
@@ -168,7 +183,13 @@ func (c *client) readFrame() []byte {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, data, err := c.conn.Read(ctx)
+	var data []byte
+	var err error
+	if c.over != nil {
+		data, err = c.over.read(ctx)
+	} else {
+		_, data, err = c.conn.Read(ctx)
+	}
 	if err != nil {
 		c.t.Fatalf("read: %v", err)
 	}
