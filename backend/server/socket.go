@@ -136,7 +136,7 @@ func (sk *socket) run() {
 		go func() {
 			defer sk.work.Done()
 			defer func() { <-sk.slots }()
-			value, err := sk.cmds.Invoke(withCaller(service.WithPage(ctx, sk), sk.caller), inv.command, inv.args)
+			value, err := sk.cmds.Invoke(sk.callContext(ctx), inv.command, inv.args)
 			sk.end(id) // the id is free once its result is on the way
 			sk.reply(id, value, err)
 		}()
@@ -201,6 +201,17 @@ func (sk *socket) handshake() bool {
 	}
 	welcome, _ := json.Marshal(jsapi.Welcome{Type: jsapi.FrameWelcome, Server: jsapi.ServerInfo{Name: "ttmcp", Version: sk.srv.cfg.Version}})
 	return sk.write(welcome) == nil
+}
+
+// callContext is the context of a command the page sent: its page (for
+// the backend's questions), its caller, and, through SillyTavern's plugin,
+// the sign-in callback on the page's side (service.WithRedirectURL).
+func (sk *socket) callContext(ctx context.Context) context.Context {
+	ctx = withCaller(service.WithPage(ctx, sk), sk.caller)
+	if sk.caller.Plugin {
+		ctx = service.WithRedirectURL(ctx, sk.caller.Base()+jsapi.PathOAuthCallback)
+	}
+	return ctx
 }
 
 // validToken reports in constant time whether a hello's token opens this

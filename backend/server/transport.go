@@ -96,7 +96,7 @@ type httpConn struct {
 	mu        sync.Mutex
 	streaming bool // a GET has opened the stream
 
-	wmu    sync.Mutex // the stream's writes
+	wmu    chan struct{} // held (a token in it) by the stream's writer
 	w      http.ResponseWriter
 	rc     *http.ResponseController
 	closed bool // nothing more is written to the stream
@@ -122,8 +122,8 @@ func (h *httpConn) ReadFrame() ([]byte, error) {
 // string) continued as a further data line, which the page's reader joins
 // back with "\n".
 func (h *httpConn) WriteFrame(ctx context.Context, parts ...[]byte) error {
-	h.wmu.Lock()
-	defer h.wmu.Unlock()
+	h.lockW()
+	defer h.unlockW()
 	if h.closed || h.w == nil {
 		return errTransportClosed
 	}
@@ -194,7 +194,7 @@ func (h *httpConn) Close(code websocket.StatusCode, reason string) error {
 	if !h.lockStream() {
 		return nil
 	}
-	defer h.wmu.Unlock()
+	defer h.unlockW()
 	if h.closed || h.w == nil {
 		return nil
 	}
@@ -214,25 +214,36 @@ func (h *httpConn) CloseNow() error {
 	h.end()
 	if h.lockStream() {
 		h.closed = true
-		h.wmu.Unlock()
+		h.unlockW()
 	}
 	return nil
 }
 
-// lockStream takes wmu, first unblocking a write stuck on a page that
-// stopped reading (whose stream is then torn down).
+// lockW and unlockW hold the stream's writes.
+func (h *httpConn) lockW()   { h.wmu <- struct{}{} }
+func (h *httpConn) unlockW() { <-h.wmu }
+
+// lockStream takes the writes, tearing down a write stuck on a page that
+// stopped reading if it does not end within closeGrace (the stream then
+// ends; the page sees a dropped connection).
 func (h *httpConn) lockStream() bool {
-	if !h.wmu.TryLock() {
-		h.mu.Lock()
-		rc := h.rc
-		h.mu.Unlock()
-		if rc != nil {
-			rc.SetWriteDeadline(time.Now())
-		}
-		h.wmu.Lock()
+	select {
+	case h.wmu <- struct{}{}:
+		return true
+	case <-time.After(closeGrace):
 	}
+	h.mu.Lock()
+	rc := h.rc
+	h.mu.Unlock()
+	if rc != nil {
+		rc.SetWriteDeadline(time.Now())
+	}
+	h.lockW()
 	return true
 }
+
+// closeGrace is how long a close waits for a write in progress.
+const closeGrace = time.Second
 
 var errTransportClosed = errors.New("the transport is closed")
 
@@ -264,7 +275,7 @@ func (s *Server) handleTransportOpen(w http.ResponseWriter, r *http.Request) {
 	b := make([]byte, 16)
 	rand.Read(b)
 	h := &httpConn{srv: s, id: hex.EncodeToString(b), caller: caller, cmds: cmds,
-		in: make(chan []byte), done: make(chan struct{})}
+		in: make(chan []byte), done: make(chan struct{}), wmu: make(chan struct{}, 1)}
 	if !s.transports.add(h, maxPendingFactor*s.cfg.MaxSockets) {
 		writeError(w, http.StatusServiceUnavailable, jsapi.KindUnavailable, jsapi.CodeHostUnavailable,
 			"too many open transports (%d); close some pages and reconnect", maxPendingFactor*s.cfg.MaxSockets)
@@ -339,11 +350,11 @@ func (s *Server) handleTransportStream(w http.ResponseWriter, r *http.Request) {
 		h.end()
 		return
 	}
-	h.wmu.Lock()
+	h.lockW()
 	h.mu.Lock()
 	h.w, h.rc = w, rc
 	h.mu.Unlock()
-	h.wmu.Unlock()
+	h.unlockW()
 	// The page (or a proxy) ending the stream ends the transport.
 	stopWatch := context.AfterFunc(r.Context(), h.end)
 	defer stopWatch()
@@ -372,7 +383,7 @@ func (h *httpConn) heartbeat(interval time.Duration) (stop func()) {
 			case <-h.done:
 				return
 			}
-			h.wmu.Lock()
+			h.lockW()
 			if !h.closed {
 				h.rc.SetWriteDeadline(time.Now().Add(writeTimeout))
 				_, err := h.w.Write([]byte(": ping\n\n"))
@@ -385,7 +396,7 @@ func (h *httpConn) heartbeat(interval time.Duration) (stop func()) {
 					h.end()
 				}
 			}
-			h.wmu.Unlock()
+			h.unlockW()
 		}
 	}()
 	return func() { close(quit); wg.Wait() }

@@ -20,6 +20,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/ttmcp/ttmcp/backend/demo"
 	"github.com/ttmcp/ttmcp/jsapi"
 )
 
@@ -685,4 +686,43 @@ var _ = jsontext.Value(nil)
 // errorReply is the body of an HTTP error of the plugin path.
 type errorReply struct {
 	Error jsapi.ErrorBody `json:"error"`
+}
+
+// A sign-in started through SillyTavern's plugin sends the user back to
+// SillyTavern's origin (the plugin's prefix + /oauth/callback), and that
+// callback, through the plugin, completes it.
+func TestSignInThroughThePlugin(t *testing.T) {
+	f, _, endpoint := newAuthBackend(t)
+	f.srv.pluginSecret = testSecret
+	base := stPlugin(t, f.url, testSecret, nil)
+	c, _ := connectPlugin(t, base, "")
+	var srv jsapi.McpServer
+	c.must(jsapi.CmdCreateServer, dto(map[string]any{"displayName": "Demo", "endpoint": endpoint}), &srv)
+	c.must(jsapi.CmdSetServerState, dto(map[string]any{"registrationId": srv.ID, "state": "active"}), nil)
+	var st jsapi.McpSignInStarted
+	c.must(jsapi.CmdStartSignIn, dto(map[string]any{"registrationId": srv.ID}), &st)
+	if st.RedirectURI != base+jsapi.PathOAuthCallback {
+		t.Fatalf("redirect %s, want %s", st.RedirectURI, base+jsapi.PathOAuthCallback)
+	}
+	back, err := demo.Approve(context.Background(), st.AuthorizationURL, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(back.String(), base+jsapi.PathOAuthCallback+"?") {
+		t.Fatalf("sent back to %s", back)
+	}
+	if resp, page := browserGet(t, back.String()); resp.StatusCode != 200 || !strings.Contains(page, "Signed in") {
+		t.Fatalf("callback through the plugin %d: %s", resp.StatusCode, page)
+	}
+	r := c.call(jsapi.CmdFinishSignIn, dto(map[string]any{"signInId": st.SignInID}))
+	if !r.OK || !strings.Contains(string(r.Value), `"state":"signed_in"`) {
+		t.Fatalf("finish: %s", r.raw)
+	}
+	// the direct path's sign-ins keep the backend's own callback
+	d := f.connect(t)
+	var dst jsapi.McpSignInStarted
+	d.must(jsapi.CmdStartSignIn, dto(map[string]any{"registrationId": srv.ID}), &dst)
+	if !strings.HasPrefix(dst.RedirectURI, f.url+jsapi.PathOAuthCallback) {
+		t.Fatalf("direct redirect %s", dst.RedirectURI)
+	}
 }

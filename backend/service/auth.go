@@ -100,6 +100,26 @@ func (s *signIns) forget(p *signIn) {
 	}
 }
 
+type redirectKey struct{}
+
+// WithRedirectURL returns ctx carrying the sign-in callback through which
+// the calling page reaches the backend: a page that comes through
+// SillyTavern's server plugin is sent back by the authorization server to
+// SillyTavern's origin (its origin + the plugin's prefix +
+// /oauth/callback), not to the backend's loopback address, which is
+// another machine's for a phone. Without it, Config.RedirectURL.
+func WithRedirectURL(ctx context.Context, u string) context.Context {
+	return context.WithValue(ctx, redirectKey{}, u)
+}
+
+// redirectFor is the sign-in callback of a sign-in started in ctx.
+func (s *Service) redirectFor(ctx context.Context) string {
+	if u, ok := ctx.Value(redirectKey{}).(string); ok && u != "" {
+		return u
+	}
+	return s.redirectURL
+}
+
 // StartSignIn starts a sign-in of an active registration and returns the
 // authorization URL once the flow has one (after the server's metadata
 // and the client registration), or the flow's error. The flow goes on
@@ -110,7 +130,8 @@ func (s *Service) StartSignIn(ctx context.Context, dto jsapi.StartMcpSignInDto) 
 	if err != nil {
 		return jsapi.McpSignInStarted{}, err
 	}
-	if s.redirectURL == "" {
+	redirectURL := s.redirectFor(ctx)
+	if redirectURL == "" {
 		return jsapi.McpSignInStarted{}, domain.Errorf(domain.KindUnavailable, CodeSignInUnavailable, "this backend serves no sign-in callback")
 	}
 	var client *domain.OAuthClient
@@ -145,7 +166,7 @@ func (s *Service) StartSignIn(ctx context.Context, dto jsapi.StartMcpSignInDto) 
 
 	go func() {
 		defer stop()
-		auth, err := s.gateway.SignIn(fctx, r, domain.SignInRequest{RedirectURL: s.redirectURL, Client: client, Authorize: s.authorizer(p)})
+		auth, err := s.gateway.SignIn(fctx, r, domain.SignInRequest{RedirectURL: redirectURL, Client: client, Authorize: s.authorizer(p)})
 		if err == nil {
 			err = s.keepSignIn(r)
 		}
@@ -163,7 +184,7 @@ func (s *Service) StartSignIn(ctx context.Context, dto jsapi.StartMcpSignInDto) 
 
 	select {
 	case <-p.ready:
-		return jsapi.McpSignInStarted{SignInID: p.id, AuthorizationURL: p.url, RedirectURI: s.redirectURL,
+		return jsapi.McpSignInStarted{SignInID: p.id, AuthorizationURL: p.url, RedirectURI: redirectURL,
 			ExpiresAt: p.expires.UTC().Format(time.RFC3339)}, nil
 	case <-p.done:
 		s.signIns.forget(p)

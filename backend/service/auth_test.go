@@ -339,3 +339,33 @@ func TestSignInUnavailable(t *testing.T) {
 		t.Fatalf("auth %+v", srv.Auth)
 	}
 }
+
+// A sign-in started with WithRedirectURL (a page through SillyTavern's
+// plugin) sends the user back there: the authorization URL and the
+// started answer name it, and the callback arriving there completes it.
+func TestSignInRedirectPerRequest(t *testing.T) {
+	w := newAuthWorld(t, time.Minute)
+	const via = "https://st.example/api/plugins/ttmcp/oauth/callback"
+	st, err := w.svc.StartSignIn(WithRedirectURL(context.Background(), via), jsapi.StartMcpSignInDto{RegistrationID: w.id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(st.AuthorizationURL)
+	if u.Query().Get("redirect_uri") != via || st.RedirectURI != via {
+		t.Fatalf("authorization URL %s, redirect %s", st.AuthorizationURL, st.RedirectURI)
+	}
+	back, err := demo.Approve(context.Background(), st.AuthorizationURL, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(back.String(), via+"?") {
+		t.Fatalf("sent back to %s", back)
+	}
+	if known, err := w.svc.CompleteSignIn(context.Background(), back.Query()); !known || err != nil {
+		t.Fatalf("callback: %v %v", known, err)
+	}
+	// a sign-in without it keeps the backend's own callback
+	if st := w.start(); st.RedirectURI != redirect {
+		t.Fatalf("default redirect %s", st.RedirectURI)
+	}
+}

@@ -19,7 +19,9 @@ export const loadErrors = {};
 
 /** @param {string} name e.g. "third-party/mcp-manager" */
 function extensionUrl(name, file) {
-    return `/scripts/extensions/${name}/${file}`;
+    // relative to the playground, which may be served under a prefix
+    // (through SillyTavern's server plugin)
+    return new URL(`../scripts/extensions/${name}/${file}`, import.meta.url).href;
 }
 
 /** A name usable in an id attribute and a CSS selector. */
