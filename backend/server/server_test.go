@@ -30,14 +30,14 @@ type fixture struct {
 	root string
 }
 
-func newFixture(t *testing.T, mutate func(*Config)) *fixture {
+func newFixture(t testing.TB, mutate func(*Config)) *fixture {
 	t.Helper()
 	root := t.TempDir()
 	return newFixtureWith(t, root, newService(root), mutate)
 }
 
 // newFixtureWith is newFixture over svc, whose files are in root.
-func newFixtureWith(t *testing.T, root string, svc *service.Service, mutate func(*Config)) *fixture {
+func newFixtureWith(t testing.TB, root string, svc *service.Service, mutate func(*Config)) *fixture {
 	t.Helper()
 	cfg := Config{
 		Commands:         NewCommands(svc, nil),
@@ -59,7 +59,7 @@ func (f *fixture) origin() string { return f.url }
 
 // client speaks SPEC §5 like an independent page would.
 type client struct {
-	t    *testing.T
+	t    testing.TB
 	conn *websocket.Conn
 	// over, when set, carries the frames instead of conn (a page on the
 	// HTTP transport, transport_test.go).
@@ -71,7 +71,7 @@ type client struct {
 	events []jsapi.Event
 }
 
-func (f *fixture) dial(t *testing.T, origin, token string) (*websocket.Conn, *http.Response, error) {
+func (f *fixture) dial(t testing.TB, origin, token string) (*websocket.Conn, *http.Response, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -94,7 +94,7 @@ func (f *fixture) dial(t *testing.T, origin, token string) (*websocket.Conn, *ht
 }
 
 // connect fetches the session the way the loader does, then shakes hands.
-func (f *fixture) connect(t *testing.T) *client {
+func (f *fixture) connect(t testing.TB) *client {
 	t.Helper()
 	resp, err := http.Get(f.url + jsapi.PathSession)
 	if err != nil {

@@ -40,7 +40,7 @@ const (
 // stPlugin serves the stand-in at its own address and returns the base URL
 // a page uses (<origin>/api/plugins/ttmcp). wrap, if set, is middleware
 // before the plugin (SillyTavern's compression()).
-func stPlugin(t *testing.T, backend string, secret string, wrap func(http.Handler) http.Handler) string {
+func stPlugin(t testing.TB, backend string, secret string, wrap func(http.Handler) http.Handler) string {
 	t.Helper()
 	target, _ := url.Parse(backend)
 	proxy := &httputil.ReverseProxy{
@@ -110,7 +110,7 @@ func (p *httpPage) do(method, path, body string) (*http.Response, error) {
 }
 
 // openHTTPPage opens a transport and its stream.
-func openHTTPPage(t *testing.T, base, user string) *httpPage {
+func openHTTPPage(t testing.TB, base, user string) *httpPage {
 	t.Helper()
 	p := &httpPage{base: base, user: user, frames: make(chan []byte, 64), closed: make(chan closeEvent, 1)}
 	resp, err := p.do("POST", jsapi.PathTransport, "")
@@ -202,7 +202,7 @@ func (p *httpPage) read(ctx context.Context) ([]byte, error) {
 }
 
 // closing waits for the stream's end: its close event, or -1.
-func (p *httpPage) closing(t *testing.T) closeEvent {
+func (p *httpPage) closing(t testing.TB) closeEvent {
 	t.Helper()
 	for {
 		select {
@@ -216,7 +216,7 @@ func (p *httpPage) closing(t *testing.T) closeEvent {
 }
 
 // pluginSession reads /jsapi/session through the plugin as user.
-func pluginSession(t *testing.T, base, user string) jsapi.Session {
+func pluginSession(t testing.TB, base, user string) jsapi.Session {
 	t.Helper()
 	p := &httpPage{base: base, user: user}
 	resp, err := p.do("GET", jsapi.PathSession, "")
@@ -233,7 +233,7 @@ func pluginSession(t *testing.T, base, user string) jsapi.Session {
 
 // connectPlugin is connect through the plugin: the session, the
 // transport, hello and welcome.
-func connectPlugin(t *testing.T, base, user string) (*client, *httpPage) {
+func connectPlugin(t testing.TB, base, user string) (*client, *httpPage) {
 	t.Helper()
 	sess := pluginSession(t, base, user)
 	if sess.Transport != jsapi.TransportHTTP || sess.CSRF != jsapi.SillyTavernCSRF || sess.WS != "" || len(sess.Token) < 32 {
@@ -250,7 +250,7 @@ func connectPlugin(t *testing.T, base, user string) (*client, *httpPage) {
 	return c, p
 }
 
-func pluginFixture(t *testing.T, mutate func(*Config)) (*fixture, string) {
+func pluginFixture(t testing.TB, mutate func(*Config)) (*fixture, string) {
 	f := newFixture(t, func(c *Config) {
 		c.PluginSecret = testSecret
 		if mutate != nil {
