@@ -64,7 +64,7 @@ export class HttpSocket {
   static CLOSING = CLOSING;
   static CLOSED = CLOSED;
 
-  constructor(base, { csrf = '/csrf-token', fetch: fetchFn = globalThis.fetch, maxBatch = MAX_BATCH } = {}) {
+  constructor(base, { csrf = '/csrf-token', fetch: fetchFn, maxBatch = MAX_BATCH } = {}) {
     this.url = String(base).replace(/\/+$/, '');
     this.readyState = CONNECTING;
     this.binaryType = 'blob'; // ignored: every frame is text
@@ -73,7 +73,9 @@ export class HttpSocket {
     this.onmessage = null;
     this.onclose = null;
     this.onerror = null;
-    this._fetch = fetchFn;
+    // the page's fetch is called as a function, never as our method (a
+    // browser's fetch throws 'Illegal invocation' with another this)
+    this._fetch = fetchFn ?? ((url, init) => globalThis.fetch(url, init));
     this._csrfURL = new URL(csrf, this.url).href;
     this._maxBatch = maxBatch;
     this._abort = typeof AbortController === 'function' ? new AbortController() : null;

@@ -255,3 +255,24 @@ test('a transport the backend will not open closes with 1006', async (t) => {
   });
   assert.equal(ev.code, 1006);
 });
+
+test("the page's fetch is called as a function, as a browser's must be", async (t) => {
+  const st = await fakeBackend();
+  t.after(st.close);
+  const real = globalThis.fetch;
+  // A browser's fetch throws 'Illegal invocation' when called with another this.
+  globalThis.fetch = function (url, init) {
+    if (this !== undefined && this !== globalThis) throw new TypeError('Illegal invocation');
+    return real(url, init);
+  };
+  t.after(() => {
+    globalThis.fetch = real;
+  });
+  const s = new HttpSocket(st.base, { csrf: '/csrf-token' });
+  await new Promise((resolve, reject) => {
+    s.onopen = resolve;
+    s.onclose = (ev) => reject(new Error(`closed ${ev.code}`));
+  });
+  s.onclose = null;
+  s.close();
+});
