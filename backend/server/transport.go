@@ -415,12 +415,8 @@ func (s *Server) handleTransportSend(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxTransportBody))
-	if mbe, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		// As a WebSocket frame above the limit: the transport closes with
-		// 1009.
-		reason := "ttmcp: frames above " + strconv.FormatInt(mbe.Limit>>20, 10) + " MiB are not read"
-		h.Close(jsapi.CloseMessageTooBig, reason)
-		writeError(w, http.StatusRequestEntityTooLarge, jsapi.KindBadRequest, jsapi.CodeRequestTooLarge, "%s", reason)
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		h.tooBig(w)
 		return
 	}
 	if err != nil {
@@ -430,6 +426,12 @@ func (s *Server) handleTransportSend(w http.ResponseWriter, r *http.Request) {
 	frames := bytes.Split(body, []byte{'\n'})
 	if n := len(frames); n > 0 && len(frames[n-1]) == 0 {
 		frames = frames[:n-1]
+	}
+	for _, f := range frames {
+		if len(f) > jsapi.MaxInboundFrame {
+			h.tooBig(w)
+			return
+		}
 	}
 	h.posts.Lock()
 	defer h.posts.Unlock()
@@ -442,6 +444,14 @@ func (s *Server) handleTransportSend(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// tooBig answers a POST whose body or a frame in it is above the limit:
+// as a WebSocket frame above it, the transport closes with 1009.
+func (h *httpConn) tooBig(w http.ResponseWriter) {
+	reason := "ttmcp: frames above " + strconv.Itoa(jsapi.MaxInboundFrame>>20) + " MiB are not read"
+	h.Close(jsapi.CloseMessageTooBig, reason)
+	writeError(w, http.StatusRequestEntityTooLarge, jsapi.KindBadRequest, jsapi.CodeRequestTooLarge, "%s", reason)
 }
 
 // handleTransportClose is the page's close.

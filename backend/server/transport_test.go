@@ -576,14 +576,22 @@ func TestTransportBounds(t *testing.T) {
 		t.Error("no ping on an idle stream")
 	}
 	// too big
-	c, big := connectPlugin(t, base, "")
-	_ = c
+	_, big := connectPlugin(t, base, "")
 	resp, _ = big.do("POST", jsapi.PathTransport+"/"+big.id, strings.Repeat("x", jsapi.MaxInboundFrame+2))
 	if resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Fatalf("too big: %d", resp.StatusCode)
 	}
 	if ce := big.closing(t); ce.Code != jsapi.CloseMessageTooBig {
 		t.Fatalf("too big: %+v", ce)
+	}
+	// one frame of 4 MiB + 1 byte, within the body's bound
+	_, big = connectPlugin(t, base, "")
+	resp, _ = big.do("POST", jsapi.PathTransport+"/"+big.id, strings.Repeat("x", jsapi.MaxInboundFrame+1))
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("a frame too big: %d", resp.StatusCode)
+	}
+	if ce := big.closing(t); ce.Code != jsapi.CloseMessageTooBig {
+		t.Fatalf("a frame too big: %+v", ce)
 	}
 	// two open, the third is closed with 1013
 	connectPlugin(t, base, "")
