@@ -383,7 +383,10 @@ type authedList struct {
 	list    jsapi.McpServerList
 	encOnce sync.Once
 	enc     []byte
-	encErr  error
+
+	forMu       sync.Mutex
+	forRedirect map[string][]byte // encodings by callback (encodedFor)
+	encErr      error
 }
 
 // authed returns res with the sign-in states.
@@ -402,6 +405,31 @@ func (s *Service) authed(res *viewResult) *authedList {
 	res.auth.Store(a)
 	return a
 }
+
+// encodedFor is the encoding of the list as pages whose sign-ins come
+// back to redirect see it (WithRedirectURL), kept beside the shared one
+// for a few such callbacks (one per origin SillyTavern is opened at).
+func (a *authedList) encodedFor(redirect string, encode func() ([]byte, error)) ([]byte, error) {
+	a.forMu.Lock()
+	defer a.forMu.Unlock()
+	if b, ok := a.forRedirect[redirect]; ok {
+		return b, nil
+	}
+	b, err := encode()
+	if err != nil {
+		return nil, err
+	}
+	if a.forRedirect == nil {
+		a.forRedirect = map[string][]byte{}
+	}
+	if len(a.forRedirect) < maxRedirectEncodings {
+		a.forRedirect[redirect] = b
+	}
+	return b, nil
+}
+
+// maxRedirectEncodings bounds the encodings kept per list by callback.
+const maxRedirectEncodings = 8
 
 func (a *authedList) encoded(encode func(any) ([]byte, error)) ([]byte, error) {
 	a.encOnce.Do(func() { a.enc, a.encErr = encode(a.list) })

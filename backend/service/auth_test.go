@@ -369,3 +369,31 @@ func TestSignInRedirectPerRequest(t *testing.T) {
 		t.Fatalf("default redirect %s", st.RedirectURI)
 	}
 }
+
+// The list a page whose sign-ins come back elsewhere reads names that
+// callback as each server's redirectUri; other pages' lists keep the
+// backend's own, and the shared list is not changed.
+func TestListRedirectPerRequest(t *testing.T) {
+	w := newAuthWorld(t, time.Minute)
+	const via = "https://st.example/api/plugins/ttmcp/oauth/callback"
+	ctx := WithRedirectURL(context.Background(), via)
+	for name, list := range map[string]func() (jsapi.McpServerList, error){
+		"List": func() (jsapi.McpServerList, error) { return w.svc.List(ctx) },
+		"ListEncoded": func() (jsapi.McpServerList, error) {
+			var l jsapi.McpServerList
+			b, err := w.svc.ListEncoded(ctx, func(v any) ([]byte, error) { return json.Marshal(v) })
+			if err == nil {
+				err = json.Unmarshal(b, &l)
+			}
+			return l, err
+		},
+	} {
+		l, err := list()
+		if err != nil || len(l.Servers) != 1 || l.Servers[0].Auth == nil || *l.Servers[0].Auth.RedirectURI != via {
+			t.Fatalf("%s: %+v (%v)", name, l, err)
+		}
+		if a := w.server().Auth; *a.RedirectURI != redirect {
+			t.Fatalf("after %s, the backend's own list says %s", name, *a.RedirectURI)
+		}
+	}
+}
