@@ -105,6 +105,20 @@ func TestPlaygroundThroughThePlugin(t *testing.T) {
 	if n := st.posts(); n == 0 {
 		t.Fatal("no frame went up through the stand-in's transport route")
 	}
+	// A restarted backend (a new per-user token): the page hears the close
+	// on its stream, reconnects over the plugin as it would over a
+	// socket, and its calls work again; nothing was lost.
+	b.stop()
+	b.start()
+	again := evalJS[outcome](p, `
+		const tt = window.__TAURITAVERN__;
+		for (let i = 0; i < 100 && tt.mcpBridge.state !== 'open'; i++) await tt.mcpBridge.reconnect();
+		const out = { backend: tt.mcpBridge.backend, state: tt.mcpBridge.state, error: tt.mcpBridge.error?.message ?? '' };
+		if (out.state === 'open') out.after = (await tt.api.mcp.servers.list()).servers.length;
+		return out;`)
+	if again.State != "open" || again.After != 1 {
+		t.Fatalf("after a restart: %+v", again)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	for _, r := range requests {
