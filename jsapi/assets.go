@@ -19,7 +19,7 @@ import (
 // shim is missing. The wasm build excludes this file: the shim must not
 // embed itself.
 //
-//go:embed tauritavern-mcp.js tauritavern-mcp.d.ts bridge-transport.js extension-store.js legacy-mcp-tools.js legacy-mcp-tools.d.ts all:dist
+//go:embed tauritavern-mcp.js tauritavern-mcp.d.ts bridge-transport.js extension-store.js http-socket.js legacy-mcp-tools.js legacy-mcp-tools.d.ts all:dist
 var files embed.FS
 
 // Assets returns the files served under /jsapi/: the loader and the
@@ -35,7 +35,7 @@ func Assets() fs.FS { return assetFS{} }
 
 // Versioned are the files the loader loads from beside itself; the loader
 // source names each exactly once, as the literal './<name>'.
-var Versioned = []string{"tauritavern-mcp.wasm", "wasm_exec.js", "bridge-transport.js", "extension-store.js"}
+var Versioned = []string{"tauritavern-mcp.wasm", "wasm_exec.js", "bridge-transport.js", "extension-store.js", "http-socket.js"}
 
 // LoaderName is the loader's file name under /jsapi/.
 const LoaderName = "tauritavern-mcp.js"
@@ -85,7 +85,7 @@ func (assetFS) Open(name string) (fs.File, error) {
 			return nil, err
 		}
 		return &memFile{Reader: bytes.NewReader(data), name: name, size: int64(len(data))}, nil
-	case ".", "tauritavern-mcp.d.ts", "bridge-transport.js", "extension-store.js", "legacy-mcp-tools.js", "legacy-mcp-tools.d.ts":
+	case ".", "tauritavern-mcp.d.ts", "bridge-transport.js", "extension-store.js", "http-socket.js", "legacy-mcp-tools.js", "legacy-mcp-tools.d.ts":
 		return files.Open(name)
 	}
 	if name == "dist" || fs.ValidPath(name) && len(name) > 5 && name[:5] == "dist/" {

@@ -52,3 +52,16 @@ const (
 // CodeRequestCancelled: the socket that sent a request closed (or the
 // backend shut down) before the request took effect.
 const CodeRequestCancelled = "mcp.request_cancelled"
+
+// ttmcp's codes of the SillyTavern plugin path (issue 28, PROTOCOL.md).
+const (
+	// CodePluginUntrusted: a request carried X-Ttmcp-* headers without the
+	// plugin secret, or with a user or origin that is not valid (401).
+	CodePluginUntrusted = "mcp.plugin_untrusted"
+	// CodeUserUnavailable: the backend serves no data for the SillyTavern
+	// user a plugin request names (403).
+	CodeUserUnavailable = "mcp.user_unavailable"
+	// CodeTransportNotFound: an HTTP transport id that is unknown, closed,
+	// or another user's (404).
+	CodeTransportNotFound = "mcp.transport_not_found"
+)

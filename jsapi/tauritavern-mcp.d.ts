@@ -1183,7 +1183,10 @@ export type McpBridgeState = 'connecting' | 'open' | 'closed' | 'refused';
  */
 export interface McpBridgeStatus {
   state: McpBridgeState;
-  /** The backend origin, e.g. "http://127.0.0.1:7878". */
+  /**
+   * Where the page reaches the backend: its origin, e.g. "http://127.0.0.1:7878", or, through
+   * SillyTavern's server plugin, SillyTavern's origin + "/api/plugins/ttmcp".
+   */
   backend: string;
   /**
    * Why the bridge is not open (the last attempt's failure, or a dropped connection); absent when

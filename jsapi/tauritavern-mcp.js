@@ -13,18 +13,27 @@
 // __TAURITAVERN__.invoke.safeInvoke and connects to the backend's
 // WebSocket.
 //
-// Boot data: the backend origin is the origin this module was served from
-// (new URL(import.meta.url).origin). It reaches the shim through a private
+// Boot data: the backend is where this module was served from, without
+// /jsapi/<file> (the backend's origin, or SillyTavern's origin +
+// /api/plugins/ttmcp through its server plugin). It reaches the shim through a private
 // global that exists only while go.run() executes the Go main (which reads
 // it synchronously, before its first block) and is deleted right after:
 //
-//   globalThis.__ttmcpBoot = { backend: '<origin>', settled: () => void, session: Promise<Response>,
-//                              transport: createTransport }
+//   globalThis.__ttmcpBoot = { backend: '<base>', settled: () => void, session: Promise<Response>,
+//                              transport: createTransport, httpSocket: HttpSocket }
 //
 // (session is GET /jsapi/session, started while the wasm downloads, so the
 // shim's first connection does not wait for another round trip; transport
 // is the bridge's data plane, bridge-transport.js beside this file: the
-// per-call path of api.mcp in JavaScript, which the shim drives.)
+// per-call path of api.mcp in JavaScript, which the shim drives; httpSocket
+// is http-socket.js beside this file, a WebSocket-shaped object over the
+// HTTP transport, which the shim opens when the session says
+// transport "http": a page reaching the backend through SillyTavern's
+// plugin, which cannot upgrade to a WebSocket.)
+//
+// Credentials are 'same-origin': through SillyTavern's plugin the page's
+// own cookies and basic auth must go along (SillyTavern's gate judges
+// them); to a backend on another origin nothing is sent.
 //
 // The shim calls settled() once the API is published and its first
 // handshake has settled (succeeded, failed or refused); `ready` then
@@ -52,8 +61,9 @@
 //
 // Importing this module twice (even from two URLs) boots the shim once.
 //
-// Cache: the backend serves this file with its four './<name>' URLs below
-// (the wasm, wasm_exec.js, bridge-transport.js, extension-store.js)
+// Cache: the backend serves this file with its five './<name>' URLs below
+// (the wasm, wasm_exec.js, bridge-transport.js, extension-store.js,
+// http-socket.js)
 // rewritten to './<name>?v=<content version>' (jsapi.Assets), which it
 // answers as immutable; this file itself is revalidated on every load, so
 // a reload takes the rest from the HTTP cache without a round trip and a
@@ -62,6 +72,7 @@
 
 import { createTransport } from './bridge-transport.js';
 import { createExtensionStore } from './extension-store.js';
+import { HttpSocket } from './http-socket.js';
 
 const BOOT_KEY = '__ttmcpBoot';
 const LOADER_KEY = Symbol.for('ttmcp.loader');
@@ -69,7 +80,10 @@ const STATE_EVENT = 'tauritavern-mcp:state';
 const CODE_HOST_UNAVAILABLE = 'mcp.host_unavailable';
 
 const g = globalThis;
-const backend = new URL(import.meta.url).origin;
+// Where this module was served from, without /jsapi/<file>: the backend's
+// origin on the direct path, SillyTavern's origin + /api/plugins/ttmcp
+// through its plugin. Every URL below derives from it.
+const backend = new URL('..', import.meta.url).href.replace(/\/$/, '');
 
 function hostAbi() {
   let tt = g.__TAURITAVERN__;
@@ -161,7 +175,7 @@ async function instantiate(url, response, imports) {
       if (!(err instanceof TypeError)) throw err;
     }
   }
-  const r = await fetch(url, { credentials: 'omit' });
+  const r = await fetch(url, { credentials: 'same-origin' });
   if (!r.ok) throw new Error(`GET ${url} answered HTTP ${r.status}`);
   return WebAssembly.instantiate(await r.arrayBuffer(), imports);
 }
@@ -178,12 +192,12 @@ async function start(settle) {
   };
   try {
     // start the download while wasm_exec.js loads
-    const response = fetch(wasmURL, { credentials: 'omit' });
+    const response = fetch(wasmURL, { credentials: 'same-origin' });
     response.catch(() => {}); // reported through instantiate
     // and the session, which the shim's first connection attempt uses
     // (saving a round trip before ready); a failure there makes the shim
     // fetch it again.
-    const session = fetch(`${backend}/jsapi/session`, { credentials: 'omit', cache: 'no-store' });
+    const session = fetch(`${backend}/jsapi/session`, { credentials: 'same-origin', cache: 'no-store' });
     session.catch(() => {});
     // wasm_exec.js is a classic script that defines globalThis.Go; it must
     // come from the toolchain that built the .wasm, so it is served beside it.
@@ -192,7 +206,7 @@ async function start(settle) {
     if (typeof Go !== 'function') throw new Error('wasm_exec.js did not define Go');
     const go = new Go();
     const { instance } = await instantiate(wasmURL, response, go.importObject);
-    g[BOOT_KEY] = { backend, settled: () => finish(), session, transport: createTransport };
+    g[BOOT_KEY] = { backend, settled: () => finish(), session, transport: createTransport, httpSocket: HttpSocket };
     let exited;
     try {
       exited = go.run(instance); // runs Go main until it blocks: the API is published

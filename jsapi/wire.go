@@ -115,11 +115,24 @@ type Welcome struct {
 }
 
 // Session is the answer of GET /jsapi/session: the per-launch token and the
-// WebSocket URL to present it to.
+// WebSocket URL to present it to. Through SillyTavern's plugin (a plugin
+// request, PROTOCOL.md) it is the user's session token, Transport is
+// TransportHTTP and CSRF the path, on the page's origin, of SillyTavern's
+// CSRF token; WS is then absent.
 type Session struct {
-	Token string `json:"token"`
-	WS    string `json:"ws"`
+	Token     string `json:"token"`
+	WS        string `json:"ws,omitempty"`
+	Transport string `json:"transport,omitempty"`
+	CSRF      string `json:"csrf,omitempty"`
 }
+
+// TransportHTTP is the Session.Transport of the HTTP transport
+// (PathTransport).
+const TransportHTTP = "http"
+
+// SillyTavernCSRF is where a SillyTavern page reads the token its
+// state-changing requests carry in X-CSRF-Token.
+const SillyTavernCSRF = "/csrf-token"
 
 // OriginRefusal is the body of the 403 with which GET /jsapi/session and a
 // /ws upgrade answer a page whose Origin is not allowed. It is served with
@@ -143,7 +156,27 @@ const (
 	// after a sign-in (the redirect URI, on the backend's loopback address).
 	PathOAuthCallback = "/oauth/callback"
 	PathLoader        = "/jsapi/tauritavern-mcp.js"
+	// PathTransport is the HTTP transport of plugin requests: POST opens
+	// one, GET /transport/<id> is its event stream, POST /transport/<id>
+	// sends frames, DELETE closes it (PROTOCOL.md).
+	PathTransport = "/transport"
 )
+
+// The headers of SillyTavern's plugin (PROTOCOL.md "Plugin requests"). Any
+// header starting with PluginHeaderPrefix makes a request a plugin
+// request.
+const (
+	PluginHeaderPrefix = "X-Ttmcp-"
+	HeaderPluginSecret = "X-Ttmcp-Plugin"
+	HeaderPluginUser   = "X-Ttmcp-User"
+	HeaderPluginAdmin  = "X-Ttmcp-User-Admin"
+	HeaderPluginOrigin = "X-Ttmcp-Origin"
+	HeaderPluginPrefix = "X-Ttmcp-Prefix"
+)
+
+// DefaultUser is SillyTavern's user when user accounts are off, and the
+// user of the direct path.
+const DefaultUser = "default-user"
 
 // MaxInboundFrame is the largest frame the backend reads (4 MiB). Larger
 // frames close the socket with status 1009; the shim refuses to send them.

@@ -24,6 +24,7 @@ type env struct {
 	transport        js.Value // createTransport(hooks, layout) of jsapi/bridge-transport.js
 	fetch            js.Value // fetch(url, init)
 	webSocket        js.Value // WebSocket constructor
+	httpSocket       js.Value // HttpSocket constructor (jsapi/http-socket.js), or undefined
 	abortController  js.Value // AbortController constructor, or undefined
 	setTimeout       js.Value
 	clearTimeout     js.Value
@@ -32,13 +33,14 @@ type env struct {
 	handshakeTimeout int            // ms for one attempt: session fetch, socket open, welcome
 }
 
-func browserEnv(transport js.Value) env {
+func browserEnv(transport, httpSocket js.Value) env {
 	random := global.Get("Math").Get("random")
 	dateNow := global.Get("Date").Get("now")
 	return env{
 		transport:        transport,
 		fetch:            global.Get("fetch"),
 		webSocket:        global.Get("WebSocket"),
+		httpSocket:       httpSocket,
 		abortController:  global.Get("AbortController"),
 		setTimeout:       global.Get("setTimeout"),
 		clearTimeout:     global.Get("clearTimeout"),

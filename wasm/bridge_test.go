@@ -48,7 +48,7 @@ func newFakeNet(t *testing.T) (*fakeNet, env) {
 		n.sessions++
 		n.lastURL = args[0].String()
 		init := args[1]
-		if init.Get("credentials").String() != "omit" || init.Get("cache").String() != "no-store" {
+		if init.Get("credentials").String() != "same-origin" || init.Get("cache").String() != "no-store" {
 			t.Errorf("session fetch init = %s", stringify(init))
 		}
 		if n.fail != "" {

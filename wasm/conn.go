@@ -44,7 +44,10 @@ func (b *bridge) connect() {
 	c.hasTime = true
 
 	init := jsObject.New()
-	init.Set("credentials", "omit")
+	// same-origin: through SillyTavern's plugin the page's own cookies and
+	// basic auth must go along; to a backend on another origin nothing is
+	// sent (as with omit).
+	init.Set("credentials", "same-origin")
 	init.Set("cache", "no-store")
 	if b.env.abortController.Type() == js.TypeFunction {
 		c.abort = b.env.abortController.New()
@@ -120,9 +123,15 @@ func (c *conn) refused(r js.Value) {
 	}, func(js.Value) { c.fail(failed) })
 }
 
-// gotSession opens the WebSocket named by the session answer.
+// gotSession opens the WebSocket named by the session answer, or, when
+// it says transport "http" (through SillyTavern's plugin), an HttpSocket
+// on the backend's base: the same object shape, the same conversation.
 func (c *conn) gotSession(s js.Value) {
 	if c.done {
+		return
+	}
+	if isObject(s) && s.Get("transport").Type() == js.TypeString && s.Get("transport").String() == jsapi.TransportHTTP {
+		c.openHTTP(s)
 		return
 	}
 	if !isObject(s) || s.Get("token").Type() != js.TypeString || s.Get("ws").Type() != js.TypeString {
@@ -130,7 +139,31 @@ func (c *conn) gotSession(s js.Value) {
 		return
 	}
 	token, url := s.Get("token").String(), s.Get("ws").String()
-	ws, err := tryCall(func() js.Value { return c.b.env.webSocket.New(url) })
+	c.openSocket(token, url, func() js.Value { return c.b.env.webSocket.New(url) })
+}
+
+// openHTTP opens the HTTP transport of a plugin session.
+func (c *conn) openHTTP(s js.Value) {
+	if s.Get("token").Type() != js.TypeString {
+		c.fail("the session answer has no token")
+		return
+	}
+	if c.b.env.httpSocket.Type() != js.TypeFunction {
+		c.fail("this loader has no HTTP transport (load " + jsapi.PathLoader + " again)")
+		return
+	}
+	opts := jsObject.New()
+	opts.Set("csrf", jsapi.SillyTavernCSRF)
+	if v := s.Get("csrf"); v.Type() == js.TypeString {
+		opts.Set("csrf", v)
+	}
+	c.openSocket(s.Get("token").String(), c.b.origin+jsapi.PathTransport, func() js.Value { return c.b.env.httpSocket.New(c.b.origin, opts) })
+}
+
+// openSocket opens the socket made by newSocket (url names it in errors)
+// and shakes hands with token.
+func (c *conn) openSocket(token, url string, newSocket func() js.Value) {
+	ws, err := tryCall(newSocket)
 	if err != nil {
 		c.fail("cannot open " + url + ": " + err.Error())
 		return

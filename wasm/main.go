@@ -27,10 +27,12 @@
 // it synchronously, before its first block):
 //
 //	globalThis.__ttmcpBoot = {
-//	  backend: "http://127.0.0.1:7878", // the backend origin the loader was served from
+//	  backend: "http://127.0.0.1:7878", // where the loader was served from, without /jsapi/…: the
+//	                                    // backend's origin, or SillyTavern's origin + /api/plugins/ttmcp
 //	  settled: () => void,              // called once: API published and first handshake settled
 //	  session: Promise<Response>,       // optional: GET /jsapi/session, started while the wasm loaded
 //	  transport: createTransport,       // the data plane (jsapi/bridge-transport.js)
+//	  httpSocket: HttpSocket,           // the HTTP transport (jsapi/http-socket.js), a WebSocket's shape
 //	}
 //
 // Without it (a page that runs the wasm by hand) the shim cannot work: it
@@ -59,12 +61,12 @@ import (
 const bootKey = "__ttmcpBoot"
 
 func main() {
-	origin, settled, session, transport := readBoot()
+	origin, settled, session, transport, httpSocket := readBoot()
 	if transport.Type() != js.TypeFunction {
 		logError("ttmcp bridge: no transport; load the shim with " + jsapi.PathLoader)
 		return
 	}
-	b := newBridge(origin, browserEnv(transport))
+	b := newBridge(origin, browserEnv(transport, httpSocket))
 	b.prefetched = session
 	publish(b)
 	if settled.Type() == js.TypeFunction {
@@ -75,11 +77,12 @@ func main() {
 }
 
 // readBoot takes the loader's boot data and deletes the private global.
-func readBoot() (origin string, settled, session, transport js.Value) {
-	settled, session, transport = js.Undefined(), js.Undefined(), js.Undefined()
+func readBoot() (origin string, settled, session, transport, httpSocket js.Value) {
+	settled, session, transport, httpSocket = js.Undefined(), js.Undefined(), js.Undefined(), js.Undefined()
 	boot := global.Get(bootKey)
 	if boot.Type() == js.TypeObject {
 		transport = boot.Get("transport")
+		httpSocket = boot.Get("httpSocket")
 		if o := boot.Get("backend"); o.Type() == js.TypeString {
 			origin = o.String()
 		}
@@ -96,5 +99,5 @@ func readBoot() (origin string, settled, session, transport js.Value) {
 			}
 		}
 	}
-	return origin, settled, session, transport
+	return origin, settled, session, transport, httpSocket
 }

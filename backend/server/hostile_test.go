@@ -32,9 +32,7 @@ func withBlock(started chan<- struct{}, release <-chan struct{}) func(*Config) {
 // raw sends frame as one text message, byte for byte.
 func (c *client) raw(frame string) {
 	c.t.Helper()
-	if err := c.conn.Write(context.Background(), websocket.MessageText, []byte(frame)); err != nil {
-		c.t.Fatal(err)
-	}
+	c.write([]byte(frame))
 }
 
 const validEndpoint = `"endpoint":"http://127.0.0.1:9/mcp"`

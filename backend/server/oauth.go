@@ -54,14 +54,14 @@ func (s *Server) handleOAuthCallback(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "ttmcp: forbidden", http.StatusForbidden)
 		return
 	}
-	complete := s.cfg.Commands.signIn
-	if complete == nil {
+	cmds, err := s.commandsFor(CallerOf(r.Context()))
+	if err != nil || cmds.signIn == nil {
 		http.NotFound(w, r)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), callbackWait)
 	defer cancel()
-	known, err := complete(ctx, r.URL.Query())
+	known, err := cmds.signIn(ctx, r.URL.Query())
 	page := struct {
 		Title, Text string
 		Close       bool

@@ -6,8 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"github.com/ttmcp/ttmcp/jsapi"
 )
 
@@ -204,8 +202,7 @@ func (o *outbox) drop(sk *socket, reason string) {
 }
 
 // writeResult writes one result frame: head, then value (written as is,
-// never copied: it may be shared), then tail. A large value goes out as a
-// fragmented message, which every WebSocket client reassembles.
+// never copied: it may be shared), then tail.
 func (sk *socket) writeResult(head, value, tail []byte) error {
 	p := &pending{framing: int64(len(head) + len(tail)), value: value}
 	if !sk.srv.outbox.admit(sk, p) {
@@ -214,22 +211,7 @@ func (sk *socket) writeResult(head, value, tail []byte) error {
 	defer sk.srv.outbox.done(sk, p)
 	ctx, cancel := context.WithTimeout(sk.writes, writeTimeout)
 	defer cancel()
-	if len(value) < fragmentAbove {
-		frame := make([]byte, 0, p.size())
-		frame = append(append(append(frame, head...), value...), tail...)
-		return sk.conn.Write(ctx, websocket.MessageText, frame)
-	}
-	w, err := sk.conn.Writer(ctx, websocket.MessageText)
-	if err != nil {
-		return err
-	}
-	for _, part := range [][]byte{head, value, tail} {
-		if _, err := w.Write(part); err != nil {
-			w.Close()
-			return err
-		}
-	}
-	return w.Close()
+	return sk.conn.WriteFrame(ctx, head, value, tail)
 }
 
 // dropGrace is how long a dropped socket's close frame may wait behind a

@@ -70,6 +70,19 @@ type Config struct {
 	// written, to one socket (default 16 MiB) and across sockets (default
 	// 128 MiB); see outbox.go.
 	MaxQueuedPerSocket, MaxQueued int64
+
+	// PluginSecret is the secret SillyTavern's plugin presents in
+	// X-Ttmcp-Plugin (storage.LoadPluginSecret); empty: every plugin
+	// request is refused (caller.go).
+	PluginSecret string
+	// ForUser returns the commands over a SillyTavern user's data, for
+	// plugin requests naming that user (an error: 403
+	// mcp.user_unavailable). Nil: only jsapi.DefaultUser is served, with
+	// Commands.
+	ForUser func(handle string) (*Commands, error)
+	// HeartbeatInterval is the time between comment lines on an idle HTTP
+	// transport stream (default 15 s), which keep proxies from closing it.
+	HeartbeatInterval time.Duration
 }
 
 // DefaultAllowOrigins are SillyTavern's default origins.
@@ -91,8 +104,12 @@ type Server struct {
 	stop context.CancelFunc
 
 	mu      sync.Mutex
-	sockets map[*websocket.Conn]struct{}
-	wg      sync.WaitGroup // socket handlers
+	sockets map[frameConn]struct{} // WebSockets and HTTP transports
+	wg      sync.WaitGroup         // socket handlers
+
+	pluginSecret string
+	userTokens   userTokens // the plugin path's session tokens (caller.go)
+	transports   transports // the HTTP transports (transport.go)
 
 	outbox *outbox // the result bytes waiting to be written
 }
@@ -120,6 +137,9 @@ func New(cfg Config) *Server {
 	if cfg.Token == "" {
 		cfg.Token = NewToken()
 	}
+	if cfg.HeartbeatInterval <= 0 {
+		cfg.HeartbeatInterval = 15 * time.Second
+	}
 	if cfg.ServeCommand == "" {
 		cfg.ServeCommand = "ttmcp serve"
 	}
@@ -129,7 +149,8 @@ func New(cfg Config) *Server {
 		token:        cfg.Token,
 		serveCommand: cfg.ServeCommand,
 		origins:      make(map[string]bool),
-		sockets:      make(map[*websocket.Conn]struct{}),
+		sockets:      make(map[frameConn]struct{}),
+		pluginSecret: cfg.PluginSecret,
 		outbox:       newOutbox(cfg.MaxQueuedPerSocket, cfg.MaxQueued),
 	}
 	for _, o := range cfg.AllowOrigins {
@@ -153,13 +174,24 @@ func NewToken() string {
 // Token returns the per-launch token.
 func (s *Server) Token() string { return s.token }
 
-// ServeHTTP checks the Host header, then routes.
+// ServeHTTP checks the Host header and, for a plugin request, the
+// plugin's credentials (caller.go); then it routes, with the caller in the
+// request's context.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !loopbackHost(r.Host) {
 		http.Error(w, "ttmcp: forbidden host", http.StatusForbidden)
 		return
 	}
-	s.mux.ServeHTTP(w, r)
+	caller := Caller{User: jsapi.DefaultUser}
+	if isPluginRequest(r) {
+		c, err := s.pluginCaller(r)
+		if err != nil {
+			writeError(w, http.StatusUnauthorized, jsapi.KindBadRequest, jsapi.CodePluginUntrusted, "%v", err)
+			return
+		}
+		caller = c
+	}
+	s.mux.ServeHTTP(w, r.WithContext(withCaller(r.Context(), caller)))
 }
 
 // Serve serves on ln until ctx ends, then shuts down gracefully: the
@@ -236,7 +268,7 @@ func (s *Server) Close() {
 	s.mu.Lock()
 	s.stop() // under mu: track either sees it or counts its socket first
 
-	conns := make([]*websocket.Conn, 0, len(s.sockets))
+	conns := make([]frameConn, 0, len(s.sockets))
 	for c := range s.sockets {
 		conns = append(conns, c)
 	}
@@ -247,7 +279,7 @@ func (s *Server) Close() {
 }
 
 // track counts a new socket, or says why it must close at once.
-func (s *Server) track(c *websocket.Conn) (code websocket.StatusCode, reason string, ok bool) {
+func (s *Server) track(c frameConn) (code websocket.StatusCode, reason string, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ctx.Err() != nil {
@@ -261,7 +293,7 @@ func (s *Server) track(c *websocket.Conn) (code websocket.StatusCode, reason str
 	return 0, "", true
 }
 
-func (s *Server) untrack(c *websocket.Conn) {
+func (s *Server) untrack(c frameConn) {
 	s.mu.Lock()
 	delete(s.sockets, c)
 	s.mu.Unlock()

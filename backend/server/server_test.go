@@ -30,14 +30,14 @@ type fixture struct {
 	root string
 }
 
-func newFixture(t *testing.T, mutate func(*Config)) *fixture {
+func newFixture(t testing.TB, mutate func(*Config)) *fixture {
 	t.Helper()
 	root := t.TempDir()
 	return newFixtureWith(t, root, newService(root), mutate)
 }
 
 // newFixtureWith is newFixture over svc, whose files are in root.
-func newFixtureWith(t *testing.T, root string, svc *service.Service, mutate func(*Config)) *fixture {
+func newFixtureWith(t testing.TB, root string, svc *service.Service, mutate func(*Config)) *fixture {
 	t.Helper()
 	cfg := Config{
 		Commands:         NewCommands(svc, nil),
@@ -59,8 +59,11 @@ func (f *fixture) origin() string { return f.url }
 
 // client speaks SPEC §5 like an independent page would.
 type client struct {
-	t    *testing.T
+	t    testing.TB
 	conn *websocket.Conn
+	// over, when set, carries the frames instead of conn (a page on the
+	// HTTP transport, transport_test.go).
+	over pageWire
 	mu   sync.Mutex
 	next uint64
 	// events are the event frames read while reading for something else:
@@ -68,7 +71,7 @@ type client struct {
 	events []jsapi.Event
 }
 
-func (f *fixture) dial(t *testing.T, origin, token string) (*websocket.Conn, *http.Response, error) {
+func (f *fixture) dial(t testing.TB, origin, token string) (*websocket.Conn, *http.Response, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -91,7 +94,7 @@ func (f *fixture) dial(t *testing.T, origin, token string) (*websocket.Conn, *ht
 }
 
 // connect fetches the session the way the loader does, then shakes hands.
-func (f *fixture) connect(t *testing.T) *client {
+func (f *fixture) connect(t testing.TB) *client {
 	t.Helper()
 	resp, err := http.Get(f.url + jsapi.PathSession)
 	if err != nil {
@@ -140,7 +143,19 @@ func (c *client) send(id uint64, command string, args any) {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	if err := c.conn.Write(context.Background(), websocket.MessageText, b); err != nil {
+	c.write(b)
+}
+
+// write sends one frame.
+func (c *client) write(frame []byte) {
+	c.t.Helper()
+	var err error
+	if c.over != nil {
+		err = c.over.write(frame)
+	} else {
+		err = c.conn.Write(context.Background(), websocket.MessageText, frame)
+	}
+	if err != nil {
 		c.t.Fatal(err)
 	}
 }
@@ -168,7 +183,13 @@ func (c *client) readFrame() []byte {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, data, err := c.conn.Read(ctx)
+	var data []byte
+	var err error
+	if c.over != nil {
+		data, err = c.over.read(ctx)
+	} else {
+		_, data, err = c.conn.Read(ctx)
+	}
 	if err != nil {
 		c.t.Fatalf("read: %v", err)
 	}

@@ -19,8 +19,15 @@ import (
 
 // handleWS upgrades an allowed browser to the command socket. Origin and
 // Host are checked before the upgrade, so a refused page gets a plain 403
-// and nothing of the socket.
+// and nothing of the socket. A plugin request never reaches a socket
+// (SillyTavern's plugins cannot upgrade; their pages use the HTTP
+// transport).
 func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
+	if CallerOf(r.Context()).Plugin {
+		writeError(w, http.StatusNotFound, jsapi.KindBadRequest, jsapi.CodeTransportNotFound,
+			"the command socket is not served through SillyTavern's plugin; use %s", jsapi.PathTransport)
+		return
+	}
 	origin := r.Header.Get("Origin")
 	if origin == "" || !s.allowedOrigin(r, origin) {
 		s.refuseOrigin(w, r, origin)
@@ -31,13 +38,19 @@ func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // Accept has answered the request
 	}
-	if code, reason, ok := s.track(c); !ok {
-		c.Close(code, reason)
+	c.SetReadLimit(jsapi.MaxInboundFrame)
+	s.converse(wsConn{c}, CallerOf(r.Context()), s.cfg.Commands)
+}
+
+// converse runs a page's conversation on conn to its end, for caller,
+// with cmds.
+func (s *Server) converse(conn frameConn, caller Caller, cmds *Commands) {
+	if code, reason, ok := s.track(conn); !ok {
+		conn.Close(code, reason)
 		return
 	}
-	defer s.untrack(c)
-	c.SetReadLimit(jsapi.MaxInboundFrame)
-	sock := &socket{srv: s, conn: c, inflight: map[uint64]bool{}, slots: make(chan struct{}, s.cfg.MaxInFlight)}
+	defer s.untrack(conn)
+	sock := &socket{srv: s, conn: conn, caller: caller, cmds: cmds, inflight: map[uint64]bool{}, slots: make(chan struct{}, s.cfg.MaxInFlight)}
 	sock.writes, sock.abortWrites = context.WithCancel(context.Background())
 	defer sock.abortWrites()
 	defer s.outbox.forget(sock)
@@ -46,9 +59,11 @@ func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
 
 // socket is one page's conversation.
 type socket struct {
-	srv   *Server
-	conn  *websocket.Conn
-	slots chan struct{} // bounds concurrent requests
+	srv    *Server
+	conn   frameConn
+	caller Caller        // whose conversation it is
+	cmds   *Commands     // over the caller's data
+	slots  chan struct{} // bounds concurrent requests
 
 	mu       sync.Mutex
 	inflight map[uint64]bool
@@ -80,20 +95,18 @@ func (sk *socket) run() {
 	if !sk.handshake() {
 		return
 	}
-	if watch := sk.srv.cfg.Commands.watch; watch != nil {
+	if watch := sk.cmds.watch; watch != nil {
 		defer watch(sk.event)()
 	}
 	for {
-		// Reads never take a cancellable context: cancelling one closes the
-		// socket without a status. The socket ends by Close (shutdown sends
-		// 1001) or by the peer.
-		typ, data, err := sk.conn.Read(context.Background())
-		if err != nil {
-			// Too-big frames were already closed with 1009 by the library.
+		// The socket ends by Close (shutdown sends 1001) or by the peer.
+		data, err := sk.conn.ReadFrame()
+		if err == errBinaryFrame {
+			sk.conn.Close(jsapi.CloseUnsupportedData, "ttmcp: binary frames are not supported; send JSON text frames")
 			return
 		}
-		if typ != websocket.MessageText {
-			sk.conn.Close(jsapi.CloseUnsupportedData, "ttmcp: binary frames are not supported; send JSON text frames")
+		if err != nil {
+			// Too-big frames were already closed with 1009.
 			return
 		}
 		inv, err := parseInvoke(data)
@@ -123,7 +136,7 @@ func (sk *socket) run() {
 		go func() {
 			defer sk.work.Done()
 			defer func() { <-sk.slots }()
-			value, err := sk.srv.cfg.Commands.Invoke(service.WithPage(ctx, sk), inv.command, inv.args)
+			value, err := sk.cmds.Invoke(sk.callContext(ctx), inv.command, inv.args)
 			sk.end(id) // the id is free once its result is on the way
 			sk.reply(id, value, err)
 		}()
@@ -170,22 +183,45 @@ func (sk *socket) handshake() bool {
 		sk.conn.Close(jsapi.ClosePolicyViolation, "ttmcp: no hello frame in time")
 	})
 	defer timer.Stop()
-	typ, data, err := sk.conn.Read(context.Background())
-	if err != nil || !timer.Stop() {
+	data, err := sk.conn.ReadFrame()
+	if !timer.Stop() {
 		return false
 	}
-	if typ != websocket.MessageText {
+	if err == errBinaryFrame {
 		sk.conn.Close(jsapi.CloseUnsupportedData, "ttmcp: binary frames are not supported; send JSON text frames")
 		return false
 	}
+	if err != nil {
+		return false
+	}
 	var hello hello
-	if json.Unmarshal(data, &hello) != nil || hello.Type != jsapi.FrameHello || hello.Token == nil ||
-		subtle.ConstantTimeCompare([]byte(*hello.Token), []byte(sk.srv.token)) != 1 {
+	if json.Unmarshal(data, &hello) != nil || hello.Type != jsapi.FrameHello || hello.Token == nil || !sk.validToken(*hello.Token) {
 		sk.conn.Close(jsapi.ClosePolicyViolation, "ttmcp: invalid session token")
 		return false
 	}
 	welcome, _ := json.Marshal(jsapi.Welcome{Type: jsapi.FrameWelcome, Server: jsapi.ServerInfo{Name: "ttmcp", Version: sk.srv.cfg.Version}})
 	return sk.write(welcome) == nil
+}
+
+// callContext is the context of a command the page sent: its page (for
+// the backend's questions), its caller, and, through SillyTavern's plugin,
+// the sign-in callback on the page's side (service.WithRedirectURL).
+func (sk *socket) callContext(ctx context.Context) context.Context {
+	ctx = withCaller(service.WithPage(ctx, sk), sk.caller)
+	if sk.caller.Plugin {
+		ctx = service.WithRedirectURL(ctx, sk.caller.Base()+jsapi.PathOAuthCallback)
+	}
+	return ctx
+}
+
+// validToken reports in constant time whether a hello's token opens this
+// conversation: the per-launch token on the direct path, the user's own
+// session token on the plugin path (never the per-launch one).
+func (sk *socket) validToken(token string) bool {
+	if sk.caller.Plugin {
+		return sk.srv.userTokens.valid(sk.caller.User, token)
+	}
+	return subtle.ConstantTimeCompare([]byte(token), []byte(sk.srv.token)) == 1
 }
 
 // write sends one frame. Its deadline is independent of the request's
@@ -194,7 +230,7 @@ func (sk *socket) handshake() bool {
 func (sk *socket) write(frame []byte) error {
 	ctx, cancel := context.WithTimeout(sk.writes, writeTimeout)
 	defer cancel()
-	return sk.conn.Write(ctx, websocket.MessageText, frame)
+	return sk.conn.WriteFrame(ctx, frame)
 }
 
 // writeTimeout bounds one frame's write to a page that stopped reading.

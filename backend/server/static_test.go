@@ -105,7 +105,7 @@ func TestPlaygroundAssetsEmbedded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	refs := regexp.MustCompile(`(?:src|href)="/([^"]+)"`).FindAllStringSubmatch(string(index), -1)
+	refs := regexp.MustCompile(`(?:src|href)="([^"/:][^":]*)"`).FindAllStringSubmatch(string(index), -1)
 	if len(refs) < 7 {
 		t.Fatalf("index.html references only %v", refs)
 	}
@@ -185,7 +185,7 @@ func TestServedLoaderNamesImmutableURLs(t *testing.T) {
 	urls := regexp.MustCompile(`'\./([a-z_.-]+)\?v=([0-9a-f]+)'`).FindAllStringSubmatch(loader, -1)
 	// Every file the loader loads is named by version — the shim's two only
 	// once they are built (make test runs the Go tests before it builds them).
-	want := []string{"bridge-transport.js", "extension-store.js"}
+	want := []string{"bridge-transport.js", "extension-store.js", "http-socket.js"}
 	for _, name := range []string{"tauritavern-mcp.wasm", "wasm_exec.js"} {
 		if _, err := fs.Stat(jsapi.Assets(), name); err == nil {
 			want = append(want, name)

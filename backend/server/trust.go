@@ -94,6 +94,10 @@ func requestPort(r *http.Request) string {
 // browser is involved (no Sec-Fetch-Site at all: a local tool, which the
 // Host check already confined to this machine).
 func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
+	if CallerOf(r.Context()).Plugin {
+		s.pluginSession(w, r)
+		return
+	}
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
@@ -125,6 +129,27 @@ func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, jsapi.Session{Token: s.token, WS: "ws://" + r.Host + jsapi.PathWS})
+}
+
+// pluginSession is the session of a plugin request: the user's own token
+// and the HTTP transport, and where the page reads SillyTavern's CSRF
+// token (its POSTs go through SillyTavern). SillyTavern's gate has judged
+// the page; there is no Origin to check (the page's origin is
+// SillyTavern's own).
+func (s *Server) pluginSession(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+	if r.Method != http.MethodGet {
+		http.Error(w, "ttmcp: method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	if _, ok := s.userCommands(w, r); !ok {
+		return
+	}
+	writeJSON(w, jsapi.Session{Token: s.userTokens.of(CallerOf(r.Context()).User),
+		Transport: jsapi.TransportHTTP, CSRF: jsapi.SillyTavernCSRF})
 }
 
 // refuseOrigin answers a page whose Origin is not allowed with a 403 it can

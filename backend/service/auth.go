@@ -100,6 +100,26 @@ func (s *signIns) forget(p *signIn) {
 	}
 }
 
+type redirectKey struct{}
+
+// WithRedirectURL returns ctx carrying the sign-in callback through which
+// the calling page reaches the backend: a page that comes through
+// SillyTavern's server plugin is sent back by the authorization server to
+// SillyTavern's origin (its origin + the plugin's prefix +
+// /oauth/callback), not to the backend's loopback address, which is
+// another machine's for a phone. Without it, Config.RedirectURL.
+func WithRedirectURL(ctx context.Context, u string) context.Context {
+	return context.WithValue(ctx, redirectKey{}, u)
+}
+
+// redirectFor is the sign-in callback of a sign-in started in ctx.
+func (s *Service) redirectFor(ctx context.Context) string {
+	if u, ok := ctx.Value(redirectKey{}).(string); ok && u != "" {
+		return u
+	}
+	return s.redirectURL
+}
+
 // StartSignIn starts a sign-in of an active registration and returns the
 // authorization URL once the flow has one (after the server's metadata
 // and the client registration), or the flow's error. The flow goes on
@@ -110,7 +130,8 @@ func (s *Service) StartSignIn(ctx context.Context, dto jsapi.StartMcpSignInDto) 
 	if err != nil {
 		return jsapi.McpSignInStarted{}, err
 	}
-	if s.redirectURL == "" {
+	redirectURL := s.redirectFor(ctx)
+	if redirectURL == "" {
 		return jsapi.McpSignInStarted{}, domain.Errorf(domain.KindUnavailable, CodeSignInUnavailable, "this backend serves no sign-in callback")
 	}
 	var client *domain.OAuthClient
@@ -145,7 +166,7 @@ func (s *Service) StartSignIn(ctx context.Context, dto jsapi.StartMcpSignInDto) 
 
 	go func() {
 		defer stop()
-		auth, err := s.gateway.SignIn(fctx, r, domain.SignInRequest{RedirectURL: s.redirectURL, Client: client, Authorize: s.authorizer(p)})
+		auth, err := s.gateway.SignIn(fctx, r, domain.SignInRequest{RedirectURL: redirectURL, Client: client, Authorize: s.authorizer(p)})
 		if err == nil {
 			err = s.keepSignIn(r)
 		}
@@ -163,7 +184,7 @@ func (s *Service) StartSignIn(ctx context.Context, dto jsapi.StartMcpSignInDto) 
 
 	select {
 	case <-p.ready:
-		return jsapi.McpSignInStarted{SignInID: p.id, AuthorizationURL: p.url, RedirectURI: s.redirectURL,
+		return jsapi.McpSignInStarted{SignInID: p.id, AuthorizationURL: p.url, RedirectURI: redirectURL,
 			ExpiresAt: p.expires.UTC().Format(time.RFC3339)}, nil
 	case <-p.done:
 		s.signIns.forget(p)
@@ -362,7 +383,10 @@ type authedList struct {
 	list    jsapi.McpServerList
 	encOnce sync.Once
 	enc     []byte
-	encErr  error
+
+	forMu       sync.Mutex
+	forRedirect map[string][]byte // encodings by callback (encodedFor)
+	encErr      error
 }
 
 // authed returns res with the sign-in states.
@@ -381,6 +405,31 @@ func (s *Service) authed(res *viewResult) *authedList {
 	res.auth.Store(a)
 	return a
 }
+
+// encodedFor is the encoding of the list as pages whose sign-ins come
+// back to redirect see it (WithRedirectURL), kept beside the shared one
+// for a few such callbacks (one per origin SillyTavern is opened at).
+func (a *authedList) encodedFor(redirect string, encode func() ([]byte, error)) ([]byte, error) {
+	a.forMu.Lock()
+	defer a.forMu.Unlock()
+	if b, ok := a.forRedirect[redirect]; ok {
+		return b, nil
+	}
+	b, err := encode()
+	if err != nil {
+		return nil, err
+	}
+	if a.forRedirect == nil {
+		a.forRedirect = map[string][]byte{}
+	}
+	if len(a.forRedirect) < maxRedirectEncodings {
+		a.forRedirect[redirect] = b
+	}
+	return b, nil
+}
+
+// maxRedirectEncodings bounds the encodings kept per list by callback.
+const maxRedirectEncodings = 8
 
 func (a *authedList) encoded(encode func(any) ([]byte, error)) ([]byte, error) {
 	a.encOnce.Do(func() { a.enc, a.encErr = encode(a.list) })

@@ -339,3 +339,61 @@ func TestSignInUnavailable(t *testing.T) {
 		t.Fatalf("auth %+v", srv.Auth)
 	}
 }
+
+// A sign-in started with WithRedirectURL (a page through SillyTavern's
+// plugin) sends the user back there: the authorization URL and the
+// started answer name it, and the callback arriving there completes it.
+func TestSignInRedirectPerRequest(t *testing.T) {
+	w := newAuthWorld(t, time.Minute)
+	const via = "https://st.example/api/plugins/ttmcp/oauth/callback"
+	st, err := w.svc.StartSignIn(WithRedirectURL(context.Background(), via), jsapi.StartMcpSignInDto{RegistrationID: w.id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(st.AuthorizationURL)
+	if u.Query().Get("redirect_uri") != via || st.RedirectURI != via {
+		t.Fatalf("authorization URL %s, redirect %s", st.AuthorizationURL, st.RedirectURI)
+	}
+	back, err := demo.Approve(context.Background(), st.AuthorizationURL, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(back.String(), via+"?") {
+		t.Fatalf("sent back to %s", back)
+	}
+	if known, err := w.svc.CompleteSignIn(context.Background(), back.Query()); !known || err != nil {
+		t.Fatalf("callback: %v %v", known, err)
+	}
+	// a sign-in without it keeps the backend's own callback
+	if st := w.start(); st.RedirectURI != redirect {
+		t.Fatalf("default redirect %s", st.RedirectURI)
+	}
+}
+
+// The list a page whose sign-ins come back elsewhere reads names that
+// callback as each server's redirectUri; other pages' lists keep the
+// backend's own, and the shared list is not changed.
+func TestListRedirectPerRequest(t *testing.T) {
+	w := newAuthWorld(t, time.Minute)
+	const via = "https://st.example/api/plugins/ttmcp/oauth/callback"
+	ctx := WithRedirectURL(context.Background(), via)
+	for name, list := range map[string]func() (jsapi.McpServerList, error){
+		"List": func() (jsapi.McpServerList, error) { return w.svc.List(ctx) },
+		"ListEncoded": func() (jsapi.McpServerList, error) {
+			var l jsapi.McpServerList
+			b, err := w.svc.ListEncoded(ctx, func(v any) ([]byte, error) { return json.Marshal(v) })
+			if err == nil {
+				err = json.Unmarshal(b, &l)
+			}
+			return l, err
+		},
+	} {
+		l, err := list()
+		if err != nil || len(l.Servers) != 1 || l.Servers[0].Auth == nil || *l.Servers[0].Auth.RedirectURI != via {
+			t.Fatalf("%s: %+v (%v)", name, l, err)
+		}
+		if a := w.server().Auth; *a.RedirectURI != redirect {
+			t.Fatalf("after %s, the backend's own list says %s", name, *a.RedirectURI)
+		}
+	}
+}

@@ -21,7 +21,28 @@ func (s *Service) List(ctx context.Context) (jsapi.McpServerList, error) {
 		return jsapi.McpServerList{}, internal("cannot list MCP registrations", err)
 	}
 	s.retainStdio(res.regs)
-	return s.authed(res).list, nil
+	return s.redirected(ctx, s.authed(res).list), nil
+}
+
+// redirected is list as a page whose sign-ins come back elsewhere
+// (WithRedirectURL) sees it: each server's auth.redirectUri is that
+// callback, the one to register by hand with an authorization server that
+// offers no dynamic registration. The shared list is not changed.
+func (s *Service) redirected(ctx context.Context, list jsapi.McpServerList) jsapi.McpServerList {
+	u := s.redirectFor(ctx)
+	if u == s.redirectURL {
+		return list
+	}
+	out := jsapi.McpServerList{Servers: make([]jsapi.McpServer, len(list.Servers)), StorageIssues: list.StorageIssues}
+	for i, srv := range list.Servers {
+		if srv.Auth != nil {
+			a := *srv.Auth
+			a.RedirectURI = &u
+			srv.Auth = &a
+		}
+		out.Servers[i] = srv
+	}
+	return out
 }
 
 // ListEncoded is List encoded with encode (the command server's JSON
@@ -34,7 +55,11 @@ func (s *Service) ListEncoded(ctx context.Context, encode func(any) ([]byte, err
 		return nil, internal("cannot list MCP registrations", err)
 	}
 	s.retainStdio(res.regs)
-	return s.authed(res).encoded(encode)
+	a := s.authed(res)
+	if u := s.redirectFor(ctx); u != s.redirectURL {
+		return a.encodedFor(u, func() ([]byte, error) { return encode(s.redirected(ctx, a.list)) })
+	}
+	return a.encoded(encode)
 }
 
 // scan returns every healthy registration and the storage issues, from the

@@ -194,6 +194,14 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	store := storage.Open(root.path)
 	removeLeftovers(root.path, log)
+	// SillyTavern's plugin proves itself with this secret (issue 28).
+	secret, damaged, err := storage.LoadPluginSecret(root.path)
+	if damaged != nil {
+		log.Warn("replaced a damaged plugin secret (SillyTavern's plugin reads the new one)", "path", storage.PluginSecretPath(root.path), "was", damaged)
+	}
+	if err != nil {
+		log.Error("no plugin secret: SillyTavern's plugin cannot reach this backend", "err", err)
+	}
 	var svc *service.Service // the gateway tells it of list changes its live connections hear
 	gw := gateway.New(gateway.Config{ClientVersion: version, Log: log, Auths: store,
 		Changed: func(c domain.ListChange) { svc.ListChanged(c) }})
@@ -230,6 +238,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		ServeCommand: serveCommandLine(args, root, runtime.GOOS),
 		Version:      version,
 		Log:          log,
+		PluginSecret: secret,
 	})
 	log.Info("ttmcp serving", "url", "http://"+ln.Addr().String()+"/", "dataRoot", root.path, "from", root.source)
 	if hint := root.unusedLocal(); hint != "" {

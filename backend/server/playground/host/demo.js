@@ -5,7 +5,7 @@
 // Manager lists it. The server starts paused, as every new registration.
 
 import { translate } from './i18n.js';
-import { extensionSettings } from './settings.js';
+import { extensionSettings, PLAYGROUND_BASE } from './settings.js';
 
 const NOTICE_KEY = 'ttmcp.playground.demo-added';
 
@@ -63,8 +63,8 @@ export function initDemoButton(button, demo) {
 /** The host API, loaded from the backend the Manager uses if not yet published. */
 async function hostApi() {
     if (!globalThis.__TAURITAVERN__?.api?.mcp) {
-        const backend = extensionSettings.mcp_manager?.backendUrl || location.origin;
-        await import(new URL('/jsapi/tauritavern-mcp.js', backend).href);
+        const backend = extensionSettings.mcp_manager?.backendUrl || PLAYGROUND_BASE;
+        await import(`${backend.replace(/\/+$/, '')}/jsapi/tauritavern-mcp.js`);
     }
     const tt = globalThis.__TAURITAVERN__;
     await (tt?.ready ?? globalThis.__TAURITAVERN_MAIN_READY__);

@@ -17,9 +17,15 @@ export const manifests = {};
 /** @type {Record<string, string>} why an extension failed to load, by name */
 export const loadErrors = {};
 
+/** The playground's root path: '/', or '/api/plugins/ttmcp/' through SillyTavern's plugin. */
+const PLAYGROUND_ROOT = new URL('..', import.meta.url).pathname;
+
 /** @param {string} name e.g. "third-party/mcp-manager" */
 function extensionUrl(name, file) {
-    return `/scripts/extensions/${name}/${file}`;
+    // a path from the playground's root, as SillyTavern writes it; the root
+    // is '/' unless the playground is served under a prefix (through
+    // SillyTavern's server plugin)
+    return `${PLAYGROUND_ROOT}scripts/extensions/${name}/${file}`;
 }
 
 /** A name usable in an id attribute and a CSS selector. */

@@ -18,7 +18,7 @@ import { eventSource, event_types } from './events.js';
 import { activateExtensions } from './extensions.js';
 import { addLocaleData, applyLocale, getCurrentLocale, t, translate } from './i18n.js';
 import { callGenericPopup, Popup, POPUP_RESULT, POPUP_TYPE } from './popup.js';
-import { extensionSettings, saveSettingsDebounced } from './settings.js';
+import { extensionSettings, PLAYGROUND_BASE, saveSettingsDebounced } from './settings.js';
 import './tools.js'; // ToolManager, registerFunctionTool and the Chat Completion settings
 import { initChatPicker, initExtensionsMenu } from './chat.js'; // characters, chatMetadata, the wand menu
 import './prompts.js'; // setExtensionPrompt and extensionPrompts
@@ -30,7 +30,7 @@ const LANGUAGES = [['en', 'English'], ['zh-cn', '简体中文'], ['zh-tw', '繁�
 // The Manager talks to the backend that serves this page, unless the user
 // chose another one in its settings.
 extensionSettings.mcp_manager ??= {};
-extensionSettings.mcp_manager.backendUrl ??= location.origin;
+extensionSettings.mcp_manager.backendUrl ??= PLAYGROUND_BASE;
 
 provide('extensionSettings', extensionSettings);
 provide('saveSettingsDebounced', saveSettingsDebounced);
@@ -95,7 +95,7 @@ function openExtensionDrawers() {
 /** /playground.json: the extensions to load and the demo server, if any. */
 async function loadConfig() {
     try {
-        const response = await fetch('/playground.json', { cache: 'no-store' });
+        const response = await fetch(new URL('../playground.json', import.meta.url), { cache: 'no-store' });
         if (!response.ok) throw new Error(`HTTP ${response.status}`);
         return await response.json();
     } catch (err) {

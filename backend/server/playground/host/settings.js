@@ -9,6 +9,11 @@ const STORAGE_KEY = 'ttmcp.playground.extension_settings';
 const SAVE_DELAY_MS = 500;
 
 /** The live settings object (getContext().extensionSettings). */
+/** Where the playground is served from, without a trailing slash: the
+ * backend's origin, or SillyTavern's origin + /api/plugins/ttmcp through its
+ * server plugin; the Manager's default backend. */
+export const PLAYGROUND_BASE = new URL('..', import.meta.url).href.replace(/\/$/, '');
+
 export const extensionSettings = load();
 extensionSettings.disabledExtensions ??= [];
 
