@@ -87,6 +87,15 @@ func installed(ext fstest.MapFS, extra map[string]string) map[string]string {
 
 func runInstall(t *testing.T, o installOptions, files iofs.FS) (string, error) {
 	t.Helper()
+	if o.Plugin == nil {
+		o.Plugin = testPlugin()
+	}
+	if o.Binary == "" {
+		o.Binary = "/opt/ttmcp/bin/ttmcp"
+	}
+	if o.DataRoot.path == "" {
+		o.DataRoot = dataRoot{"/home/u/.local/share/ttmcp", "the per-user default"}
+	}
 	var out bytes.Buffer
 	err := install(o, files, &out)
 	return out.String(), err
