@@ -31,6 +31,15 @@ import (
 // missing file is a red 404 in the browser's console.
 const backendFile = "ttmcp.json"
 
+// backendConfig is ttmcp.json as install-extension writes it. Plugin says
+// that the server plugin was installed with it, so the extension asks the
+// plugin's status route first (extension/src/host/backend.ts); the shipped
+// file has no plugin member, and the extension then asks nothing.
+type backendConfig struct {
+	BackendURL string `json:"backendUrl"`
+	Plugin     bool   `json:"plugin,omitempty"`
+}
+
 // defaultBackend is the backend URL of a plain `ttmcp serve`.
 const defaultBackend = "http://127.0.0.1:7878"
 
@@ -142,7 +151,7 @@ func install(o installOptions, files iofs.FS, out io.Writer) error {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
 	}
-	backendJSON, _ := json.Marshal(map[string]string{"backendUrl": cmp.Or(o.Backend, defaultBackend)})
+	backendJSON, _ := json.Marshal(backendConfig{BackendURL: cmp.Or(o.Backend, defaultBackend), Plugin: true})
 	staged, n, err := stage(parent, stagingPrefix, files, map[string][]byte{backendFile: append(backendJSON, '\n')})
 	if err != nil {
 		return err
