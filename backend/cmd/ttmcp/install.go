@@ -17,6 +17,7 @@ import (
 	iofs "io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -209,8 +210,17 @@ func install(o installOptions, files iofs.FS, out io.Writer) error {
 SillyTavern's default origins (http://localhost:8000, http://127.0.0.1:8000) are allowed. If SillyTavern
 runs on another port or host, allow the address you open it at, e.g.
   ttmcp serve --allow-origin http://127.0.0.1:8001
-`, listenHint(o.Backend))
+`, listenHint(o.Backend)+dataRootHint(o.DataRoot))
 	return nil
+}
+
+// dataRootHint is the --data-root flag for the data root the plugin was
+// given, when the command line chose it (serve finds the others itself).
+func dataRootHint(root dataRoot) string {
+	if root.source != "--data-root" {
+		return ""
+	}
+	return " --data-root " + shellQuote(root.path, runtime.GOOS)
 }
 
 // listenHint is the --listen flag matching a non-default backend URL.

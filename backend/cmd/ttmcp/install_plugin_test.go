@@ -49,7 +49,7 @@ func TestInstallPlugin(t *testing.T) {
 	if got := tree(t, target); !reflect.DeepEqual(got, want) {
 		t.Errorf("plugin files %v; want %v", got, want)
 	}
-	for _, s := range []string{"Installed the ttmcp server plugin", target, "/opt/ttmcp serve --listen 127.0.0.1:7878 --data-root /srv/ttmcp-data", `"autostart": false`} {
+	for _, s := range []string{"Installed the ttmcp server plugin", target, "/opt/ttmcp serve --listen 127.0.0.1:7878 --data-root /srv/ttmcp-data", `"autostart": false`, "Start the backend: ttmcp serve --data-root /srv/ttmcp-data\n"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("output lacks %q:\n%s", s, out)
 		}
