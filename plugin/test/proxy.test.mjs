@@ -25,7 +25,7 @@ async function setup(t, o = {}) {
     const backend = await fakeBackend(o.routes);
     const st = tempDir();
     const dataRoot = path.join(st, 'ttmcp-data');
-    const secret = writeSecret(dataRoot);
+    const secret = o.noSecret ? '' : writeSecret(dataRoot);
     const pluginsDir = installPlugin(st, { backendUrl: o.backendUrl ?? backend.url, dataRoot, autostart: false });
     const { app, exit } = await createSillyTavern({ pluginsDir, ...o });
     const server = await listen(app);
@@ -254,4 +254,20 @@ test('a 401 mcp.plugin_untrusted makes the plugin read the secret again (once) '
     assert.equal(refused.status, 401);
     assert.match(refused.body, /mcp\.plugin_untrusted/);
     assert.equal(JSON.parse((await b.request('/api/plugins/ttmcp/_plugin/status')).body).backend, 'untrusted');
+});
+
+test('no secret file (a backend that writes none, or another data root): 503 naming the file, status untrusted, nothing forwarded', { timeout: 15_000 }, async (t) => {
+    const s = await setup(t, { noSecret: true });
+    const b = browser(s.base);
+    const st = JSON.parse((await b.request('/api/plugins/ttmcp/_plugin/status')).body);
+    assert.equal(st.backend, 'untrusted');
+    const r = await b.request('/api/plugins/ttmcp/jsapi/session');
+    assert.equal(r.status, 503);
+    assert.match(JSON.parse(r.body).error.message, /^mcp\.host_unavailable: .*_ttmcp[/\\]plugin-secret/);
+    assert.deepEqual(s.backend.received, []);
+    // ttmcp serve writes it: the next request reads it and passes
+    const secret = writeSecret(s.dataRoot);
+    assert.equal((await b.request('/api/plugins/ttmcp/jsapi/session')).status, 200);
+    assert.equal(s.backend.received.at(-1).headers['x-ttmcp-plugin'], secret);
+    assert.equal(JSON.parse((await b.request('/api/plugins/ttmcp/_plugin/status')).body).backend, 'up');
 });
