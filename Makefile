@@ -109,7 +109,7 @@ run: build
 # the Go tests with the race detector, the shim's tests under Node, and the
 # browser tests in headless Chromium (installed when missing).
 # Then the gateway against server-everything, and the MCP conformance suite.
-test: check cross typecheck test-extension test-js test-go test-wasm webtest peers conformance
+test: check cross typecheck test-extension test-plugin test-js test-go test-wasm webtest peers conformance
 
 check: $(EXT_STAMP) node-tools
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -143,6 +143,15 @@ cross:
 typecheck: node-tools
 	$(NODE_TOOLS)/node_modules/.bin/tsc --strict --noEmit --target es2022 --module esnext \
 	  --moduleResolution bundler --lib es2022,dom jsapi/tauritavern-mcp.d.ts jsapi/legacy-mcp-tools.d.ts jsapi/tauritavern-mcp.check.ts
+
+# The SillyTavern server plugin (plugin/): its JSDoc types under strict
+# tsc against Node 20's types (SillyTavern's minimum), then its node:test
+# tests: the proxy behind a stand-in of SillyTavern's middleware chain (real
+# Express and middleware from tools/node) against a fake backend, and
+# supervision against the real bin/ttmcp.
+test-plugin: backend node-tools
+	$(NODE_BIN)/tsc -p plugin/tsconfig.json
+	TTMCP_BIN=$(CURDIR)/bin/ttmcp TTMCP_NODE_TOOLS=$(NODE_TOOLS) $(NODE_BIN)/node --test --test-timeout=60000 plugin/test/*.test.mjs
 
 # The extension: strict type check, then its component tests (vitest, happy-dom).
 test-extension: $(EXT_STAMP)

@@ -1,7 +1,8 @@
 package main
 
 // ttmcp install-extension: puts the mcp-manager extension where a
-// SillyTavern checkout loads it (SPEC §8, contract C1/C7).
+// SillyTavern checkout loads it (SPEC §8, contract C1/C7), and the ttmcp
+// server plugin into its plugins/ (issue 28; install_plugin.go).
 
 import (
 	"bufio"
@@ -16,11 +17,13 @@ import (
 	iofs "io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
 	"github.com/ttmcp/ttmcp/backend/server"
 	"github.com/ttmcp/ttmcp/extension"
+	"github.com/ttmcp/ttmcp/plugin"
 )
 
 // backendFile is where the extension reads its backend URL, beside
@@ -28,6 +31,15 @@ import (
 // written, because the extension asks for it on every page load and a
 // missing file is a red 404 in the browser's console.
 const backendFile = "ttmcp.json"
+
+// backendConfig is ttmcp.json as install-extension writes it. Plugin says
+// that the server plugin was installed with it, so the extension asks the
+// plugin's status route first (extension/src/host/backend.ts); the shipped
+// file has no plugin member, and the extension then asks nothing.
+type backendConfig struct {
+	BackendURL string `json:"backendUrl"`
+	Plugin     bool   `json:"plugin,omitempty"`
+}
 
 // defaultBackend is the backend URL of a plain `ttmcp serve`.
 const defaultBackend = "http://127.0.0.1:7878"
@@ -40,8 +52,14 @@ type installOptions struct {
 	SillyTavern string // the checkout (the folder with server.js)
 	User        string // data/<user>/extensions (per user), unless Global
 	Global      bool   // public/scripts/extensions/third-party
-	Backend     string // written to ttmcp.json ("": defaultBackend)
+	Backend     string // written to ttmcp.json and the plugin's config.json ("": defaultBackend)
 	Uninstall   bool
+
+	// The plugin (issue 28).
+	Plugin        iofs.FS  // plugin.Files()
+	Binary        string   // the running ttmcp, absolute: the plugin starts it
+	DataRoot      dataRoot // resolved as serve resolves it: the plugin passes it to serve
+	EnablePlugins bool     // --enable-server-plugins: change config.yaml's line
 }
 
 func installExtension(args []string, out io.Writer) error {
@@ -52,7 +70,9 @@ func installExtension(args []string, out io.Writer) error {
 	fs.StringVar(&o.User, "user", "default-user", "install for this SillyTavern user: data/<user>/extensions/")
 	fs.BoolVar(&o.Global, "global", false, "install for all users: public/scripts/extensions/third-party/ (newer SillyTavern; 1.12 loads only per-user extensions)")
 	fs.StringVar(&o.Backend, "backend", "", "the ttmcp backend URL the extension uses (written to ttmcp.json; default http://127.0.0.1:7878)")
-	fs.BoolVar(&o.Uninstall, "uninstall", false, "remove the extension instead")
+	fs.BoolVar(&o.Uninstall, "uninstall", false, "remove the extension (and the server plugin, when no other copy of the extension uses it) instead")
+	rootFlag := fs.String("data-root", "", "the data root the plugin starts ttmcp serve with, as serve's --data-root; default: "+envDataRoot+", else the per-user data folder")
+	fs.BoolVar(&o.EnablePlugins, "enable-server-plugins", false, "turn server plugins on in SillyTavern's config.yaml (that one line; the old file kept as config.yaml.bak)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -67,6 +87,18 @@ func installExtension(args []string, out io.Writer) error {
 	if o.SillyTavern == "" {
 		return errors.New("install-extension: --sillytavern DIR is required (the SillyTavern folder that holds server.js)")
 	}
+	root, err := resolveDataRoot(*rootFlag, flagGiven(fs, "data-root"), thisPlatform())
+	if err != nil {
+		return err
+	}
+	if root.path, err = filepath.Abs(root.path); err != nil {
+		return err
+	}
+	o.DataRoot = root
+	if o.Binary, err = os.Executable(); err != nil {
+		return fmt.Errorf("install-extension: where this ttmcp is (the plugin starts it): %v", err)
+	}
+	o.Plugin = plugin.Files()
 	return install(o, extension.Files(), out)
 }
 
@@ -82,20 +114,32 @@ func install(o installOptions, files iofs.FS, out io.Writer) error {
 			return fmt.Errorf("--backend: %v", err)
 		}
 		o.Backend = strings.TrimSuffix(o.Backend, "/")
+		if err := checkLoopbackBackend(o.Backend); err != nil {
+			return fmt.Errorf("--backend: %v", err)
+		}
 	}
 	parent, err := extensionsDir(st, o)
 	if err != nil {
 		return err
 	}
 	target := filepath.Join(parent, extension.Name)
-	if err := removeStaging(parent); err != nil {
+	if err := removeStaging(parent, stagingPrefix); err != nil {
+		return err
+	}
+	if err := removeStaging(st.dir, pluginStagingPrefix); err != nil {
 		return err
 	}
 	if err := checkOurs(target); err != nil {
 		return err
 	}
+	if err := checkPluginOurs(pluginDir(st)); err != nil {
+		return err
+	}
 	if o.Uninstall {
-		return uninstall(target, out)
+		if err := uninstall(target, out); err != nil {
+			return err
+		}
+		return uninstallPlugin(st, target, out)
 	}
 
 	manifest, err := readManifest(files)
@@ -108,7 +152,8 @@ func install(o installOptions, files iofs.FS, out io.Writer) error {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
 	}
-	staged, n, err := stage(parent, files, cmp.Or(o.Backend, defaultBackend))
+	backendJSON, _ := json.Marshal(backendConfig{BackendURL: cmp.Or(o.Backend, defaultBackend), Plugin: true})
+	staged, n, err := stage(parent, stagingPrefix, files, map[string][]byte{backendFile: append(backendJSON, '\n')})
 	if err != nil {
 		return err
 	}
@@ -135,14 +180,47 @@ func install(o installOptions, files iofs.FS, out io.Writer) error {
 	if o.Global && st.olderThan(1, 13) {
 		fmt.Fprintf(out, "Warning: SillyTavern %s loads third-party extensions only from data/<user>/extensions/; install without --global.\n", st.version)
 	}
+
+	pluginUpdated, err := installPlugin(st, o.Plugin, pluginConfig{
+		BackendURL: cmp.Or(o.Backend, defaultBackend), Binary: o.Binary, DataRoot: o.DataRoot.path, Autostart: true,
+	})
+	if err != nil {
+		return fmt.Errorf("the server plugin: %v", err)
+	}
+	verb = "Installed"
+	if pluginUpdated {
+		verb = "Updated"
+	}
+	fmt.Fprintf(out, "%s the ttmcp server plugin (for all SillyTavern users; it carries the extension's traffic when SillyTavern is opened from another device):\n  %s\n  it starts %s serve --listen %s --data-root %s when no backend answers (\"autostart\": false in %s turns that off)\n",
+		verb, pluginDir(st), o.Binary, strings.TrimPrefix(cmp.Or(o.Backend, defaultBackend), "http://"), o.DataRoot.path, pluginConfigFile)
+	pluginsOn, err := reportServerPlugins(st, o.EnablePlugins, out)
+	if err != nil {
+		return err
+	}
+	if pluginsOn {
+		fmt.Fprintf(out, `Next:
+  1. Restart SillyTavern: it loads the plugin, which starts ttmcp (or uses the one already running).
+  2. Reload SillyTavern in the browser, on this machine or any other: the "MCP" drawer is in the Extensions panel.
+`)
+		return nil
+	}
 	fmt.Fprintf(out, `Next:
   1. Start the backend: ttmcp serve%s
   2. Reload SillyTavern in the browser: the "MCP" drawer is in the Extensions panel.
 SillyTavern's default origins (http://localhost:8000, http://127.0.0.1:8000) are allowed. If SillyTavern
 runs on another port or host, allow the address you open it at, e.g.
   ttmcp serve --allow-origin http://127.0.0.1:8001
-`, listenHint(o.Backend))
+`, listenHint(o.Backend)+dataRootHint(o.DataRoot))
 	return nil
+}
+
+// dataRootHint is the --data-root flag for the data root the plugin was
+// given, when the command line chose it (serve finds the others itself).
+func dataRootHint(root dataRoot) string {
+	if root.source != "--data-root" {
+		return ""
+	}
+	return " --data-root " + shellQuote(root.path, runtime.GOOS)
 }
 
 // listenHint is the --listen flag matching a non-default backend URL.
@@ -323,13 +401,13 @@ func checkOurs(target string) error {
 	return nil
 }
 
-// stage writes files, with ttmcp.json naming backend (whatever files
-// hold under that name), into a new hidden sibling folder of the target
-// and returns it and the file count.
-func stage(parent string, files iofs.FS, backend string) (string, int, error) {
+// stage writes files, with extra's files instead of any of the same name
+// (ttmcp.json, the plugin's config.json), into a new hidden folder
+// parent/<prefix><random> and returns it and the file count.
+func stage(parent, prefix string, files iofs.FS, extra map[string][]byte) (string, int, error) {
 	suffix := make([]byte, 6)
 	rand.Read(suffix)
-	dir := filepath.Join(parent, stagingPrefix+hex.EncodeToString(suffix))
+	dir := filepath.Join(parent, prefix+hex.EncodeToString(suffix))
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return "", 0, err
 	}
@@ -348,7 +426,7 @@ func stage(parent string, files iofs.FS, backend string) (string, int, error) {
 		if d.IsDir() {
 			return os.MkdirAll(dst, 0o755)
 		}
-		if name == backendFile {
+		if _, ok := extra[name]; ok {
 			return nil // written below
 		}
 		data, err := iofs.ReadFile(files, name)
@@ -358,10 +436,11 @@ func stage(parent string, files iofs.FS, backend string) (string, int, error) {
 		n++
 		return writeSynced(dst, data)
 	})
-	if err == nil {
-		data, _ := json.Marshal(map[string]string{"backendUrl": backend})
-		err = writeSynced(filepath.Join(dir, backendFile), append(data, '\n'))
-		n++
+	for name, data := range extra {
+		if err == nil {
+			err = writeSynced(filepath.Join(dir, filepath.FromSlash(name)), data)
+			n++
+		}
 	}
 	if err != nil {
 		os.RemoveAll(dir)
@@ -412,8 +491,8 @@ func swapIn(parent, staged, target string) (bool, error) {
 	return old != "", nil
 }
 
-// removeStaging removes what an interrupted run left beside the target.
-func removeStaging(parent string) error {
+// removeStaging removes what an interrupted run left in parent.
+func removeStaging(parent, stagingPrefix string) error {
 	entries, err := os.ReadDir(parent)
 	if err != nil {
 		return nil // no folder yet: nothing left over

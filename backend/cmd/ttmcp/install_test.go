@@ -87,14 +87,27 @@ func installed(ext fstest.MapFS, extra map[string]string) map[string]string {
 
 func runInstall(t *testing.T, o installOptions, files iofs.FS) (string, error) {
 	t.Helper()
+	if o.Plugin == nil {
+		o.Plugin = testPlugin()
+	}
+	if o.Binary == "" {
+		o.Binary = "/opt/ttmcp/bin/ttmcp"
+	}
+	if o.DataRoot.path == "" {
+		o.DataRoot = dataRoot{"/home/u/.local/share/ttmcp", "the per-user default"}
+	}
 	var out bytes.Buffer
 	err := install(o, files, &out)
 	return out.String(), err
 }
 
-// defaultJSON is the ttmcp.json of an install without --backend: the page
-// asks for the file on every load, so it is always there.
+// defaultJSON is the ttmcp.json the extension ships: the page asks for the
+// file on every load, so it is always there.
 const defaultJSON = `{"backendUrl":"http://127.0.0.1:7878"}` + "\n"
+
+// installedJSON is the ttmcp.json of an install without --backend: the
+// default, and that the plugin came with it.
+const installedJSON = `{"backendUrl":"http://127.0.0.1:7878","plugin":true}` + "\n"
 
 // Install for a user, update in place (stale files and leftovers gone,
 // --backend writes its URL to ttmcp.json, no --backend the default),
@@ -108,7 +121,7 @@ func TestInstallExtension(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := tree(t, target), installed(ext, map[string]string{"ttmcp.json": defaultJSON}); !reflect.DeepEqual(got, want) {
+	if got, want := tree(t, target), installed(ext, map[string]string{"ttmcp.json": installedJSON}); !reflect.DeepEqual(got, want) {
 		t.Errorf("installed files %v; want %v", got, want)
 	}
 	for _, s := range []string{"Installed the MCP extension", target, "user default-user", "backend: http://127.0.0.1:7878 (the default, in ttmcp.json;", "ttmcp serve\n", "Reload SillyTavern", "--allow-origin"} {
@@ -125,7 +138,7 @@ func TestInstallExtension(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := tree(t, target), installed(ext, map[string]string{"ttmcp.json": `{"backendUrl":"http://127.0.0.1:7880"}` + "\n"}); !reflect.DeepEqual(got, want) {
+	if got, want := tree(t, target), installed(ext, map[string]string{"ttmcp.json": `{"backendUrl":"http://127.0.0.1:7880","plugin":true}` + "\n"}); !reflect.DeepEqual(got, want) {
 		t.Errorf("after the update: %v; want %v", got, want)
 	}
 	if _, err := os.Stat(leftover); !errors.Is(err, iofs.ErrNotExist) {
@@ -146,7 +159,7 @@ func TestInstallExtension(t *testing.T) {
 	if _, err := runInstall(t, installOptions{SillyTavern: st, User: "default-user"}, shipped); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := tree(t, target), installed(ext, map[string]string{"ttmcp.json": defaultJSON}); !reflect.DeepEqual(got, want) {
+	if got, want := tree(t, target), installed(ext, map[string]string{"ttmcp.json": installedJSON}); !reflect.DeepEqual(got, want) {
 		t.Errorf("an update without --backend: %v; want %v (the default in ttmcp.json)", got, want)
 	}
 
@@ -155,7 +168,7 @@ func TestInstallExtension(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := tree(t, global), installed(ext, map[string]string{"ttmcp.json": defaultJSON}); !reflect.DeepEqual(got, want) {
+	if got, want := tree(t, global), installed(ext, map[string]string{"ttmcp.json": installedJSON}); !reflect.DeepEqual(got, want) {
 		t.Errorf("global install: %v; want %v", got, want)
 	}
 	if !strings.Contains(out, "for all SillyTavern users") || !strings.Contains(out, "Warning: SillyTavern 1.12.6 loads third-party extensions only from data/<user>/extensions/") {

@@ -3,7 +3,7 @@
 //
 //	ttmcp serve [--listen 127.0.0.1:7878] [--data-root DIR] [--allow-origin URL]... [--demo [--demo-listen 127.0.0.1:7879] [--demo-auth-listen 127.0.0.1:7877]]
 //	ttmcp demo-server [--listen 127.0.0.1:7879] [--auth [--token-ttl 2m]]
-//	ttmcp install-extension --sillytavern DIR [--user default-user | --global] [--backend URL] [--uninstall]
+//	ttmcp install-extension --sillytavern DIR [--user default-user | --global] [--backend URL] [--data-root DIR] [--enable-server-plugins] [--uninstall]
 //	ttmcp stdio add|list|remove|import ...
 //	ttmcp version
 package main
@@ -47,7 +47,7 @@ func main() {
 const usage = `usage:
   ttmcp serve [--listen 127.0.0.1:7878] [--data-root DIR] [--allow-origin URL]... [--demo [--demo-listen 127.0.0.1:7879] [--demo-auth-listen 127.0.0.1:7877]] [-v]
   ttmcp demo-server [--listen 127.0.0.1:7879] [--auth [--token-ttl 2m]]
-  ttmcp install-extension --sillytavern DIR [--user default-user | --global] [--backend URL] [--uninstall]
+  ttmcp install-extension --sillytavern DIR [--user default-user | --global] [--backend URL] [--data-root DIR] [--enable-server-plugins] [--uninstall]
   ttmcp stdio add <name> [--env KEY=VALUE | --env KEY]... [--cwd DIR] [--data-root DIR] -- <command> [args...]
   ttmcp stdio list|remove <name|id>|import <file> [--data-root DIR]
   ttmcp version`
