@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -370,25 +371,40 @@ func TestAuditConcurrentAppends(t *testing.T) {
 	}
 }
 
-// Lines longer than a read chunk, read backward.
+// Lines longer than a read chunk, read backward; a line longer than the
+// most a line may be is given as nil ("<long>" here), not held, and so is
+// the first line of a range that starts inside the file.
 func TestScanLinesBackward(t *testing.T) {
 	long := strings.Repeat("x", auditReadChunk*2+17)
 	for _, tc := range []struct {
-		text string
-		want []string
+		text    string
+		want    []string
+		maxLine int // 0: no limit
+		start   int64
 	}{
-		{"", nil},
-		{"a\n", []string{"a"}},
-		{"a\nb\n", []string{"b", "a"}},
-		{"a\nb", []string{"a"}},
-		{"a\n\n\nb\n", []string{"b", "a"}},
-		{long + "\nb\n" + long + "\n", []string{long, "b", long}},
-		{"a\n" + long, []string{"a"}},
-		{long, nil},
+		{"", nil, 0, 0},
+		{"a\n", []string{"a"}, 0, 0},
+		{"a\nb\n", []string{"b", "a"}, 0, 0},
+		{"a\nb", []string{"a"}, 0, 0},
+		{"a\n\n\nb\n", []string{"b", "a"}, 0, 0},
+		{long + "\nb\n" + long + "\n", []string{long, "b", long}, 0, 0},
+		{"a\n" + long, []string{"a"}, 0, 0},
+		{long, nil, 0, 0},
+		{"abcd\nab\nabc\n", []string{"abc", "ab", "<long>"}, 3, 0},
+		{long + "\nb\n" + long + "\n", []string{"<long>", "b", "<long>"}, 100, 0},
+		{"a\n" + long + "\nb\n", []string{"b", "<long>", "a"}, auditReadChunk, 0},
+		{"first\nsecond\nthird\n", []string{"third", "second", "<long>"}, 0, 3}, // "st" of first
+		{"first\nsecond\nthird\n", []string{"third", "second"}, 0, 6},           // starts at a line
+		{long + "\nb\n", []string{"b", "<long>"}, 0, 5},
 	} {
 		var got []string
-		if err := scanLinesBackward(strings.NewReader(tc.text), int64(len(tc.text)), func(line []byte) bool {
-			got = append(got, string(line))
+		maxLine := cmp.Or(tc.maxLine, 1<<30)
+		if err := scanLinesBackward(strings.NewReader(tc.text), tc.start, int64(len(tc.text)), maxLine, func(line []byte) bool {
+			if line == nil {
+				got = append(got, "<long>")
+			} else {
+				got = append(got, string(line))
+			}
 			return true
 		}); err != nil {
 			t.Fatal(err)

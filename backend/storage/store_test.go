@@ -126,9 +126,12 @@ func writeFile(t *testing.T, path, content string) {
 // tempFiles lists the temporary files left in dir.
 func tempFiles(t *testing.T, dir string) []string {
 	t.Helper()
-	m, err := filepath.Glob(filepath.Join(dir, ".tauritavern-*.tmp"))
-	if err != nil {
-		t.Fatal(err)
+	var m []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if isTempName(e.Name()) {
+			m = append(m, filepath.Join(dir, e.Name()))
+		}
 	}
 	return m
 }
@@ -623,7 +626,7 @@ func TestSaveFailureLeavesTargetIntact(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				writeFile(t, filepath.Join(filepath.Dir(s.RegistrationPath(id1)), ".tauritavern-"+hex.EncodeToString(id[:])+".tmp"), "someone else's")
+				writeFile(t, filepath.Join(filepath.Dir(s.RegistrationPath(id1)), ".ttmcp-"+hex.EncodeToString(id[:])+".tmp"), "someone else's")
 			},
 			reg:  func(t *testing.T) domain.Registration { return fixture(t, id1) },
 			kind: domain.KindInternal,
