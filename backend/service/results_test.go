@@ -198,3 +198,31 @@ func TestLongResultIsKeptAndReadBack(t *testing.T) {
 		t.Fatalf("after removal: %v", err)
 	}
 }
+
+// Issue 27 item 1: a kept result whose file is a link out of the data
+// root (to /etc/passwd, or a file of the user's) is never read back, for
+// the page nor for the model's reader tool: the read fails and says why.
+func TestReadToolResultRefusesALinkOutOfTheDataRoot(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	id := w.register(readableServer(t), true)
+	w.discover(id)
+	w.permit(id, "page", jsapi.PermissionAllow)
+	o := w.readableCall("mcp/"+id+":page", `{"n":200000}`, &jsapi.McpReadableOptions{})
+	resultID := *o.Readable.Stored.ResultID
+	secret := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(secret, []byte("the user's own file"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(w.root, "_tauritavern", "mcp", "results", id, resultID+".txt")
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, path); err != nil {
+		t.Skip(err) // no symbolic links here
+	}
+	page, err := w.svc.ReadToolResult(ctx, jsapi.ReadMcpToolResultDto{ResultID: resultID})
+	if err == nil || strings.Contains(page.Text, "the user's own file") || !strings.Contains(err.Error(), "leads out of the data root") {
+		t.Fatalf("ReadToolResult = %q, %v; want it refused as a link out of the data root", page.Text, err)
+	}
+}
