@@ -117,13 +117,20 @@ func TestReadableCalls(t *testing.T) {
 // A 200,000-character result reaches the model as the note and a preview;
 // the whole is kept (0600), named in the call's audit record, read back by
 // lines with continuation, and goes with its server.
-func TestLongResultIsKeptAndReadBack(t *testing.T) {
+// keepLongResult makes a world whose readable server's call returned a
+// 200,000-character result, which was kept; it returns the world, the
+// registration's id and the call's outcome.
+func keepLongResult(t *testing.T) (*world, string, jsapi.McpCallOutcome) {
 	w := newWorld(t)
-	ctx := context.Background()
 	id := w.register(readableServer(t), true)
 	w.discover(id)
 	w.permit(id, "page", jsapi.PermissionAllow)
-	o := w.readableCall("mcp/"+id+":page", `{"n":200000}`, &jsapi.McpReadableOptions{})
+	return w, id, w.readableCall("mcp/"+id+":page", `{"n":200000}`, &jsapi.McpReadableOptions{})
+}
+
+func TestLongResultIsKeptAndReadBack(t *testing.T) {
+	w, id, o := keepLongResult(t)
+	ctx := context.Background()
 	r := o.Readable
 	if r.Stored == nil || r.Stored.ResultID == nil || r.Stored.CharCount != 199_999 || r.Stored.CharLimit != 50_000 {
 		t.Fatalf("stored %+v", r.Stored)
@@ -203,12 +210,8 @@ func TestLongResultIsKeptAndReadBack(t *testing.T) {
 // root (to /etc/passwd, or a file of the user's) is never read back, for
 // the page nor for the model's reader tool: the read fails and says why.
 func TestReadToolResultRefusesALinkOutOfTheDataRoot(t *testing.T) {
-	w := newWorld(t)
+	w, id, o := keepLongResult(t)
 	ctx := context.Background()
-	id := w.register(readableServer(t), true)
-	w.discover(id)
-	w.permit(id, "page", jsapi.PermissionAllow)
-	o := w.readableCall("mcp/"+id+":page", `{"n":200000}`, &jsapi.McpReadableOptions{})
 	resultID := *o.Readable.Stored.ResultID
 	secret := filepath.Join(t.TempDir(), "secret.txt")
 	if err := os.WriteFile(secret, []byte("the user's own file"), 0o600); err != nil {
