@@ -74,19 +74,6 @@ func list(t *testing.T, l *AuditLog, q domain.AuditQuery) ([]string, int) {
 	return ids, skipped
 }
 
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	return names
-}
-
 // A record survives the round trip through its line, which holds the
 // argument digest and never the arguments.
 func TestAuditLineRoundTrip(t *testing.T) {
@@ -194,7 +181,7 @@ func TestAuditListNewestFirst(t *testing.T) {
 	appendAll(t, l, record("a1", regA), record("b1", regB), record("a2", regA)) // same reading
 	c.set(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
 	appendAll(t, l, record("b2", regB), record("a3", regA))
-	if got := dirNames(t, l.Dir()); !slices.Equal(got, []string{"2026-10.jsonl", "2026-11.jsonl"}) {
+	if got := mustReadDirNames(t, l.Dir()); !slices.Equal(got, []string{"2026-10.jsonl", "2026-11.jsonl"}) {
 		t.Errorf("files %v", got)
 	}
 	if ids, _ := list(t, l, domain.AuditQuery{}); !slices.Equal(ids, []string{"a3", "b2", "a2", "b1", "a1"}) {
@@ -245,10 +232,10 @@ func TestAuditRotation(t *testing.T) {
 	}
 	// 20 lines of 3 per file: 6 sealed and 2 in the active file; at most
 	// 10 lines in all, so only the newest sealed files stay.
-	if got, want := dirNames(t, l.Dir()), []string{"2026-11.5.jsonl", "2026-11.6.jsonl", "2026-11.jsonl"}; !slices.Equal(got, want) {
+	if got, want := mustReadDirNames(t, l.Dir()), []string{"2026-11.5.jsonl", "2026-11.6.jsonl", "2026-11.jsonl"}; !slices.Equal(got, want) {
 		t.Errorf("files %v; want %v", got, want)
 	}
-	for _, name := range dirNames(t, l.Dir()) {
+	for _, name := range mustReadDirNames(t, l.Dir()) {
 		fi, _ := os.Stat(filepath.Join(l.Dir(), name))
 		if fi.Size() > 3*lineLen {
 			t.Errorf("%s holds %d bytes, over the cap %d", name, fi.Size(), 3*lineLen)
@@ -267,7 +254,7 @@ func TestAuditRotation(t *testing.T) {
 	if ids, _ := list(t, l, domain.AuditQuery{Limit: 3}); !slices.Equal(ids, []string{"dec", "r19", "r18"}) {
 		t.Errorf("after the month changed: %v", ids)
 	}
-	if !slices.Contains(dirNames(t, l.Dir()), "2026-11.jsonl") {
+	if !slices.Contains(mustReadDirNames(t, l.Dir()), "2026-11.jsonl") {
 		t.Error("the November file went")
 	}
 }
@@ -366,7 +353,7 @@ func TestAuditConcurrentAppends(t *testing.T) {
 			t.Errorf("time order broken at %s", r.CallID)
 		}
 	}
-	if len(dirNames(t, l.Dir())) < 2 {
+	if len(mustReadDirNames(t, l.Dir())) < 2 {
 		t.Error("expected the appends to rotate")
 	}
 }
