@@ -330,6 +330,10 @@ var damages = []damage{
 	{name: "linked folder", plant: func(t *testing.T, in, out, rel string) {
 		symlink(t, filepath.Join(out, filepath.Dir(rel)), filepath.Join(in, filepath.Dir(rel)))
 	}},
+	{name: "linked parent folder", plant: func(t *testing.T, in, out, rel string) { // results/, kv/, blobs/, mcp/
+		up := filepath.Dir(filepath.Dir(rel))
+		symlink(t, filepath.Join(out, up), filepath.Join(in, up))
+	}},
 	{name: "linked _tauritavern", plant: func(t *testing.T, in, out, _ string) {
 		symlink(t, filepath.Join(out, "_tauritavern"), filepath.Join(in, "_tauritavern"))
 	}},
