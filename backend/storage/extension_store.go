@@ -359,13 +359,16 @@ func (r dataRoot) listStoreDir(dir string, keep func(name string, mode fs.FileMo
 	if err != nil {
 		return nil, ioError(err, "Failed to read extension store directory %s: %v", dir, reason(err))
 	}
+	all := make([]string, len(entries))
+	for i, e := range entries {
+		all[i] = e.Name()
+	}
 	names := []string{}
-	for _, e := range entries {
-		fi, err := r.stat(filepath.Join(dir, e.Name()))
-		if err != nil {
+	for i, fi := range r.statEntries(dir, all) {
+		if fi == nil {
 			continue // a dangling link, or removed since the listing
 		}
-		name, ok := keep(e.Name(), fi.Mode())
+		name, ok := keep(all[i], fi.Mode())
 		if !ok {
 			continue
 		}

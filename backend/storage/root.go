@@ -199,6 +199,33 @@ func (r dataRoot) readDir(path string) ([]fs.DirEntry, error) {
 	return entries, nil
 }
 
+// statEntries stats the entries names of the folder dir, following links
+// as stat does (nil for one that cannot be stated): a listing's stamps,
+// one fstatat each on the folder's own handle instead of a walk from the
+// root per entry. A link that leaves the folder is stated through the data
+// root, so it is followed when it stays inside it.
+func (r dataRoot) statEntries(dir string, names []string) []fs.FileInfo {
+	infos := make([]fs.FileInfo, len(names))
+	do(r, dir, func(root *os.Root, name string) (struct{}, error) {
+		sub, err := root.OpenRoot(name)
+		if err != nil {
+			return struct{}{}, err
+		}
+		defer sub.Close()
+		for i, n := range names {
+			fi, err := sub.Stat(n)
+			if escapes(err) {
+				fi, err = r.stat(filepath.Join(dir, n))
+			}
+			if err == nil {
+				infos[i] = fi
+			}
+		}
+		return struct{}{}, nil
+	})
+	return infos
+}
+
 // mkdirAll creates the folder at path and its parents; the data root
 // itself is created as os.MkdirAll would (it is the user's choice, not
 // inside any root).

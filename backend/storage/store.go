@@ -128,17 +128,18 @@ func (r dataRoot) listJSONFiles(dir string) ([]domain.StoredFile, error) {
 	if err != nil {
 		return nil, ioError(err, "Failed to read directory %s: %v", dir, reason(err))
 	}
-	files := make([]domain.StoredFile, 0, len(entries))
+	var names []string
 	for _, entry := range entries { // sorted by name
-		name := entry.Name()
-		if stem, ok := strings.CutSuffix(name, ".json"); !ok || stem == "" {
-			continue // ".json" has no extension, as Rust's Path sees it
+		if stem, ok := strings.CutSuffix(entry.Name(), ".json"); ok && stem != "" {
+			names = append(names, entry.Name()) // ".json" has no extension, as Rust's Path sees it
 		}
-		f := domain.StoredFile{Name: name}
-		if fi, err := r.stat(filepath.Join(dir, name)); err == nil {
-			f.Stamp = stampOf(fi)
+	}
+	files := make([]domain.StoredFile, len(names))
+	for i, fi := range r.statEntries(dir, names) {
+		files[i] = domain.StoredFile{Name: names[i]}
+		if fi != nil {
+			files[i].Stamp = stampOf(fi)
 		}
-		files = append(files, f)
 	}
 	return files, nil
 }
