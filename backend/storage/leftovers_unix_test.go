@@ -130,6 +130,24 @@ func TestKill9DuringEveryWrite(t *testing.T) {
 				if _, ok, err := Open(root).LoadCapabilities(id1); !ok || err != nil {
 					t.Errorf("capabilities: %v %v", ok, err)
 				}
+			case "result":
+				s := OpenResultStore(root, ResultOptions{})
+				entries, _ := os.ReadDir(filepath.Join(s.Dir(), string(regA)))
+				kept := 0
+				for _, e := range entries {
+					id, ok := strings.CutSuffix(e.Name(), ".txt")
+					if !ok {
+						continue
+					}
+					r, found, err := s.Get(domain.ResultID(id))
+					if err != nil || !found || len(r.Text) != 256<<10 || strings.Trim(r.Text, r.Text[:1]) != "" {
+						t.Errorf("result %s: %v %v, %d bytes", id, found, err, len(r.Text))
+					}
+					kept++
+				}
+				if kept == 0 {
+					t.Error("no result was kept")
+				}
 			case "audit":
 				recs, skipped, err := OpenAuditLog(root, AuditOptions{}).List(domain.AuditQuery{Limit: 1 << 20})
 				if err != nil || len(recs) == 0 || skipped > rounds { // at most a torn last line a kill
