@@ -2,9 +2,11 @@ package domain
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"maps"
 	"mime"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -291,11 +293,19 @@ func validateEntryName(name string) error {
 	return nil
 }
 
-// ValidateURI checks that raw is an absolute URI: a scheme (RFC 3986 §3.1)
-// and something after it, at most MaxURIBytes, UTF-8, no control
-// characters (which would corrupt logs, headers and the page's display).
-// Spaces are let through: servers put file paths in file: URIs as they
-// are, and the URI is only ever sent back to the server that listed it.
+// ValidateURI checks that raw is an absolute URI a user can be shown: a
+// scheme (RFC 3986 §3.1) and something after it, at most MaxURIBytes,
+// UTF-8, no control characters (which would corrupt logs, headers and the
+// page's display), that net/url parses ("http://[::1" does not), and whose
+// scheme is not one a browser runs or renders (RefusedURIScheme:
+// javascript:, data:, …). Any other scheme is kept, custom ones too
+// (test://, memory://, demo://, repo://: MCP servers name their resources
+// as they like), and file: (the MCP spec's scheme for files; the URI only
+// names what the server reads). Kept is not openable: the page opens a
+// server's URI only when LinkableURI says so (docs/DECISIONS.md).
+// Spaces are let through in a path: servers put file paths in file: URIs
+// as they are, and the URI is only ever sent back to the server that
+// listed it.
 func ValidateURI(raw string) error {
 	switch {
 	case raw == "":
@@ -314,7 +324,45 @@ func ValidateURI(raw string) error {
 	if n == len(raw) {
 		return fmt.Errorf("the URI has nothing after its scheme")
 	}
+	if scheme := raw[:n-1]; RefusedURIScheme(scheme) {
+		return fmt.Errorf("the URI's scheme `%s:` is one a browser runs or renders, not a resource's name", strings.ToLower(scheme))
+	}
+	if _, err := url.Parse(raw); err != nil {
+		if ue, ok := errors.AsType[*url.Error](err); ok {
+			err = ue.Err // without the URI, which the message quotes already
+		}
+		return fmt.Errorf("the URI does not parse: %v", err)
+	}
 	return nil
+}
+
+// refusedSchemes are the schemes a browser runs (javascript:, vbscript:),
+// renders from the URI itself (data:) or that reach into the browser
+// (blob:, filesystem:, about:, view-source:, chrome:, …): a link made of
+// one does harm when clicked, and no MCP resource is named so.
+var refusedSchemes = map[string]bool{
+	"javascript": true, "vbscript": true, "livescript": true, "data": true, "blob": true, "filesystem": true,
+	"about": true, "view-source": true, "chrome": true, "chrome-extension": true, "moz-extension": true,
+	"ms-browser-extension": true, "jar": true, "wyciwyg": true,
+}
+
+// RefusedURIScheme reports whether scheme (without its colon, any case)
+// is refused in a server's URI (see ValidateURI).
+func RefusedURIScheme(scheme string) bool {
+	return refusedSchemes[strings.ToLower(scheme)]
+}
+
+// LinkableURI reports whether a page may open raw, a URI from a server,
+// as a link or in a new window: a valid URI (ValidateURI) with scheme
+// http or https and a host. Anything else (file:, custom schemes) is shown
+// as text, never opened: a file: link opens the user's own files, a custom
+// scheme may start an installed app.
+func LinkableURI(raw string) bool {
+	if ValidateURI(raw) != nil {
+		return false
+	}
+	u, err := url.Parse(raw)
+	return err == nil && (strings.EqualFold(u.Scheme, "http") || strings.EqualFold(u.Scheme, "https")) && u.Host != ""
 }
 
 // schemeLength returns the length of raw's leading "scheme:", 0 when it has
@@ -368,6 +416,8 @@ func ParseURITemplate(t string) ([]string, error) {
 	}
 	if n := schemeLength(t); n == 0 {
 		return nil, fmt.Errorf("the template does not start with a URI scheme (its expansions would not be absolute URIs)")
+	} else if RefusedURIScheme(t[:n-1]) {
+		return nil, fmt.Errorf("the template's scheme `%s:` is one a browser runs or renders, not a resource's name", strings.ToLower(t[:n-1]))
 	}
 	vars := []string{}
 	seen := map[string]bool{}

@@ -17,7 +17,23 @@ func TestValidateURI(t *testing.T) {
 		{"https://example.com/a?b=c#d", true},
 		{"urn:isbn:0451450523", true},
 		{"a+b-c.d:x", true},
-		{"data:text/plain;base64,SGk=", true},
+		{"demo://resource/static/document/architecture.md", true}, // server-everything's
+		{"memory://k?q=1#f", true},
+		{"ui://widget/x", true},
+		{"file:///etc/passwd", true}, // a name the server reads; shown, never opened (LinkableURI)
+		{"mailto:a@b.c", true},
+		// Issue 27: what does not parse, and schemes a browser runs or
+		// renders, are left out.
+		{"http://[::1", false},
+		{"http://x/%zz", false},
+		{"javascript:alert(1)", false},
+		{"JavaScript:alert(1)", false},
+		{"vbscript:msgbox", false},
+		{"data:text/plain;base64,SGk=", false},
+		{"data:text/html,<script>alert(1)</script>", false},
+		{"blob:https://a.example/0f", false},
+		{"about:blank", false},
+		{"view-source:https://a.example", false},
 		{"", false},
 		{"relative/path", false},
 		{"/absolute/path", false},
@@ -34,6 +50,19 @@ func TestValidateURI(t *testing.T) {
 	for _, tt := range tests {
 		if err := ValidateURI(tt.uri); (err == nil) != tt.ok {
 			t.Errorf("ValidateURI(%q) = %v, want ok %v", tt.uri, err, tt.ok)
+		}
+	}
+}
+
+// Only http and https URIs with a host are ever opened by the page.
+func TestLinkableURI(t *testing.T) {
+	for uri, want := range map[string]bool{
+		"https://example.com/a": true, "http://127.0.0.1:8080/x": true, "HTTPS://Example.com": true,
+		"file:///etc/passwd": false, "demo://resource/1": false, "javascript:alert(1)": false,
+		"http://[::1": false, "https:relative": false, "mailto:a@b.c": false, "ui://widget": false,
+	} {
+		if got := LinkableURI(uri); got != want {
+			t.Errorf("LinkableURI(%q) = %v, want %v", uri, got, want)
 		}
 	}
 }
@@ -61,22 +90,23 @@ func TestParseURITemplate(t *testing.T) {
 		{"x:{a}{a}{;b.c}{&d%20e}", []string{"a", "b.c", "d%20e"}},
 		{"x:no-variables", []string{}},
 		{"x:{/list*}", []string{"list"}},
-		{"{scheme}://x", nil},     // expansions would not be absolute
-		{"test://{}", nil},        // empty expression
-		{"test://{a", nil},        // not closed
-		{"test://a}", nil},        // stray close
-		{"test://{a{b}}", nil},    // nested
-		{"test://{=a}", nil},      // reserved operator
-		{"test://{a b}", nil},     // bad name
-		{"test://{a..b}", nil},    // double dot
-		{"test://{.a.}", nil},     // a trailing dot after the operator
-		{"test://{a:0}", nil},     // prefix 0
-		{"test://{a:10000}", nil}, // prefix too long
-		{"test://{a:3*}", nil},    // both modifiers
-		{"test://{a*b}", nil},     // explode in the middle
-		{"test://{a,}", nil},      // empty spec
-		{"test://{%zz}", nil},     // bad percent-encoding
-		{"test://x\n{a}", nil},    // control character
+		{"{scheme}://x", nil},      // expansions would not be absolute
+		{"javascript:{code}", nil}, // a scheme a browser runs (issue 27)
+		{"test://{}", nil},         // empty expression
+		{"test://{a", nil},         // not closed
+		{"test://a}", nil},         // stray close
+		{"test://{a{b}}", nil},     // nested
+		{"test://{=a}", nil},       // reserved operator
+		{"test://{a b}", nil},      // bad name
+		{"test://{a..b}", nil},     // double dot
+		{"test://{.a.}", nil},      // a trailing dot after the operator
+		{"test://{a:0}", nil},      // prefix 0
+		{"test://{a:10000}", nil},  // prefix too long
+		{"test://{a:3*}", nil},     // both modifiers
+		{"test://{a*b}", nil},      // explode in the middle
+		{"test://{a,}", nil},       // empty spec
+		{"test://{%zz}", nil},      // bad percent-encoding
+		{"test://x\n{a}", nil},     // control character
 		{"", nil},
 	}
 	for _, tt := range tests {
@@ -124,6 +154,12 @@ func TestValidateResources(t *testing.T) {
 		Resource{URI: "test://a", Name: "a", MimeType: ptr("text/plain")},
 		Resource{URI: "test://b", Name: "b again"},
 		Resource{URI: "test://n", Name: "line\nbreak"},
+		// Issue 27: what does not parse and schemes a browser runs are one
+		// entry's diagnostic each; server-everything's demo: and file: stay.
+		Resource{URI: "http://[::1", Name: "unparsed"},
+		Resource{URI: "javascript:alert(1)", Name: "script"},
+		Resource{URI: "demo://resource/static/document/architecture.md", Name: "architecture"},
+		Resource{URI: "file:///etc/passwd", Name: "passwd"},
 	)
 	in = append(in, Described[Resource]{Entry: Resource{URI: "test://big", Name: "big"}, Size: MaxEntryBytes + 1})
 	items, diags := ValidateResources(in)
@@ -131,11 +167,12 @@ func TestValidateResources(t *testing.T) {
 	for _, r := range items {
 		uris = append(uris, r.URI+" "+r.Name)
 	}
-	if !slices.Equal(uris, []string{"test://b b", "test://a a"}) {
+	if !slices.Equal(uris, []string{"test://b b", "test://a a", "demo://resource/static/document/architecture.md architecture", "file:///etc/passwd passwd"}) {
 		t.Errorf("kept %v", uris)
 	}
 	want := []string{CodeResourceURIInvalid + " relative", CodeResourceNameInvalid + " test://a", CodeResourceMimeTypeInvalid + " test://c",
-		CodeResourceDuplicateURI + " test://b", CodeResourceNameInvalid + " test://n", CodeListEntrySizeLimit + " test://big"}
+		CodeResourceDuplicateURI + " test://b", CodeResourceNameInvalid + " test://n",
+		CodeResourceURIInvalid + " http://[::1", CodeResourceURIInvalid + " javascript:alert(1)", CodeListEntrySizeLimit + " test://big"}
 	if got := codes(diags); !slices.Equal(got, want) {
 		t.Errorf("diagnostics %v\nwant %v", got, want)
 	}

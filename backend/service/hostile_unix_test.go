@@ -22,6 +22,9 @@ import (
 // forever).
 func TestDamagedFilesNeverStallCommands(t *testing.T) {
 	ctx := context.Background()
+	// What each is refused as: /dev/zero is outside the data root, so a
+	// link to it is refused before it is seen to be a device (issue 27).
+	refused := map[string]string{"fifo": "not a regular file", "device": "leads out of the data root", "directory": "not a regular file"}
 	for kind, plant := range map[string]func(path string) error{
 		"fifo":      func(p string) error { return syscall.Mkfifo(p, 0o600) },
 		"device":    func(p string) error { return os.Symlink("/dev/zero", p) },
@@ -39,8 +42,8 @@ func TestDamagedFilesNeverStallCommands(t *testing.T) {
 				_, err := s.SetState(ctx, jsapi.SetMcpServerStateDto{RegistrationID: id, State: jsapi.StateActive})
 				return err
 			})
-			if err == nil || domain.CodeOf(err) != CodeRegistrationUnavailable || !strings.Contains(err.Error(), "not a regular file") {
-				t.Fatalf("SetState = %v; want %s saying it is not a regular file", err, CodeRegistrationUnavailable)
+			if err == nil || domain.CodeOf(err) != CodeRegistrationUnavailable || !strings.Contains(err.Error(), refused[kind]) {
+				t.Fatalf("SetState = %v; want %s saying it is %s", err, CodeRegistrationUnavailable, refused[kind])
 			}
 			hang.Within(t, "create beside it", 20*time.Second, func() error { create(t, s); return nil })
 			list := hang.Within(t, "list", 20*time.Second, func() jsapi.McpServerList {
@@ -69,7 +72,7 @@ func TestDamagedFilesNeverStallCommands(t *testing.T) {
 				_, err := s.Discover(ctx, jsapi.McpRegistrationIdDto{RegistrationID: good.ID})
 				return err
 			})
-			if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			if err == nil || !strings.Contains(err.Error(), refused[kind]) {
 				t.Fatalf("Discover = %v; want the catalog reported", err)
 			}
 		})

@@ -117,13 +117,20 @@ func TestReadableCalls(t *testing.T) {
 // A 200,000-character result reaches the model as the note and a preview;
 // the whole is kept (0600), named in the call's audit record, read back by
 // lines with continuation, and goes with its server.
-func TestLongResultIsKeptAndReadBack(t *testing.T) {
+// keepLongResult makes a world whose readable server's call returned a
+// 200,000-character result, which was kept; it returns the world, the
+// registration's id and the call's outcome.
+func keepLongResult(t *testing.T) (*world, string, jsapi.McpCallOutcome) {
 	w := newWorld(t)
-	ctx := context.Background()
 	id := w.register(readableServer(t), true)
 	w.discover(id)
 	w.permit(id, "page", jsapi.PermissionAllow)
-	o := w.readableCall("mcp/"+id+":page", `{"n":200000}`, &jsapi.McpReadableOptions{})
+	return w, id, w.readableCall("mcp/"+id+":page", `{"n":200000}`, &jsapi.McpReadableOptions{})
+}
+
+func TestLongResultIsKeptAndReadBack(t *testing.T) {
+	w, id, o := keepLongResult(t)
+	ctx := context.Background()
 	r := o.Readable
 	if r.Stored == nil || r.Stored.ResultID == nil || r.Stored.CharCount != 199_999 || r.Stored.CharLimit != 50_000 {
 		t.Fatalf("stored %+v", r.Stored)
@@ -196,5 +203,29 @@ func TestLongResultIsKeptAndReadBack(t *testing.T) {
 	}
 	if _, err := w.svc.ReadToolResult(ctx, jsapi.ReadMcpToolResultDto{ResultID: resultID}); domain.CodeOf(err) != CodeResultNotFound {
 		t.Fatalf("after removal: %v", err)
+	}
+}
+
+// Issue 27 item 1: a kept result whose file is a link out of the data
+// root (to /etc/passwd, or a file of the user's) is never read back, for
+// the page nor for the model's reader tool: the read fails and says why.
+func TestReadToolResultRefusesALinkOutOfTheDataRoot(t *testing.T) {
+	w, id, o := keepLongResult(t)
+	ctx := context.Background()
+	resultID := *o.Readable.Stored.ResultID
+	secret := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(secret, []byte("the user's own file"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(w.root, "_tauritavern", "mcp", "results", id, resultID+".txt")
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, path); err != nil {
+		t.Skip(err) // no symbolic links here
+	}
+	page, err := w.svc.ReadToolResult(ctx, jsapi.ReadMcpToolResultDto{ResultID: resultID})
+	if err == nil || strings.Contains(page.Text, "the user's own file") || !strings.Contains(err.Error(), "leads out of the data root") {
+		t.Fatalf("ReadToolResult = %q, %v; want it refused as a link out of the data root", page.Text, err)
 	}
 }

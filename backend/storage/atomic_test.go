@@ -14,7 +14,7 @@ func TestWriteFileAtomic(t *testing.T) {
 	path := filepath.Join(root, "a", "b", "file.json")
 
 	// Parent directories are created; the file is private.
-	if err := writeFileAtomic(path, []byte("old")); err != nil {
+	if err := newDataRoot(root).writeFileAtomic(path, []byte("old")); err != nil {
 		t.Fatal(err)
 	}
 	if got := readFile(t, path); got != "old" {
@@ -25,9 +25,9 @@ func TestWriteFileAtomic(t *testing.T) {
 	}
 
 	// A stale temporary file from a crashed writer does not get in the way.
-	stale := filepath.Join(filepath.Dir(path), ".tauritavern-00000000000000000000000000000000.tmp")
+	stale := filepath.Join(filepath.Dir(path), ".ttmcp-00000000000000000000000000000000.tmp")
 	writeFile(t, stale, "torn")
-	if err := writeFileAtomic(path, []byte("new")); err != nil {
+	if err := newDataRoot(root).writeFileAtomic(path, []byte("new")); err != nil {
 		t.Fatal(err)
 	}
 	if got := readFile(t, path); got != "new" {
@@ -47,19 +47,19 @@ func TestWriteFileAtomicFailures(t *testing.T) {
 		{
 			name:  "parent is a file",
 			setup: func(t *testing.T, path string) { writeFile(t, filepath.Dir(path), "x") },
-			err:   regexp.MustCompile(`^Failed to create .*/dir: not a directory$`),
+			err:   regexp.MustCompile(`^Failed to create .*/dir: (not a directory|file exists)$`),
 		},
 		{
 			name:  "target is a directory",
 			setup: func(t *testing.T, path string) { writeFile(t, filepath.Join(path, "inside"), "x") },
-			err:   regexp.MustCompile(`^Failed to replace .*/dir/file\.json with .*/dir/\.tauritavern-[0-9a-f]{32}\.tmp: `),
+			err:   regexp.MustCompile(`^Failed to replace .*/dir/file\.json with .*/dir/\.ttmcp-[0-9a-f]{32}\.tmp: `),
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "dir", "file.json")
 			tt.setup(t, path)
-			err := writeFileAtomic(path, []byte("new"))
+			err := newDataRoot(filepath.Dir(filepath.Dir(path))).writeFileAtomic(path, []byte("new"))
 			if err == nil || !tt.err.MatchString(err.Error()) || domain.KindOf(err) != domain.KindInternal {
 				t.Fatalf("writeFileAtomic = %v", err)
 			}

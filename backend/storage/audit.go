@@ -63,6 +63,7 @@ type AuditOptions struct {
 // AuditLog appends call records to the audit files and reads them back,
 // newest first. It is safe for concurrent use.
 type AuditLog struct {
+	data      dataRoot
 	dir       string
 	fileBytes int64
 	total     int64
@@ -76,8 +77,10 @@ type AuditLog struct {
 // OpenAuditLog returns the audit log of dataRoot. It touches nothing: the
 // directory is created by the first append.
 func OpenAuditLog(dataRoot string, opts AuditOptions) *AuditLog {
+	d := newDataRoot(dataRoot)
 	l := &AuditLog{
-		dir:       filepath.Join(dataRoot, "_tauritavern", "mcp", "audit"),
+		data:      d,
+		dir:       d.join("_tauritavern", "mcp", "audit"),
 		fileBytes: cmp.Or(opts.MaxFileBytes, DefaultAuditFileBytes),
 		total:     cmp.Or(opts.MaxTotalBytes, DefaultAuditTotalBytes),
 		now:       opts.Now,
@@ -232,12 +235,12 @@ func (l *AuditLog) Append(r domain.CallRecord) (domain.CallRecord, error) {
 	if err != nil {
 		return r, domain.Errorf(domain.KindInternal, "", "Failed to encode an audit record: %v", err)
 	}
-	if err := os.MkdirAll(l.dir, 0o755); err != nil {
+	if err := l.data.mkdirAll(l.dir, 0o755); err != nil {
 		return r, ioError(err, "Failed to create %s: %v", l.dir, reason(err))
 	}
 	month := t.Format("2006-01")
 	path := filepath.Join(l.dir, month+".jsonl")
-	f, created, err := openAppend(path)
+	f, created, err := l.data.openAppend(path)
 	if err != nil {
 		return r, err
 	}
@@ -251,7 +254,7 @@ func (l *AuditLog) Append(r domain.CallRecord) (domain.CallRecord, error) {
 		if err := l.seal(month, path); err != nil {
 			return r, err
 		}
-		if f, created, err = openAppend(path); err != nil {
+		if f, created, err = l.data.openAppend(path); err != nil {
 			return r, err
 		}
 		size, endsLine = 0, true
@@ -267,7 +270,7 @@ func (l *AuditLog) Append(r domain.CallRecord) (domain.CallRecord, error) {
 		return r, ioError(err, "Failed to sync %s: %v", path, reason(err))
 	}
 	if created {
-		syncDir(l.dir)
+		l.data.syncDir(l.dir)
 		// A new file (a new month, or after sealing): make room for it.
 		if err := l.prune(path); err != nil {
 			return r, err
@@ -281,10 +284,17 @@ func (l *AuditLog) Append(r domain.CallRecord) (domain.CallRecord, error) {
 // creating it; created reports whether it did.
 // Like every file of the data root, it must be a regular file: a FIFO or a
 // device there (hostile or damaged) is refused, opened without blocking.
-func openAppend(path string) (f *os.File, created bool, err error) {
-	f, err = openFileNoBlock(path, os.O_RDWR|os.O_APPEND, 0)
+//
+// A symbolic link is refused even when it stays inside the data root: the
+// list reads regular files only (files), so what went through a link could
+// never be read back.
+func (r dataRoot) openAppend(path string) (f *os.File, created bool, err error) {
+	if fi, err := r.lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, false, unreadable(path, "it is a symbolic link; audit files are never followed")
+	}
+	f, err = r.openFile(path, os.O_RDWR|os.O_APPEND, 0)
 	if errors.Is(err, fs.ErrNotExist) {
-		f, err = openFileNoBlock(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, fileMode)
+		f, err = r.openFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, fileMode)
 		created = err == nil
 	}
 	if err != nil {
@@ -330,13 +340,13 @@ func (l *AuditLog) seal(month, path string) error {
 		}
 	}
 	sealed := filepath.Join(l.dir, month+"."+strconv.Itoa(next)+".jsonl")
-	if _, err := os.Lstat(sealed); err == nil {
+	if _, err := l.data.lstat(sealed); err == nil {
 		return domain.Errorf(domain.KindInternal, "", "Failed to seal %s: %s exists", path, sealed)
 	}
-	if err := os.Rename(path, sealed); err != nil {
+	if err := l.data.rename(path, sealed); err != nil {
 		return ioError(err, "Failed to seal %s as %s: %v", path, sealed, reason(err))
 	}
-	syncDir(l.dir)
+	l.data.syncDir(l.dir)
 	return nil
 }
 
@@ -358,14 +368,14 @@ func (l *AuditLog) prune(current string) error {
 		if f.path == current {
 			continue
 		}
-		if err := os.Remove(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := l.data.remove(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return ioError(err, "Failed to remove %s: %v", f.path, reason(err))
 		}
 		total -= f.size
 		removed = true
 	}
 	if removed {
-		syncDir(l.dir)
+		l.data.syncDir(l.dir)
 	}
 	return nil
 }
@@ -384,7 +394,7 @@ type auditFile struct {
 // then the sealed ones from the highest number down. Other entries are
 // ignored.
 func (l *AuditLog) files() ([]auditFile, error) {
-	entries, err := os.ReadDir(l.dir)
+	entries, err := l.data.readDir(l.dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -431,11 +441,19 @@ func (l *AuditLog) List(q domain.AuditQuery) (records []domain.CallRecord, skipp
 		return nil, 0, err
 	}
 	records = []domain.CallRecord{}
+	budget := l.readBudget()
 	for _, o := range open {
 		if len(records) >= q.Limit {
 			break
 		}
-		err := scanLinesBackward(o.f, o.size, func(line []byte) bool {
+		start, unread := l.readRange(o.size, &budget)
+		if unread {
+			skipped++ // what lies before start (or the whole file) is not read
+		}
+		if start == o.size {
+			continue
+		}
+		err := scanLinesBackward(o.f, start, o.size, MaxAuditLineBytes, func(line []byte) bool {
 			r, ok := decodeAuditLine(line)
 			switch {
 			case !ok:
@@ -454,6 +472,23 @@ func (l *AuditLog) List(q domain.AuditQuery) (records []domain.CallRecord, skipp
 	return records, skipped, nil
 }
 
+// readBudget is how many bytes one List reads at most, over all files:
+// the log's whole size and a file more. Files the log wrote stay within
+// it (pruning keeps them under MaxTotalBytes); what another program put
+// there beyond it is not read, so a List takes bounded time however large
+// the files are.
+func (l *AuditLog) readBudget() int64 { return l.total + 2*l.fileBytes }
+
+// readRange returns where reading a file of size bytes starts: only its
+// last 2 × MaxFileBytes (a file the log wrote is sealed before it is
+// larger), and no more than the budget left, which it takes. unread says
+// that a part of the file is left unread.
+func (l *AuditLog) readRange(size int64, budget *int64) (start int64, unread bool) {
+	n := min(size, 2*l.fileBytes, max(*budget, 0))
+	*budget -= n
+	return size - n, n < size
+}
+
 // openedFile is an audit file open for reading, with its size when opened.
 type openedFile struct {
 	f    *os.File
@@ -469,7 +504,7 @@ func (l *AuditLog) openFiles() ([]openedFile, error) {
 	}
 	var open []openedFile
 	for _, af := range files {
-		f, err := openNoBlock(af.path) // listed as a regular file, but it may have been swapped for a FIFO since
+		f, err := l.data.openFile(af.path, os.O_RDONLY, 0) // listed as a regular file, but it may have been swapped for a FIFO since
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -505,8 +540,10 @@ func (l *AuditLog) newestTime() time.Time {
 		return time.Time{}
 	}
 	var newest time.Time
+	budget := l.readBudget()
 	for _, o := range open {
-		scanLinesBackward(o.f, o.size, func(line []byte) bool {
+		start, _ := l.readRange(o.size, &budget)
+		scanLinesBackward(o.f, start, o.size, MaxAuditLineBytes, func(line []byte) bool {
 			r, ok := decodeAuditLine(line)
 			if ok {
 				newest = r.Time
@@ -523,49 +560,105 @@ func (l *AuditLog) newestTime() time.Time {
 // auditReadChunk is how much of a file List reads at a time, from its end.
 const auditReadChunk = 64 << 10
 
-// scanLinesBackward calls fn with the complete lines of the first size
-// bytes of r, last line first, until fn returns false. A last line without
-// its newline (torn) and empty lines are not lines.
-func scanLinesBackward(r io.ReaderAt, size int64, fn func(line []byte) bool) error {
-	var carry []byte // the start of a line whose beginning lies before pos
+// MaxAuditLineBytes bounds one audit line, read or written. A record is
+// at most a few kilobytes (a 16 KiB URI at most, a bounded list of
+// questions); a longer line in a file is skipped without being held
+// (counted as one line that is not a record), and Append refuses a record
+// that would be longer, since it could not be read back.
+const MaxAuditLineBytes = 1 << 20
+
+// scanLinesBackward calls fn with the complete lines of r's bytes from
+// start to size, last line first, until fn returns false. A last line
+// without its newline (torn) and empty lines are not lines. A line longer
+// than maxLine is not held: fn gets nil for it. When start is not 0 the
+// first line in the range may have begun before it: it is given as nil too
+// (only a part of it was read).
+//
+// It reads one chunk at a time into one buffer and holds at most maxLine
+// bytes of a line that spans chunks, so memory stays within a chunk and
+// maxLine, and time within the range, whatever is in the file.
+func scanLinesBackward(r io.ReaderAt, start, size int64, maxLine int, fn func(line []byte) bool) error {
+	buf := make([]byte, auditReadChunk)
+	// The end of a line whose beginning lies before pos is kept at the end
+	// of spill (spill[cs:]), so that what comes before it is prepended in
+	// place; spill grows by doubling, up to maxLine.
+	var spill []byte
+	cs := 0
+	overlong := false // the line being carried is longer than maxLine
+	atEnd := true     // no newline seen yet: what is read is the torn tail
+	prepend := func(b []byte) bool {
+		if len(b) > cs {
+			kept := len(spill) - cs
+			if kept+len(b) > maxLine {
+				return false
+			}
+			grown := make([]byte, min(maxLine, max(2*len(spill), kept+len(b), 4<<10)))
+			ncs := len(grown) - kept
+			copy(grown[ncs:], spill[cs:])
+			spill, cs = grown, ncs
+		}
+		cs -= len(b)
+		copy(spill[cs:], b)
+		return true
+	}
+	emit := func(head []byte) bool {
+		carried := len(spill) - cs
+		had := len(head) > 0 || carried > 0 || overlong
+		line := head
+		switch {
+		case overlong || len(head)+carried > maxLine:
+			line = nil
+		case carried > 0:
+			prepend(head)
+			line = spill[cs:]
+		}
+		cs, overlong = len(spill), false
+		return !had || fn(line)
+	}
+	if start > 0 {
+		start-- // the byte before says whether the range begins with a line
+	}
 	pos := size
-	atEnd := true
-	for pos > 0 {
-		n := min(int64(auditReadChunk), pos)
+	for pos > start {
+		n := min(int64(auditReadChunk), pos-start)
 		pos -= n
-		buf := make([]byte, n, n+int64(len(carry)))
-		if _, err := r.ReadAt(buf, pos); err != nil && !errors.Is(err, io.EOF) {
+		chunk := buf[:n]
+		if _, err := r.ReadAt(chunk, pos); err != nil && !errors.Is(err, io.EOF) {
 			return err
 		}
-		buf = append(buf, carry...)
-		end := len(buf)
+		end := len(chunk)
 		if atEnd {
 			// Whatever follows the file's last newline is a torn line.
-			end = bytes.LastIndexByte(buf, '\n') + 1
-			if end == 0 {
-				end = -1 // no newline yet: keep looking for the torn line's start
+			i := bytes.LastIndexByte(chunk, '\n')
+			if i < 0 {
+				continue // still in the torn tail: nothing of it is kept
 			}
+			atEnd, end = false, i
 		}
-		if end < 0 {
-			carry = buf
-			continue
-		}
-		atEnd = false
 		for {
-			i := bytes.LastIndexByte(buf[:end], '\n')
+			i := bytes.LastIndexByte(chunk[:end], '\n')
 			if i < 0 {
 				break
 			}
-			if line := buf[i+1 : end]; len(line) > 0 && !fn(line) {
+			if !emit(chunk[i+1 : end]) {
 				return nil
 			}
 			end = i
 		}
-		carry = buf[:end]
+		if !overlong && !prepend(chunk[:end]) {
+			cs, overlong = len(spill), true
+		}
 	}
-	if !atEnd && len(carry) > 0 {
-		fn(carry) // the file's first line
+	if atEnd {
+		return nil
 	}
+	if start > 0 { // the first line may have begun before start: only a part was read
+		if len(spill) > cs || overlong {
+			fn(nil)
+		}
+		return nil
+	}
+	emit(nil) // the file's first line
 	return nil
 }
 

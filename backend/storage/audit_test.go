@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -71,19 +72,6 @@ func list(t *testing.T, l *AuditLog, q domain.AuditQuery) ([]string, int) {
 		ids = append(ids, r.CallID)
 	}
 	return ids, skipped
-}
-
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	return names
 }
 
 // A record survives the round trip through its line, which holds the
@@ -193,7 +181,7 @@ func TestAuditListNewestFirst(t *testing.T) {
 	appendAll(t, l, record("a1", regA), record("b1", regB), record("a2", regA)) // same reading
 	c.set(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
 	appendAll(t, l, record("b2", regB), record("a3", regA))
-	if got := dirNames(t, l.Dir()); !slices.Equal(got, []string{"2026-10.jsonl", "2026-11.jsonl"}) {
+	if got := mustReadDirNames(t, l.Dir()); !slices.Equal(got, []string{"2026-10.jsonl", "2026-11.jsonl"}) {
 		t.Errorf("files %v", got)
 	}
 	if ids, _ := list(t, l, domain.AuditQuery{}); !slices.Equal(ids, []string{"a3", "b2", "a2", "b1", "a1"}) {
@@ -244,10 +232,10 @@ func TestAuditRotation(t *testing.T) {
 	}
 	// 20 lines of 3 per file: 6 sealed and 2 in the active file; at most
 	// 10 lines in all, so only the newest sealed files stay.
-	if got, want := dirNames(t, l.Dir()), []string{"2026-11.5.jsonl", "2026-11.6.jsonl", "2026-11.jsonl"}; !slices.Equal(got, want) {
+	if got, want := mustReadDirNames(t, l.Dir()), []string{"2026-11.5.jsonl", "2026-11.6.jsonl", "2026-11.jsonl"}; !slices.Equal(got, want) {
 		t.Errorf("files %v; want %v", got, want)
 	}
-	for _, name := range dirNames(t, l.Dir()) {
+	for _, name := range mustReadDirNames(t, l.Dir()) {
 		fi, _ := os.Stat(filepath.Join(l.Dir(), name))
 		if fi.Size() > 3*lineLen {
 			t.Errorf("%s holds %d bytes, over the cap %d", name, fi.Size(), 3*lineLen)
@@ -266,7 +254,7 @@ func TestAuditRotation(t *testing.T) {
 	if ids, _ := list(t, l, domain.AuditQuery{Limit: 3}); !slices.Equal(ids, []string{"dec", "r19", "r18"}) {
 		t.Errorf("after the month changed: %v", ids)
 	}
-	if !slices.Contains(dirNames(t, l.Dir()), "2026-11.jsonl") {
+	if !slices.Contains(mustReadDirNames(t, l.Dir()), "2026-11.jsonl") {
 		t.Error("the November file went")
 	}
 }
@@ -365,30 +353,45 @@ func TestAuditConcurrentAppends(t *testing.T) {
 			t.Errorf("time order broken at %s", r.CallID)
 		}
 	}
-	if len(dirNames(t, l.Dir())) < 2 {
+	if len(mustReadDirNames(t, l.Dir())) < 2 {
 		t.Error("expected the appends to rotate")
 	}
 }
 
-// Lines longer than a read chunk, read backward.
+// Lines longer than a read chunk, read backward; a line longer than the
+// most a line may be is given as nil ("<long>" here), not held, and so is
+// the first line of a range that starts inside the file.
 func TestScanLinesBackward(t *testing.T) {
 	long := strings.Repeat("x", auditReadChunk*2+17)
 	for _, tc := range []struct {
-		text string
-		want []string
+		text    string
+		want    []string
+		maxLine int // 0: no limit
+		start   int64
 	}{
-		{"", nil},
-		{"a\n", []string{"a"}},
-		{"a\nb\n", []string{"b", "a"}},
-		{"a\nb", []string{"a"}},
-		{"a\n\n\nb\n", []string{"b", "a"}},
-		{long + "\nb\n" + long + "\n", []string{long, "b", long}},
-		{"a\n" + long, []string{"a"}},
-		{long, nil},
+		{"", nil, 0, 0},
+		{"a\n", []string{"a"}, 0, 0},
+		{"a\nb\n", []string{"b", "a"}, 0, 0},
+		{"a\nb", []string{"a"}, 0, 0},
+		{"a\n\n\nb\n", []string{"b", "a"}, 0, 0},
+		{long + "\nb\n" + long + "\n", []string{long, "b", long}, 0, 0},
+		{"a\n" + long, []string{"a"}, 0, 0},
+		{long, nil, 0, 0},
+		{"abcd\nab\nabc\n", []string{"abc", "ab", "<long>"}, 3, 0},
+		{long + "\nb\n" + long + "\n", []string{"<long>", "b", "<long>"}, 100, 0},
+		{"a\n" + long + "\nb\n", []string{"b", "<long>", "a"}, auditReadChunk, 0},
+		{"first\nsecond\nthird\n", []string{"third", "second", "<long>"}, 0, 3}, // "st" of first
+		{"first\nsecond\nthird\n", []string{"third", "second"}, 0, 6},           // starts at a line
+		{long + "\nb\n", []string{"b", "<long>"}, 0, 5},
 	} {
 		var got []string
-		if err := scanLinesBackward(strings.NewReader(tc.text), int64(len(tc.text)), func(line []byte) bool {
-			got = append(got, string(line))
+		maxLine := cmp.Or(tc.maxLine, 1<<30)
+		if err := scanLinesBackward(strings.NewReader(tc.text), tc.start, int64(len(tc.text)), maxLine, func(line []byte) bool {
+			if line == nil {
+				got = append(got, "<long>")
+			} else {
+				got = append(got, string(line))
+			}
 			return true
 		}); err != nil {
 			t.Fatal(err)

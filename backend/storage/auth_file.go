@@ -3,7 +3,6 @@ package storage
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -110,7 +109,7 @@ func (s *Store) LoadAuth(id domain.RegistrationID, endpoint domain.Endpoint) (do
 		return domain.Auth{}, false, err
 	}
 	path := s.AuthPath(id)
-	data, found, err := readText(path, MaxAuthFileBytes, "auth")
+	data, found, err := s.data.readText(path, MaxAuthFileBytes, "auth")
 	if !found || err != nil {
 		return domain.Auth{}, false, err
 	}
@@ -144,10 +143,10 @@ func (s *Store) SaveAuth(a domain.Auth) error {
 	if len(data) > MaxAuthFileBytes {
 		return domain.Errorf(domain.KindBadRequest, "", "the auth file would be %d bytes; auth files are limited to %d bytes", len(data), MaxAuthFileBytes)
 	}
-	if err := privateDir(s.authDir()); err != nil {
+	if err := s.data.privateDir(s.authDir()); err != nil {
 		return err
 	}
-	return writeFileAtomic(path, data)
+	return s.data.writeFileAtomic(path, data)
 }
 
 // DeleteAuth removes the auth file of id; an absent file is not an error.
@@ -155,23 +154,23 @@ func (s *Store) DeleteAuth(id domain.RegistrationID) error {
 	if _, err := domain.ParseRegistrationID(string(id)); err != nil {
 		return err
 	}
-	return removeFile(s.AuthPath(id))
+	return s.data.removeFile(s.AuthPath(id))
 }
 
 // privateDir creates dir with mode 0700 (its parents as writeFileAtomic
 // does), or closes an existing one to group and others.
-func privateDir(dir string) error {
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+func (r dataRoot) privateDir(dir string) error {
+	if err := r.mkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return ioError(err, "Failed to create %s: %v", filepath.Dir(dir), reason(err))
 	}
-	err := os.Mkdir(dir, 0o700)
+	err := r.mkdir(dir, 0o700)
 	if err == nil || !errors.Is(err, fs.ErrExist) {
 		if err != nil {
 			return ioError(err, "Failed to create %s: %v", dir, reason(err))
 		}
 		return nil
 	}
-	fi, err := os.Stat(dir)
+	fi, err := r.stat(dir)
 	if err != nil {
 		return ioError(err, "Failed to read %s: %v", dir, reason(err))
 	}
@@ -179,7 +178,7 @@ func privateDir(dir string) error {
 		return domain.Errorf(domain.KindInternal, "", "Failed to create %s: it is %s", dir, describeMode(fi.Mode()))
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
-		if err := os.Chmod(dir, fi.Mode().Perm()&0o700); err != nil {
+		if err := r.chmod(dir, fi.Mode().Perm()&0o700); err != nil {
 			return ioError(err, "Failed to restrict %s: %v", dir, reason(err))
 		}
 	}

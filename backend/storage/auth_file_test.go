@@ -37,23 +37,12 @@ func authFixture(t *testing.T) domain.Auth {
 func TestAuthRoundTrip(t *testing.T) {
 	s := Open(t.TempDir())
 	want := authFixture(t)
-	if err := s.SaveAuth(want); err != nil {
-		t.Fatal(err)
-	}
-	got, ok, err := s.LoadAuth(want.RegistrationID, want.Endpoint)
-	if err != nil || !ok {
-		t.Fatalf("LoadAuth: %v %v", ok, err)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("got  %#v\nwant %#v", got, want)
-	}
+	data := roundTrip(t, want, s.SaveAuth, s.AuthPath(want.RegistrationID), func() (domain.Auth, bool, error) {
+		return s.LoadAuth(want.RegistrationID, want.Endpoint)
+	})
 	// The file holds the credentials themselves, not "[redacted]".
-	data, err := os.ReadFile(s.AuthPath(want.RegistrationID))
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, secret := range []string{"access-secret-1", "refresh-secret-1", "client-secret-1"} {
-		if !strings.Contains(string(data), secret) {
+		if !strings.Contains(data, secret) {
 			t.Errorf("file lacks %s:\n%s", secret, data)
 		}
 	}

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -55,7 +54,7 @@ func (s *Store) CapabilitiesPath(id domain.RegistrationID) string {
 }
 
 func (s *Store) capabilitiesKind() fileKind[domain.Allowlist, domain.RegistrationID] {
-	return fileKind[domain.Allowlist, domain.RegistrationID]{dir: s.capabilitiesDir(), what: "capability allowlist",
+	return fileKind[domain.Allowlist, domain.RegistrationID]{root: s.data, dir: s.capabilitiesDir(), what: "capability allowlist",
 		utf8Code: "mcp.capabilities_filename_utf8", parseID: domain.ParseRegistrationID, decode: decodeCapabilities,
 		issue: func(name, message string) jsapi.StorageIssue {
 			return jsapi.StorageIssue{FileName: CapabilitiesDirName + "/" + strings.ToValidUTF8(name, "\uFFFD"), Message: message}
@@ -83,7 +82,7 @@ func (s *Store) SaveCapabilities(id domain.RegistrationID, a domain.Allowlist) e
 	if err != nil {
 		return domain.Errorf(domain.KindInternal, "", "Failed to serialize JSON for %s: %v", path, err)
 	}
-	return writeFileAtomic(path, data)
+	return s.data.writeFileAtomic(path, data)
 }
 
 // DeleteCapabilities removes registration id's allowlist file; an absent
@@ -92,17 +91,13 @@ func (s *Store) DeleteCapabilities(id domain.RegistrationID) error {
 	if _, err := domain.ParseRegistrationID(string(id)); err != nil {
 		return err
 	}
-	return removeFile(s.CapabilitiesPath(id))
+	return s.data.removeFile(s.CapabilitiesPath(id))
 }
 
 // CapabilitiesFolderStamp returns the stamp of the allowlist folder
 // (unknown when it is missing): every atomic write or removal changes it.
 func (s *Store) CapabilitiesFolderStamp() domain.FileStamp {
-	fi, err := os.Stat(s.capabilitiesDir())
-	if err != nil {
-		return domain.FileStamp{}
-	}
-	return stampOf(fi)
+	return s.data.folderStamp(s.capabilitiesDir())
 }
 
 // decodeCapabilities turns the bytes of the file at path, named after

@@ -81,7 +81,7 @@ func (s *Store) LoadCatalog(id domain.RegistrationID, endpoint domain.Endpoint) 
 		return domain.Catalog{}, false, err
 	}
 	path := s.CatalogPath(id)
-	data, found, err := readText(path, MaxCatalogFileBytes, "catalog")
+	data, found, err := s.data.readText(path, MaxCatalogFileBytes, "catalog")
 	if !found || err != nil {
 		return domain.Catalog{}, false, err
 	}
@@ -117,7 +117,7 @@ func (s *Store) SaveCatalog(id domain.RegistrationID, endpoint domain.Endpoint, 
 	if len(data) > MaxCatalogFileBytes {
 		return domain.Errorf(domain.KindBadRequest, "", "the catalog file would be %d bytes; catalog files are limited to %d bytes", len(data), MaxCatalogFileBytes)
 	}
-	return writeFileAtomic(path, data)
+	return s.data.writeFileAtomic(path, data)
 }
 
 // decodeCatalog turns the bytes of the catalog file at path into the

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -34,6 +33,7 @@ import (
 // never more than the limits below. The store holds no lock: the service
 // serialises the writes of a table.
 type ExtensionStore struct {
+	data dataRoot
 	root string // <data-root>/_tauritavern/extension-store
 }
 
@@ -55,7 +55,8 @@ const (
 // OpenExtensionStore returns the extension store of dataRoot. It touches
 // nothing: folders are created by the first write.
 func OpenExtensionStore(dataRoot string) *ExtensionStore {
-	return &ExtensionStore{root: filepath.Join(dataRoot, "_tauritavern", "extension-store")}
+	d := newDataRoot(dataRoot)
+	return &ExtensionStore{data: d, root: d.join("_tauritavern", "extension-store")}
 }
 
 // Root returns <data-root>/_tauritavern/extension-store.
@@ -106,7 +107,7 @@ func (s *ExtensionStore) ReadJSON(namespace, table, key string) ([]byte, bool, e
 	if err != nil {
 		return nil, false, err
 	}
-	data, found, err := readStoreFile(path, MaxExtensionStoreEntry)
+	data, found, err := s.data.readStoreFile(path, MaxExtensionStoreEntry)
 	if !found || err != nil {
 		return nil, false, err
 	}
@@ -141,7 +142,7 @@ func (s *ExtensionStore) WriteJSON(namespace, table, key string, value []byte) e
 		}
 		return domain.Errorf(domain.KindBadRequest, domain.CodeExtensionStoreValueInvalid, "the value cannot be stored: %v", err)
 	}
-	return writeFileAtomic(path, out.b)
+	return s.data.writeFileAtomic(path, out.b)
 }
 
 // RenameJSON moves the JSON entry key to newKey in the same table. The
@@ -162,19 +163,19 @@ func (s *ExtensionStore) RenameJSON(namespace, table, key, newKey string) error 
 	if from == to {
 		return nil
 	}
-	if err := requireRegular(from, "JSON entry", namespace, table, key); err != nil {
+	if err := s.data.requireRegular(from, "JSON entry", namespace, table, key); err != nil {
 		return err
 	}
-	if _, err := os.Lstat(to); err == nil {
+	if _, err := s.data.lstat(to); err == nil {
 		return domain.Errorf(domain.KindConflict, domain.CodeExtensionStoreKeyExists,
 			"Extension store JSON entry already exists: %s", entryName(namespace, table, newKey))
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return ioError(err, "Failed to read %s: %v", to, reason(err))
 	}
-	if err := os.Rename(from, to); err != nil {
+	if err := s.data.rename(from, to); err != nil {
 		return ioError(err, "Failed to rename extension store JSON entry %s to %s: %v", from, to, reason(err))
 	}
-	syncDir(filepath.Dir(to))
+	s.data.syncDir(filepath.Dir(to))
 	return nil
 }
 
@@ -190,7 +191,7 @@ func (s *ExtensionStore) ListJSONKeys(namespace, table string) ([]string, error)
 	if err != nil {
 		return nil, err
 	}
-	return listStoreDir(dir, func(name string, mode fs.FileMode) (string, bool) {
+	return s.data.listStoreDir(dir, func(name string, mode fs.FileMode) (string, bool) {
 		key, ok := strings.CutSuffix(name, jsonSuffix)
 		return key, ok && mode.IsRegular()
 	})
@@ -204,11 +205,11 @@ func (s *ExtensionStore) ListTables(namespace string) ([]string, error) {
 		return nil, err
 	}
 	dirs := func(name string, mode fs.FileMode) (string, bool) { return name, mode.IsDir() }
-	tables, err := listStoreDir(filepath.Join(s.root, ns, kvFolder), dirs)
+	tables, err := s.data.listStoreDir(filepath.Join(s.root, ns, kvFolder), dirs)
 	if err != nil {
 		return nil, err
 	}
-	blobs, err := listStoreDir(filepath.Join(s.root, ns, blobFolder), dirs)
+	blobs, err := s.data.listStoreDir(filepath.Join(s.root, ns, blobFolder), dirs)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +227,7 @@ func (s *ExtensionStore) DeleteTable(namespace, table string) error {
 		if err != nil {
 			return err
 		}
-		fi, err := os.Lstat(dir)
+		fi, err := s.data.lstat(dir)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -239,10 +240,10 @@ func (s *ExtensionStore) DeleteTable(namespace, table string) error {
 		}
 		// RemoveAll removes a symbolic link inside the table, never what
 		// it points to.
-		if err := os.RemoveAll(dir); err != nil {
+		if err := s.data.removeAll(dir); err != nil {
 			return ioError(err, "Failed to delete extension store table %s: %v", dir, reason(err))
 		}
-		syncDir(filepath.Dir(dir))
+		s.data.syncDir(filepath.Dir(dir))
 		removed = true
 	}
 	if !removed {
@@ -258,7 +259,7 @@ func (s *ExtensionStore) ReadBlob(namespace, table, key string) ([]byte, error) 
 	if err != nil {
 		return nil, err
 	}
-	data, found, err := readStoreFile(path, MaxExtensionStoreBlob)
+	data, found, err := s.data.readStoreFile(path, MaxExtensionStoreBlob)
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +276,7 @@ func (s *ExtensionStore) WriteBlob(namespace, table, key string, data []byte) er
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, data)
+	return s.data.writeFileAtomic(path, data)
 }
 
 // DeleteBlob removes blob key; an absent blob is NotFound.
@@ -291,7 +292,7 @@ func (s *ExtensionStore) ListBlobKeys(namespace, table string) ([]string, error)
 	if err != nil {
 		return nil, err
 	}
-	return listStoreDir(dir, func(name string, mode fs.FileMode) (string, bool) {
+	return s.data.listStoreDir(dir, func(name string, mode fs.FileMode) (string, bool) {
 		return name, mode.IsRegular()
 	})
 }
@@ -301,24 +302,24 @@ func (s *ExtensionStore) deleteEntry(namespace, kind, what, table, key string) e
 	if err != nil {
 		return err
 	}
-	if err := requireRegular(path, what, namespace, table, key); err != nil {
+	if err := s.data.requireRegular(path, what, namespace, table, key); err != nil {
 		return err
 	}
-	if err := os.Remove(path); err != nil {
+	if err := s.data.remove(path); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return notFound(what, namespace, table, key)
 		}
 		return ioError(err, "Failed to delete extension store %s %s: %v", what, path, reason(err))
 	}
-	syncDir(filepath.Dir(path))
+	s.data.syncDir(filepath.Dir(path))
 	return nil
 }
 
 // requireRegular checks that path is a file (or a link to one) before it
 // is renamed or removed: a folder where an entry belongs is damage to
 // report, not to clean up. An absent path is NotFound.
-func requireRegular(path, what, namespace, table, key string) error {
-	fi, err := os.Stat(path)
+func (r dataRoot) requireRegular(path, what, namespace, table, key string) error {
+	fi, err := r.stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return notFound(what, namespace, table, key)
 	}
@@ -350,21 +351,24 @@ func storeUnreadable(format string, args ...any) error {
 // entries of dir (following symbolic links, as upstream's is_file and
 // is_dir do), leaving out every name that is not a valid store name. A
 // missing folder holds nothing.
-func listStoreDir(dir string, keep func(name string, mode fs.FileMode) (string, bool)) ([]string, error) {
-	entries, err := os.ReadDir(dir)
+func (r dataRoot) listStoreDir(dir string, keep func(name string, mode fs.FileMode) (string, bool)) ([]string, error) {
+	entries, err := r.readDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return []string{}, nil
 	}
 	if err != nil {
 		return nil, ioError(err, "Failed to read extension store directory %s: %v", dir, reason(err))
 	}
+	all := make([]string, len(entries))
+	for i, e := range entries {
+		all[i] = e.Name()
+	}
 	names := []string{}
-	for _, e := range entries {
-		fi, err := os.Stat(filepath.Join(dir, e.Name()))
-		if err != nil {
+	for i, fi := range r.statEntries(dir, all) {
+		if fi == nil {
 			continue // a dangling link, or removed since the listing
 		}
-		name, ok := keep(e.Name(), fi.Mode())
+		name, ok := keep(all[i], fi.Mode())
 		if !ok {
 			continue
 		}
@@ -380,8 +384,8 @@ func listStoreDir(dir string, keep func(name string, mode fs.FileMode) (string, 
 // readStoreFile reads an entry with readRegular (a regular file, never
 // blocking, at most limit bytes; false when there is none). What it
 // refuses is mcp.extension_store_entry_unreadable.
-func readStoreFile(path string, limit int64) ([]byte, bool, error) {
-	data, found, err := readRegular(path, limit, "extension store")
+func (r dataRoot) readStoreFile(path string, limit int64) ([]byte, bool, error) {
+	data, found, err := r.readRegular(path, limit, "extension store")
 	if err != nil {
 		e := domain.Errorf(domain.KindInternal, domain.CodeExtensionStoreEntryUnreadable, "%s", err.Error())
 		e.Err = err

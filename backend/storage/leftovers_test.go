@@ -30,10 +30,25 @@ func TestRemoveLeftovers(t *testing.T) {
 		return path
 	}
 	const name = ".tauritavern-0123456789abcdef0123456789abcdef.tmp"
+	const own = ".ttmcp-0123456789abcdef0123456789abcdef.tmp"
 	gone := []string{
 		leftover(filepath.Join(regs, name), old),
 		leftover(filepath.Join(base, "mcp", "catalogs", name), old),
 		leftover(filepath.Join(base, "extension-store", "ns", "kv", "table", name), old),
+		// ttmcp's own, unlocked: a kill -9 a moment ago, whatever its age
+		// (issue 27: a restart within the minute left them).
+		leftover(filepath.Join(base, "mcp", "capabilities", own), time.Now()),
+		leftover(filepath.Join(base, "mcp", "results", string(regA), own), time.Now()),
+	}
+	// ttmcp's own, locked: a write in progress in a live process.
+	live := leftover(filepath.Join(base, "mcp", "tool-sets", own), old)
+	lf, err := os.Open(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lf.Close()
+	if free, err := tryLockTemp(lf); locksTemps && (!free || err != nil) {
+		t.Fatalf("lock: %v %v", free, err)
 	}
 	kept := []string{
 		leftover(filepath.Join(regs, ".tauritavern-fedcba9876543210fedcba9876543210.tmp"), time.Now()), // in progress
@@ -41,6 +56,11 @@ func TestRemoveLeftovers(t *testing.T) {
 		leftover(filepath.Join(regs, "x"+name), old),
 		leftover(filepath.Join(root, name), old), // outside _tauritavern
 		s.RegistrationPath(id1),
+	}
+	if locksTemps {
+		kept = append(kept, live)
+	} else { // not locked where files are not: old, so gone
+		gone = append(gone, live)
 	}
 	dirLeftover := filepath.Join(regs, ".tauritavern-00000000000000000000000000000001.tmp")
 	if err := os.Mkdir(dirLeftover, 0o755); err != nil { // not a file: left alone

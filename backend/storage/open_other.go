@@ -2,16 +2,13 @@
 
 package storage
 
-import "os"
+// noBlock is nothing outside Unix: no file in a directory blocks its
+// opener (Windows named pipes live in their own namespace), so the Stat
+// before the open is the whole check.
+const noBlock = 0
 
-// openNoBlock opens path for reading. Outside Unix no file in a directory
-// blocks its opener (Windows named pipes live in their own namespace), so
-// the Stat before the open is the whole check.
-func openNoBlock(path string) (*os.File, error) {
-	return os.Open(path)
-}
-
-// openFileNoBlock is os.OpenFile (see openNoBlock).
-func openFileNoBlock(path string, flag int, perm os.FileMode) (*os.File, error) {
-	return os.OpenFile(path, flag, perm)
-}
+// syncsDirs: Windows cannot open a directory for flushing; a new or
+// renamed entry is made durable by NTFS's metadata journal, and renames
+// that must be durable at once go through replaceFile's write-through
+// move.
+const syncsDirs = false

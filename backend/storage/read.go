@@ -33,34 +33,35 @@ const (
 // MaxRegistrationFileBytes.
 const CodeRegistrationTooLarge = "mcp.registration_too_large"
 
-// readRegular reads the file at path, following symbolic links as
-// upstream does, if it is a regular file of at most limit bytes; false
-// when there is nothing at path. what names the kind of file in messages
+// readRegular reads the file at path, inside the data root (links are
+// followed as upstream follows them, but never out of the data root: see
+// dataRoot), if it is a regular file of at most limit bytes; false when
+// there is nothing at path. what names the kind of file in messages
 // ("registration"). It never blocks on what it opens and never reads more
 // than limit+1 bytes:
 //
 //   - the path is checked with Stat before it is opened: a directory, a
 //     FIFO, a device or a socket is refused without opening it, and so
 //     is a file above limit;
-//   - it is opened without blocking (openNoBlock: O_NONBLOCK on Unix, so a
-//     FIFO swapped in after the Stat does not wait for a writer) and
-//     checked again with Fstat, on what was actually opened;
+//   - it is opened without blocking (O_NONBLOCK on Unix, so a FIFO swapped
+//     in after the Stat does not wait for a writer) and checked again with
+//     Fstat, on what was actually opened;
 //   - at most limit+1 bytes are read, in case it grew meanwhile.
 //
 // A symbolic link whose target does not exist is an error, not "nothing":
 // something is there, and a create must not silently replace it.
-func readRegular(path string, limit int64, what string) ([]byte, bool, error) {
-	data, fi, err := readRegularInfo(path, limit, what)
+func (r dataRoot) readRegular(path string, limit int64, what string) ([]byte, bool, error) {
+	data, fi, err := r.readRegularInfo(path, limit, what)
 	return data, fi != nil, err
 }
 
 // readRegularInfo is readRegular returning what Fstat said of the file it
 // read (nil when there was nothing to read).
-func readRegularInfo(path string, limit int64, what string) ([]byte, fs.FileInfo, error) {
-	fi, err := os.Stat(path)
+func (r dataRoot) readRegularInfo(path string, limit int64, what string) ([]byte, fs.FileInfo, error) {
+	fi, err := r.stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		if lfi, lerr := os.Lstat(path); lerr == nil && lfi.Mode()&fs.ModeSymlink != 0 {
-			target, _ := os.Readlink(path)
+		if lfi, lerr := r.lstat(path); lerr == nil && lfi.Mode()&fs.ModeSymlink != 0 {
+			target, _ := r.readlink(path)
 			return nil, nil, unreadable(path, "it is a symbolic link to %s, which does not exist", target)
 		}
 		return nil, nil, nil
@@ -71,7 +72,7 @@ func readRegularInfo(path string, limit int64, what string) ([]byte, fs.FileInfo
 	if err := checkRegular(path, fi, limit, what); err != nil {
 		return nil, nil, err
 	}
-	f, err := openNoBlock(path)
+	f, err := r.openFile(path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) { // removed since the Stat
 		return nil, nil, nil
 	}
@@ -157,14 +158,14 @@ func unreadable(path, format string, args ...any) error {
 }
 
 // readText reads the file at path with readRegular; it must be UTF-8 text.
-func readText(path string, limit int64, what string) ([]byte, bool, error) {
-	data, fi, err := readTextInfo(path, limit, what)
+func (r dataRoot) readText(path string, limit int64, what string) ([]byte, bool, error) {
+	data, fi, err := r.readTextInfo(path, limit, what)
 	return data, fi != nil, err
 }
 
 // readTextInfo is readText returning what Fstat said of the file it read.
-func readTextInfo(path string, limit int64, what string) ([]byte, fs.FileInfo, error) {
-	data, fi, err := readRegularInfo(path, limit, what)
+func (r dataRoot) readTextInfo(path string, limit int64, what string) ([]byte, fs.FileInfo, error) {
+	data, fi, err := r.readRegularInfo(path, limit, what)
 	if fi == nil || err != nil {
 		return nil, fi, err
 	}

@@ -5,6 +5,7 @@ package storage
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"time"
 
 	"golang.org/x/sys/windows"
@@ -21,8 +22,13 @@ const replaceWindow = 2 * time.Second
 // a virus scanner) makes the move fail with a sharing violation while it
 // holds the file; such holds are short, so the move is retried with a
 // growing pause for up to replaceWindow. The target keeps its old bytes
-// until the move succeeds.
-func replaceFile(tmp, path string) error {
+// until the move succeeds. MoveFileEx takes paths, not handles: the folder
+// is checked to be inside the data root first (a folder swapped for a link
+// between the check and the move is not caught on Windows).
+func (r dataRoot) replaceFile(tmp, path string) error {
+	if _, err := r.stat(filepath.Dir(path)); err != nil {
+		return err
+	}
 	from, err := windows.UTF16PtrFromString(tmp)
 	if err != nil {
 		return &os.LinkError{Op: "rename", Old: tmp, New: path, Err: err}
@@ -53,9 +59,3 @@ func sharingViolation(err error) bool {
 		errors.Is(err, windows.ERROR_ACCESS_DENIED) ||
 		errors.Is(err, windows.ERROR_LOCK_VIOLATION)
 }
-
-// syncDir is a no-op on Windows, which cannot open a directory for
-// flushing: a new or renamed entry is made durable by NTFS's metadata
-// journal, and renames that must be durable at once go through
-// replaceFile's write-through move.
-func syncDir(dir string) {}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -27,6 +26,7 @@ import (
 // MaxTotalBytes or MaxFiles the oldest go first; a server's results go
 // with it (DeleteRegistration).
 type ResultStore struct {
+	data     dataRoot
 	dir      string
 	maxAge   time.Duration
 	maxTotal int64
@@ -60,8 +60,10 @@ type ResultOptions struct {
 // OpenResultStore returns the result store of dataRoot. It touches
 // nothing: the folders are made by the first Put.
 func OpenResultStore(dataRoot string, opts ResultOptions) *ResultStore {
+	d := newDataRoot(dataRoot)
 	s := &ResultStore{
-		dir:      filepath.Join(dataRoot, "_tauritavern", "mcp", "results"),
+		data:     d,
+		dir:      d.join("_tauritavern", "mcp", "results"),
 		maxAge:   cmp.Or(opts.MaxAge, DefaultResultMaxAge),
 		maxTotal: cmp.Or(opts.MaxTotalBytes, DefaultResultTotalBytes),
 		maxFiles: cmp.Or(opts.MaxFiles, DefaultResultFiles),
@@ -89,19 +91,19 @@ func (s *ResultStore) Put(reg domain.RegistrationID, text string) (domain.Stored
 	if len(text) > MaxResultBytes {
 		return domain.StoredResult{}, domain.Errorf(domain.KindBadRequest, "mcp.result_too_large", "the result is %d bytes; at most %d are kept", len(text), MaxResultBytes)
 	}
-	if err := privateDir(s.dir); err != nil {
+	if err := s.data.privateDir(s.dir); err != nil {
 		return domain.StoredResult{}, err
 	}
-	if err := privateDir(filepath.Join(s.dir, string(reg))); err != nil {
+	if err := s.data.privateDir(filepath.Join(s.dir, string(reg))); err != nil {
 		return domain.StoredResult{}, err
 	}
 	id := domain.NewResultID()
 	path := s.path(reg, id)
-	if err := writeFileAtomic(path, []byte(text)); err != nil {
+	if err := s.data.writeFileAtomic(path, []byte(text)); err != nil {
 		return domain.StoredResult{}, err
 	}
 	kept := domain.StoredResult{ID: id, RegistrationID: reg, Text: text, Time: s.now()}
-	if fi, err := os.Stat(path); err == nil {
+	if fi, err := s.data.stat(path); err == nil {
 		kept.Time = fi.ModTime()
 	}
 	s.prune(path)
@@ -114,7 +116,7 @@ func (s *ResultStore) Get(id domain.ResultID) (domain.StoredResult, bool, error)
 	if _, err := domain.ParseResultID(string(id)); err != nil {
 		return domain.StoredResult{}, false, err
 	}
-	regs, err := os.ReadDir(s.dir)
+	regs, err := s.data.readDir(s.dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return domain.StoredResult{}, false, nil
 	}
@@ -127,7 +129,7 @@ func (s *ResultStore) Get(id domain.ResultID) (domain.StoredResult, bool, error)
 			continue
 		}
 		path := s.path(reg, id)
-		data, fi, err := readTextInfo(path, MaxResultBytes, "result")
+		data, fi, err := s.data.readTextInfo(path, MaxResultBytes, "result")
 		if fi == nil && err == nil {
 			continue
 		}
@@ -135,7 +137,7 @@ func (s *ResultStore) Get(id domain.ResultID) (domain.StoredResult, bool, error)
 			return domain.StoredResult{}, false, err
 		}
 		if s.now().Sub(fi.ModTime()) > s.maxAge {
-			removeFile(path) // expired: the next prune would remove it
+			s.data.removeFile(path) // expired: the next prune would remove it
 			return domain.StoredResult{}, false, nil
 		}
 		return domain.StoredResult{ID: id, RegistrationID: reg, Text: string(data), Time: fi.ModTime()}, true, nil
@@ -149,7 +151,7 @@ func (s *ResultStore) DeleteRegistration(reg domain.RegistrationID) error {
 		return err
 	}
 	dir := filepath.Join(s.dir, string(reg))
-	if err := os.RemoveAll(dir); err != nil {
+	if err := s.data.removeAll(dir); err != nil {
 		return ioError(err, "Failed to remove %s: %v", dir, reason(err))
 	}
 	return nil
@@ -158,6 +160,11 @@ func (s *ResultStore) DeleteRegistration(reg domain.RegistrationID) error {
 // prune removes the expired results, then the oldest until the rest fit
 // MaxTotalBytes and MaxFiles; keep (the result just written) stays. A
 // file that cannot be removed is left for the next prune.
+//
+// Temporary files of interrupted writes (a kill -9 during a Put) are
+// swept as at start-up (sweepTemp: one no live write holds), and those
+// that stay, being written, count towards the limits like results: the
+// disk they take is the store's.
 func (s *ResultStore) prune(keep string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -165,21 +172,30 @@ func (s *ResultStore) prune(keep string) {
 		path string
 		size int64
 		mod  time.Time
+		temp bool // a write in progress: counted, never removed here
 	}
 	var files []file
-	regs, _ := os.ReadDir(s.dir)
+	regs, _ := s.data.readDir(s.dir)
+	cutoff := s.now().Add(-LeftoverMinAge)
 	for _, d := range regs {
 		if _, err := domain.ParseRegistrationID(d.Name()); err != nil || !d.IsDir() {
 			continue
 		}
 		dir := filepath.Join(s.dir, d.Name())
-		entries, _ := os.ReadDir(dir)
+		entries, _ := s.data.readDir(dir)
 		for _, e := range entries {
-			if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".txt") {
+			temp := isTempName(e.Name())
+			if !e.Type().IsRegular() || !temp && !strings.HasSuffix(e.Name(), ".txt") {
 				continue
 			}
+			path := filepath.Join(dir, e.Name())
+			if temp {
+				if gone, _ := s.data.sweepTemp(path, cutoff); gone {
+					continue
+				}
+			}
 			if fi, err := e.Info(); err == nil {
-				files = append(files, file{filepath.Join(dir, e.Name()), fi.Size(), fi.ModTime()})
+				files = append(files, file{path, fi.Size(), fi.ModTime(), temp})
 			}
 		}
 	}
@@ -190,13 +206,13 @@ func (s *ResultStore) prune(keep string) {
 	}
 	count, now := len(files), s.now()
 	for _, f := range files {
-		if f.path == keep {
+		if f.path == keep || f.temp {
 			continue
 		}
 		if now.Sub(f.mod) <= s.maxAge && total <= s.maxTotal && count <= s.maxFiles {
 			continue
 		}
-		if removeFile(f.path) == nil {
+		if s.data.removeFile(f.path) == nil {
 			total -= f.size
 			count--
 		}

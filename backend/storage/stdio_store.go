@@ -3,7 +3,6 @@ package storage
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -37,7 +36,7 @@ func (s *Store) ScanStdio() ([]domain.Registration, []jsapi.StorageIssue, error)
 // does not exist (no stdio server was ever added: the usual case) has the
 // known zero stamp, so its absence can be trusted as long as it lasts.
 func (s *Store) StdioFolderStamp() domain.FileStamp {
-	fi, err := os.Stat(s.stdioDir())
+	fi, err := s.data.stat(s.stdioDir())
 	if errors.Is(err, fs.ErrNotExist) {
 		return domain.FileStamp{Known: true}
 	}
@@ -50,7 +49,7 @@ func (s *Store) StdioFolderStamp() domain.FileStamp {
 // ListStdioFiles lists the stdio folder's "*.json" entries, in file name
 // order, with a stamp of each, without reading them.
 func (s *Store) ListStdioFiles() ([]domain.StoredFile, error) {
-	return listJSONFiles(s.stdioDir())
+	return s.data.listJSONFiles(s.stdioDir())
 }
 
 // LoadStdioFile loads the stdio file called name (an entry of
@@ -61,7 +60,7 @@ func (s *Store) LoadStdioFile(name string) (domain.Registration, *jsapi.StorageI
 }
 
 func (s *Store) stdioKind() fileKind[domain.Registration, domain.RegistrationID] {
-	return fileKind[domain.Registration, domain.RegistrationID]{dir: s.stdioDir(), what: "stdio server",
+	return fileKind[domain.Registration, domain.RegistrationID]{root: s.data, dir: s.stdioDir(), what: "stdio server",
 		utf8Code: "mcp.registration_filename_utf8", parseID: domain.ParseRegistrationID, decode: decodeStdio, issue: stdioIssue}
 }
 
@@ -97,7 +96,7 @@ func (s *Store) SaveStdio(r domain.Registration) error {
 		return domain.Errorf(domain.KindBadRequest, CodeRegistrationTooLarge,
 			"the stdio server would be %d bytes; its file is limited to %d bytes", len(data), MaxRegistrationFileBytes)
 	}
-	return writeFileAtomic(path, data)
+	return s.data.writeFileAtomic(path, data)
 }
 
 // DeleteStdio removes the stdio server file of id; an absent file is not
@@ -106,7 +105,7 @@ func (s *Store) DeleteStdio(id domain.RegistrationID) error {
 	if _, err := domain.ParseRegistrationID(string(id)); err != nil {
 		return err
 	}
-	return removeFile(s.StdioPath(id))
+	return s.data.removeFile(s.StdioPath(id))
 }
 
 // Registry is every registration of a data root as the service sees them:
@@ -181,7 +180,7 @@ func (r Registry) LoadRegistrationFile(name string) (domain.Registration, *jsapi
 	}
 	reg, issue, stamp := r.LoadStdioFile(rest)
 	if issue == nil {
-		if _, err := os.Lstat(r.RegistrationPath(reg.ID)); err == nil {
+		if _, err := r.data.lstat(r.RegistrationPath(reg.ID)); err == nil {
 			is := stdioIssue(rest, duplicate(reg.ID).Error())
 			return domain.Registration{}, &is, domain.FileStamp{}
 		}
@@ -223,7 +222,7 @@ func (r Registry) Delete(id domain.RegistrationID) error {
 	if _, err := domain.ParseRegistrationID(string(id)); err != nil {
 		return err
 	}
-	if _, err := os.Lstat(r.RegistrationPath(id)); err == nil {
+	if _, err := r.data.lstat(r.RegistrationPath(id)); err == nil {
 		return r.Store.Delete(id)
 	}
 	return r.DeleteStdio(id)

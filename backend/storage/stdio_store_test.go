@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -35,14 +34,7 @@ func stdioFixture(t *testing.T, id string) domain.Registration {
 func TestStdioFileRoundTrip(t *testing.T) {
 	store := Open(t.TempDir())
 	r := stdioFixture(t, id1)
-	if err := store.SaveStdio(r); err != nil {
-		t.Fatal(err)
-	}
-	path := store.StdioPath(r.ID)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := roundTrip(t, r, store.SaveStdio, store.StdioPath(r.ID), func() (domain.Registration, bool, error) { return store.LoadStdio(r.ID) })
 	want := "{\n" +
 		"  \"schemaVersion\": 1,\n" +
 		"  \"kind\": \"ttmcp.mcpStdioServer\",\n" +
@@ -71,20 +63,8 @@ func TestStdioFileRoundTrip(t *testing.T) {
 		"    }\n" +
 		"  }\n" +
 		"}"
-	if string(data) != want {
+	if data != want {
 		t.Fatalf("file:\n%s\nwant:\n%s", data, want)
-	}
-	if runtime.GOOS != "windows" {
-		if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
-			t.Fatalf("mode %v: the environment may hold secrets", fi.Mode().Perm())
-		}
-	}
-	got, found, err := store.LoadStdio(r.ID)
-	if err != nil || !found {
-		t.Fatal(found, err)
-	}
-	if !reflect.DeepEqual(got, r) {
-		t.Fatalf("read back\n%+v\nwant\n%+v", got, r)
 	}
 	// No registration file was written, and the registration file kind
 	// refuses a stdio server.
@@ -102,9 +82,9 @@ func TestStdioFileRoundTrip(t *testing.T) {
 	if err := store.SaveStdio(bare); err != nil {
 		t.Fatal(err)
 	}
-	data, _ = os.ReadFile(store.StdioPath(bare.ID))
-	if !strings.Contains(string(data), "\"args\": [],\n  \"env\": {},\n  \"protocolVersion\"") {
-		t.Fatalf("bare file:\n%s", data)
+	bareData, _ := os.ReadFile(store.StdioPath(bare.ID))
+	if !strings.Contains(string(bareData), "\"args\": [],\n  \"env\": {},\n  \"protocolVersion\"") {
+		t.Fatalf("bare file:\n%s", bareData)
 	}
 }
 
@@ -116,9 +96,7 @@ func quoteJSON(s string) string {
 func TestStdioFileStrict(t *testing.T) {
 	store := Open(t.TempDir())
 	good := `{"schemaVersion":1,"kind":"ttmcp.mcpStdioServer","id":"` + id1 + `","displayName":"x","command":"srv","state":"paused"}`
-	tests := []struct {
-		name, content, want string
-	}{
+	tests := []strictCase{
 		{"minimal", good, ""},
 		{"unknown member", strings.Replace(good, `"state"`, `"shell":true,"state"`, 1), "unknown field `shell`"},
 		{"null args", strings.Replace(good, `"state"`, `"args":null,"state"`, 1), "invalid type: null at /args"},
@@ -134,27 +112,10 @@ func TestStdioFileStrict(t *testing.T) {
 		{"off stored", strings.Replace(good, `"state"`, `"toolPermissions":{"t":"off"},"state"`, 1), "mcp.permission_off_not_persisted"},
 		{"trailing data", good + "{}", "Invalid JSON"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			path := store.StdioPath(id1)
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			r, found, err := store.LoadStdio(id1)
-			if tt.want == "" {
-				if err != nil || !found || r.Stdio == nil || r.Stdio.Command != "srv" || r.Endpoint.String() != "stdio:srv" {
-					t.Fatalf("%+v %v %v", r, found, err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("got %v, want %q", err, tt.want)
-			}
+	checkStrict(t, store.StdioPath(id1), tests, func() (domain.Registration, bool, error) { return store.LoadStdio(id1) },
+		func(r domain.Registration) bool {
+			return r.Stdio != nil && r.Stdio.Command == "srv" && r.Endpoint.String() == "stdio:srv"
 		})
-	}
 }
 
 // The registry serves both kinds under one id space, each from its own

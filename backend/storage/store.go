@@ -20,7 +20,6 @@ package storage
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -34,13 +33,15 @@ import (
 // by hand are seen at once. It is safe for concurrent use; callers
 // serialise mutations of one registration themselves (the service does).
 type Store struct {
+	data dataRoot
 	root string // <data-root>/_tauritavern/mcp
 }
 
 // Open returns the store of dataRoot. It touches nothing: directories are
 // created by the first write, and a missing one reads as empty.
 func Open(dataRoot string) *Store {
-	return &Store{root: filepath.Join(dataRoot, "_tauritavern", "mcp")}
+	d := newDataRoot(dataRoot)
+	return &Store{data: d, root: d.join("_tauritavern", "mcp")}
 }
 
 func (s *Store) registrationsDir() string { return filepath.Join(s.root, "registrations") }
@@ -95,7 +96,13 @@ func scanFiles[T any](list func() ([]domain.StoredFile, error),
 // directory (Stat; unknown when it cannot be stated, or is missing). It
 // changes whenever an entry is added, removed or renamed over.
 func (s *Store) RegistrationsFolderStamp() domain.FileStamp {
-	fi, err := os.Stat(s.registrationsDir())
+	return s.data.folderStamp(s.registrationsDir())
+}
+
+// folderStamp returns the stamp of the folder at path (unknown when it
+// cannot be stated, or is missing).
+func (r dataRoot) folderStamp(path string) domain.FileStamp {
+	fi, err := r.stat(path)
 	if err != nil {
 		return domain.FileStamp{}
 	}
@@ -108,30 +115,31 @@ func (s *Store) RegistrationsFolderStamp() domain.FileStamp {
 // unknown when Stat fails). It is what a view of the registrations checks to know
 // which files changed since it loaded them (LoadRegistrationFile).
 func (s *Store) ListRegistrationFiles() ([]domain.StoredFile, error) {
-	return listJSONFiles(s.registrationsDir())
+	return s.data.listJSONFiles(s.registrationsDir())
 }
 
 // listJSONFiles lists dir's "*.json" entries in file name order with a
 // stamp of each, without reading them; a missing dir has none.
-func listJSONFiles(dir string) ([]domain.StoredFile, error) {
-	entries, err := os.ReadDir(dir)
+func (r dataRoot) listJSONFiles(dir string) ([]domain.StoredFile, error) {
+	entries, err := r.readDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return []domain.StoredFile{}, nil
 	}
 	if err != nil {
 		return nil, ioError(err, "Failed to read directory %s: %v", dir, reason(err))
 	}
-	files := make([]domain.StoredFile, 0, len(entries))
+	var names []string
 	for _, entry := range entries { // sorted by name
-		name := entry.Name()
-		if stem, ok := strings.CutSuffix(name, ".json"); !ok || stem == "" {
-			continue // ".json" has no extension, as Rust's Path sees it
+		if stem, ok := strings.CutSuffix(entry.Name(), ".json"); ok && stem != "" {
+			names = append(names, entry.Name()) // ".json" has no extension, as Rust's Path sees it
 		}
-		f := domain.StoredFile{Name: name}
-		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			f.Stamp = stampOf(fi)
+	}
+	files := make([]domain.StoredFile, len(names))
+	for i, fi := range r.statEntries(dir, names) {
+		files[i] = domain.StoredFile{Name: names[i]}
+		if fi != nil {
+			files[i].Stamp = stampOf(fi)
 		}
-		files = append(files, f)
 	}
 	return files, nil
 }
@@ -149,6 +157,7 @@ func (s *Store) LoadRegistrationFile(name string) (domain.Registration, *jsapi.S
 // and ttmcp's tool sets. Listing, loading and their storage issues are
 // otherwise the same.
 type fileKind[T any, ID ~string] struct {
+	root dataRoot
 	dir  string
 	what string // the kind of file, in read errors
 	// utf8Code is the code of a file name that is not UTF-8.
@@ -159,7 +168,7 @@ type fileKind[T any, ID ~string] struct {
 }
 
 func (s *Store) remoteKind() fileKind[domain.Registration, domain.RegistrationID] {
-	return fileKind[domain.Registration, domain.RegistrationID]{dir: s.registrationsDir(), what: "registration",
+	return fileKind[domain.Registration, domain.RegistrationID]{root: s.data, dir: s.registrationsDir(), what: "registration",
 		utf8Code: "mcp.registration_filename_utf8", parseID: domain.ParseRegistrationID, decode: decodeRegistration,
 		issue: func(name, message string) jsapi.StorageIssue {
 			return jsapi.StorageIssue{FileName: strings.ToValidUTF8(name, "\uFFFD"), Message: message}
@@ -210,7 +219,7 @@ func (k fileKind[T, ID]) load(path string, id ID) (T, bool, error) {
 // nothing was read), also when its content is refused.
 func (k fileKind[T, ID]) loadInfo(path string, id ID) (T, fs.FileInfo, error) {
 	var zero T
-	data, fi, err := readTextInfo(path, MaxRegistrationFileBytes, k.what)
+	data, fi, err := k.root.readTextInfo(path, MaxRegistrationFileBytes, k.what)
 	if fi == nil || err != nil {
 		return zero, fi, err
 	}
@@ -261,7 +270,7 @@ func (s *Store) Save(r domain.Registration) error {
 		return domain.Errorf(domain.KindBadRequest, CodeRegistrationTooLarge,
 			"the registration would be %d bytes; registration files are limited to %d bytes (shorten its description overrides)", len(data), MaxRegistrationFileBytes)
 	}
-	return writeFileAtomic(path, data)
+	return s.data.writeFileAtomic(path, data)
 }
 
 // Delete removes the registration file of id; an absent file is not an
@@ -270,7 +279,7 @@ func (s *Store) Delete(id domain.RegistrationID) error {
 	if _, err := domain.ParseRegistrationID(string(id)); err != nil {
 		return err
 	}
-	return removeFile(s.RegistrationPath(id))
+	return s.data.removeFile(s.RegistrationPath(id))
 }
 
 // DeleteCatalog removes the catalog file of id; an absent file is not an
@@ -279,14 +288,14 @@ func (s *Store) DeleteCatalog(id domain.RegistrationID) error {
 	if _, err := domain.ParseRegistrationID(string(id)); err != nil {
 		return err
 	}
-	return removeFile(s.CatalogPath(id))
+	return s.data.removeFile(s.CatalogPath(id))
 }
 
 // removeFile removes the file at path, if any. Unlike os.Remove it refuses
 // a directory, even an empty one: a directory where a file belongs is
 // damage to report, not to clean up.
-func removeFile(path string) error {
-	fi, err := os.Lstat(path)
+func (r dataRoot) removeFile(path string) error {
+	fi, err := r.lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -296,7 +305,7 @@ func removeFile(path string) error {
 	if fi.IsDir() {
 		return domain.Errorf(domain.KindInternal, "", "Failed to delete file %s: is a directory", path)
 	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := r.remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return ioError(err, "Failed to delete file %s: %v", path, reason(err))
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -123,12 +124,74 @@ func writeFile(t *testing.T, path, content string) {
 	}
 }
 
+// roundTrip is the check every file kind's round-trip test starts with:
+// save writes v, the file at path is private (0600, outside Windows: it
+// may hold secrets), and load gives v back. It returns the file's text.
+func roundTrip[T any](t *testing.T, v T, save func(T) error, path string, load func() (T, bool, error)) string {
+	t.Helper()
+	if err := save(v); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS != "windows" {
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != fileMode {
+			t.Fatalf("mode %v (%v): want %v", fi.Mode().Perm(), err, os.FileMode(fileMode))
+		}
+	}
+	got, found, err := load()
+	if err != nil || !found || !reflect.DeepEqual(got, v) {
+		t.Fatalf("read back %+v %v %v\nwant %+v", got, found, err, v)
+	}
+	return string(data)
+}
+
+// strictCase is a file's content and what loading it must say; want ""
+// means it loads.
+type strictCase struct{ name, content, want string }
+
+// checkStrict is the shape of every file kind's strictness test: each
+// case's content is written at path and loaded; one with want "" must
+// load a value healthy accepts, any other must fail saying want and leave
+// the file as it was.
+func checkStrict[T any](t *testing.T, path string, cases []strictCase, load func() (T, bool, error), healthy func(T) bool) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			v, found, err := load()
+			if tt.want == "" {
+				if err != nil || !found || !healthy(v) {
+					t.Fatalf("%+v %v %v", v, found, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v, want %q", err, tt.want)
+			}
+			if data, _ := os.ReadFile(path); string(data) != tt.content {
+				t.Fatal("the damaged file was changed")
+			}
+		})
+	}
+}
+
 // tempFiles lists the temporary files left in dir.
 func tempFiles(t *testing.T, dir string) []string {
 	t.Helper()
-	m, err := filepath.Glob(filepath.Join(dir, ".tauritavern-*.tmp"))
-	if err != nil {
-		t.Fatal(err)
+	var m []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if isTempName(e.Name()) {
+			m = append(m, filepath.Join(dir, e.Name()))
+		}
 	}
 	return m
 }
@@ -623,7 +686,7 @@ func TestSaveFailureLeavesTargetIntact(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				writeFile(t, filepath.Join(filepath.Dir(s.RegistrationPath(id1)), ".tauritavern-"+hex.EncodeToString(id[:])+".tmp"), "someone else's")
+				writeFile(t, filepath.Join(filepath.Dir(s.RegistrationPath(id1)), ".ttmcp-"+hex.EncodeToString(id[:])+".tmp"), "someone else's")
 			},
 			reg:  func(t *testing.T) domain.Registration { return fixture(t, id1) },
 			kind: domain.KindInternal,

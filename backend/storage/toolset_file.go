@@ -57,7 +57,7 @@ func (s *Store) ToolSetPath(id domain.ToolSetID) string {
 }
 
 func (s *Store) toolSetKind() fileKind[domain.ToolSet, domain.ToolSetID] {
-	return fileKind[domain.ToolSet, domain.ToolSetID]{dir: s.toolSetsDir(), what: "tool set",
+	return fileKind[domain.ToolSet, domain.ToolSetID]{root: s.data, dir: s.toolSetsDir(), what: "tool set",
 		utf8Code: "mcp.tool_set_filename_utf8", parseID: domain.ParseToolSetID, decode: decodeToolSet,
 		issue: func(name, message string) jsapi.StorageIssue {
 			return jsapi.StorageIssue{FileName: ToolSetsDirName + "/" + strings.ToValidUTF8(name, "\uFFFD"), Message: message}
@@ -73,7 +73,7 @@ func (s *Store) ScanToolSets() ([]domain.ToolSet, []jsapi.StorageIssue, error) {
 // ListToolSetFiles lists the tool set folder's "*.json" entries with a
 // stamp of each, without reading them.
 func (s *Store) ListToolSetFiles() ([]domain.StoredFile, error) {
-	return listJSONFiles(s.toolSetsDir())
+	return s.data.listJSONFiles(s.toolSetsDir())
 }
 
 // LoadToolSet returns tool set id, or false when it has no file. A file
@@ -101,7 +101,7 @@ func (s *Store) SaveToolSet(ts domain.ToolSet) error {
 		return domain.Errorf(domain.KindBadRequest, CodeToolSetTooLarge,
 			"the tool set would be %d bytes; its file is limited to %d bytes (select whole servers, or shorten its description overrides)", len(data), MaxRegistrationFileBytes)
 	}
-	return writeFileAtomic(path, data)
+	return s.data.writeFileAtomic(path, data)
 }
 
 // DeleteToolSet removes the file of tool set id; an absent file is not an
@@ -110,7 +110,7 @@ func (s *Store) DeleteToolSet(id domain.ToolSetID) error {
 	if _, err := domain.ParseToolSetID(string(id)); err != nil {
 		return err
 	}
-	return removeFile(s.ToolSetPath(id))
+	return s.data.removeFile(s.ToolSetPath(id))
 }
 
 // decodeToolSet turns the bytes of the file at path, named after fileID,

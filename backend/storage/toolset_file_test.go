@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -30,14 +29,7 @@ func toolSetFixture(t *testing.T) domain.ToolSet {
 func TestToolSetFileRoundTrip(t *testing.T) {
 	store := Open(t.TempDir())
 	ts := toolSetFixture(t)
-	if err := store.SaveToolSet(ts); err != nil {
-		t.Fatal(err)
-	}
-	path := store.ToolSetPath(ts.ID)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := roundTrip(t, ts, store.SaveToolSet, store.ToolSetPath(ts.ID), func() (domain.ToolSet, bool, error) { return store.LoadToolSet(ts.ID) })
 	want := "{\n" +
 		"  \"schemaVersion\": 1,\n" +
 		"  \"kind\": \"ttmcp.mcpToolSet\",\n" +
@@ -58,26 +50,17 @@ func TestToolSetFileRoundTrip(t *testing.T) {
 		"  \"resultInlineCharLimit\": 20000,\n" +
 		"  \"readerTool\": true\n" +
 		"}"
-	if string(data) != want {
+	if data != want {
 		t.Fatalf("file:\n%s\nwant:\n%s", data, want)
-	}
-	if runtime.GOOS != "windows" {
-		if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
-			t.Fatalf("mode %v", fi.Mode().Perm())
-		}
-	}
-	got, found, err := store.LoadToolSet(ts.ID)
-	if err != nil || !found || !reflect.DeepEqual(got, ts) {
-		t.Fatalf("read back %+v %v %v\nwant %+v", got, found, err, ts)
 	}
 	// Without overrides the member is left out; the rest is always written.
 	bare := domain.ToolSet{ID: domain.ToolSetID(id1), Name: "None", Tools: []domain.ToolSelector{}, ResultInlineCharLimit: 50_000}
 	if err := store.SaveToolSet(bare); err != nil {
 		t.Fatal(err)
 	}
-	data, _ = os.ReadFile(store.ToolSetPath(bare.ID))
-	if !strings.Contains(string(data), "\"tools\": [],\n  \"resultInlineCharLimit\": 50000,\n  \"readerTool\": false\n}") {
-		t.Fatalf("bare file:\n%s", data)
+	bareData, _ := os.ReadFile(store.ToolSetPath(bare.ID))
+	if !strings.Contains(string(bareData), "\"tools\": [],\n  \"resultInlineCharLimit\": 50000,\n  \"readerTool\": false\n}") {
+		t.Fatalf("bare file:\n%s", bareData)
 	}
 	if err := store.DeleteToolSet(bare.ID); err != nil {
 		t.Fatal(err)
@@ -105,9 +88,7 @@ func TestToolSetFileRoundTrip(t *testing.T) {
 func TestToolSetFileStrict(t *testing.T) {
 	store := Open(t.TempDir())
 	good := `{"schemaVersion":1,"kind":"ttmcp.mcpToolSet","id":"` + id3 + `","name":"x","tools":["mcp/` + id1 + `:*"],"resultInlineCharLimit":5,"readerTool":false}`
-	tests := []struct {
-		name, content, want string
-	}{
+	tests := []strictCase{
 		{"minimal", good, ""},
 		{"unknown member", strings.Replace(good, `"name"`, `"shell":true,"name"`, 1), "unknown field `shell`"},
 		{"wrong case", strings.Replace(good, `"name"`, `"Name"`, 1), "unknown field `Name`"},
@@ -129,27 +110,8 @@ func TestToolSetFileStrict(t *testing.T) {
 			`"descriptionOverrides":{"mcp/`+id1+`:t":{"properties":{}}},"resultInlineCharLimit"`, 1), "mcp.description_override_empty"},
 		{"trailing data", good + "{}", "Invalid JSON"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			path := store.ToolSetPath(id3)
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			ts, found, err := store.LoadToolSet(id3)
-			if tt.want == "" {
-				if err != nil || !found || ts.Name != "x" || len(ts.Tools) != 1 || !ts.Tools[0].All {
-					t.Fatalf("%+v %v %v", ts, found, err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("got %v, want %q", err, tt.want)
-			}
-		})
-	}
+	checkStrict(t, store.ToolSetPath(id3), tests, func() (domain.ToolSet, bool, error) { return store.LoadToolSet(id3) },
+		func(ts domain.ToolSet) bool { return ts.Name == "x" && len(ts.Tools) == 1 && ts.Tools[0].All })
 }
 
 // ScanToolSets reports damaged files by their folder and still loads the

@@ -255,12 +255,13 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	return err
 }
 
-// removeLeftovers removes the temporary files of writes a crash
-// interrupted (storage.RemoveLeftovers); one older than a minute cannot
-// belong to a write in progress, even of another program sharing the data
-// root.
+// removeLeftovers removes the temporary files of writes a crash or a
+// kill -9 interrupted (storage.RemoveLeftovers): ttmcp's own whenever no
+// live process holds their lock, however young (a restart right after a
+// kill -9 finds them), upstream's when older than storage.LeftoverMinAge,
+// since those of a TauriTavern sharing the data root are not locked.
 func removeLeftovers(dataRoot string, log *slog.Logger) {
-	removed, err := storage.RemoveLeftovers(dataRoot, time.Minute)
+	removed, err := storage.RemoveLeftovers(dataRoot, storage.LeftoverMinAge)
 	for _, path := range removed {
 		log.Info("removed the temporary file of an interrupted write", "path", path)
 	}
