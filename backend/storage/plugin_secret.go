@@ -4,7 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"os"
+	"io/fs"
 	"path/filepath"
 
 	"github.com/ttmcp/ttmcp/backend/domain"
@@ -41,11 +41,12 @@ func PluginSecretPath(dataRoot string) string {
 // readable by others is closed to them. err is a failure to read or write
 // the folder: the backend then serves no plugin request.
 func LoadPluginSecret(dataRoot string) (secret string, damaged, err error) {
+	root := newDataRoot(dataRoot)
 	path := PluginSecretPath(dataRoot)
-	if err := privateDir(filepath.Dir(path)); err != nil {
+	if err := root.privateDir(filepath.Dir(path)); err != nil {
 		return "", nil, err
 	}
-	data, fi, rerr := readRegularInfo(path, maxPluginSecretFileBytes, "plugin secret")
+	data, fi, rerr := root.readRegularInfo(path, maxPluginSecretFileBytes, "plugin secret")
 	switch {
 	case rerr != nil:
 		damaged = rerr
@@ -55,7 +56,7 @@ func LoadPluginSecret(dataRoot string) (secret string, damaged, err error) {
 		damaged = domain.Errorf(domain.KindBadRequest, "", "Invalid plugin secret in %s: want 64 hex digits and a newline", path)
 	default:
 		if fi.Mode().Perm()&0o077 != 0 {
-			if err := os.Chmod(path, fileMode); err != nil {
+			if err := root.chmod(path, fileMode); err != nil {
 				return "", nil, ioError(err, "Failed to restrict %s: %v", path, reason(err))
 			}
 		}
@@ -65,8 +66,8 @@ func LoadPluginSecret(dataRoot string) (secret string, damaged, err error) {
 		// Something that is not a regular file cannot be renamed over;
 		// remove an empty directory or a dangling link first (anything
 		// else fails the rename below, with its reason).
-		if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
-			if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if fi, err := root.lstat(path); err == nil && !fi.Mode().IsRegular() {
+			if err := root.remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return "", damaged, ioError(err, "Failed to replace %s: %v", path, reason(err))
 			}
 		}
@@ -74,7 +75,7 @@ func LoadPluginSecret(dataRoot string) (secret string, damaged, err error) {
 	b := make([]byte, pluginSecretBytes)
 	rand.Read(b) // never fails (crypto/rand contract since Go 1.24)
 	secret = hex.EncodeToString(b)
-	if err := writeFileAtomic(path, []byte(secret+"\n")); err != nil {
+	if err := root.writeFileAtomic(path, []byte(secret+"\n")); err != nil {
 		return "", damaged, err
 	}
 	return secret, damaged, nil
