@@ -252,7 +252,10 @@ export function RouteLine(props: { route: BackendRoute }) {
     <p className="tt-mcp-note tt-mcp-route">
       <i className={`fa-solid ${route.via === 'plugin' ? 'fa-shield-halved' : 'fa-plug'}`} aria-hidden="true" />{' '}
       {route.via === 'plugin'
-        ? tr(route.plugin.user !== undefined ? 'route_plugin_user' : 'route_plugin', { user: route.plugin.user ?? '' })
+        ? // the user is named where SillyTavern has accounts (without them everyone is its default user)
+          tr(route.plugin.user !== undefined && route.plugin.user !== '' && route.plugin.user !== 'default-user' ? 'route_plugin_user' : 'route_plugin', {
+            user: route.plugin.user ?? '',
+          })
         : tr('route_direct', { url: route.url })}
     </p>
   );
