@@ -70,6 +70,12 @@ type Config struct {
 	// written, to one socket (default 16 MiB) and across sockets (default
 	// 128 MiB); see outbox.go.
 	MaxQueuedPerSocket, MaxQueued int64
+
+	// ForUser returns the commands over a SillyTavern user's data, for
+	// plugin requests naming that user (an error: 403
+	// mcp.user_unavailable). Nil: only jsapi.DefaultUser is served, with
+	// Commands.
+	ForUser func(handle string) (*Commands, error)
 }
 
 // DefaultAllowOrigins are SillyTavern's default origins.

@@ -26,11 +26,9 @@ import (
 	"time"
 
 	"github.com/ttmcp/ttmcp/backend/demo"
-	"github.com/ttmcp/ttmcp/backend/domain"
 	"github.com/ttmcp/ttmcp/backend/gateway"
 	"github.com/ttmcp/ttmcp/backend/server"
-	"github.com/ttmcp/ttmcp/backend/service"
-	"github.com/ttmcp/ttmcp/backend/storage"
+	"github.com/ttmcp/ttmcp/backend/users"
 	"github.com/ttmcp/ttmcp/extension"
 	"github.com/ttmcp/ttmcp/jsapi"
 )
@@ -192,35 +190,31 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 			}()
 		}
 	}
-	store := storage.Open(root.path)
-	removeLeftovers(root.path, log)
-	var svc *service.Service // the gateway tells it of list changes its live connections hear
-	gw := gateway.New(gateway.Config{ClientVersion: version, Log: log, Auths: store,
-		Changed: func(c domain.ListChange) { svc.ListChanged(c) }})
-	// After the server stopped: the last sessions' clean-ups, the kept
-	// connections, and every stdio server's whole process tree (no request
-	// can start one any more).
-	defer func() {
-		gw.Close()
-		log.Info("stdio servers stopped")
-	}()
-	svc = service.New(service.Config{
-		Registrations:  store.Registry(), // registration files and stdio servers
-		Catalogs:       store,
-		Gateway:        gw,
-		Processes:      gw,
-		Audit:          storage.OpenAuditLog(root.path, storage.AuditOptions{}),
-		ExtensionStore: storage.OpenExtensionStore(root.path),
-		ToolSets:       store,
-		Results:        storage.OpenResultStore(root.path, storage.ResultOptions{}),
-		Capabilities:   store,
-		Log:            log,
+	// One stack per SillyTavern user over its own data root (the default
+	// user's is the data root itself, served to the direct path too);
+	// the others open on their first request and close when idle.
+	stacks, err := users.Open(users.Config{
+		DataRoot: root.path,
+		Gateway:  gateway.Config{ClientVersion: version},
+		Log:      log,
 		// Authorization servers send the user back to this backend, by
 		// its loopback IP (RFC 8252 §7.3).
 		RedirectURL: "http://" + ln.Addr().String() + jsapi.PathOAuthCallback,
 	})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	// After the server stopped: every user's last sessions' clean-ups,
+	// kept connections, and every stdio server's whole process tree (no
+	// request can start one any more).
+	defer stacks.Close()
+	reaperStop := make(chan struct{})
+	defer close(reaperStop)
+	go stacks.Run(reaperStop, time.Minute)
 	srv := server.New(server.Config{
-		Commands:     server.NewCommands(svc, log),
+		Commands:     stacks.Default(),
+		ForUser:      stacks.ForUser,
 		Assets:       jsapi.Assets(),
 		Pages:        map[string]iofs.FS{"/extension/": extension.Files()},
 		Extensions:   map[string]iofs.FS{extension.Name: extension.Files()},
@@ -244,20 +238,6 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	err = srv.Serve(ctx, ln, 5*time.Second)
 	log.Info("ttmcp stopped")
 	return err
-}
-
-// removeLeftovers removes the temporary files of writes a crash
-// interrupted (storage.RemoveLeftovers); one older than a minute cannot
-// belong to a write in progress, even of another program sharing the data
-// root.
-func removeLeftovers(dataRoot string, log *slog.Logger) {
-	removed, err := storage.RemoveLeftovers(dataRoot, time.Minute)
-	for _, path := range removed {
-		log.Info("removed the temporary file of an interrupted write", "path", path)
-	}
-	if err != nil {
-		log.Warn("cannot remove the temporary files of interrupted writes", "err", err)
-	}
 }
 
 // listenLoopback listens on addr, which must be a loopback address: the
