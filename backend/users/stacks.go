@@ -16,7 +16,8 @@ import (
 //
 // A stack is idle when no page watches its service (every open socket or
 // HTTP transport of the user is a watcher, server/socket.go) and it has
-// not been asked for within IdleAfter. Closing one stops its live
+// been neither asked for nor watched (as CloseIdle last saw) within
+// IdleAfter. Closing one stops its live
 // connections and its stdio servers' process trees; its files stay, so
 // reopening it finds everything as it was (but a sign-in still pending
 // in its memory: hence IdleAfter's default). One data root never has two
@@ -143,6 +144,17 @@ func (u *Users) idle(e *entry, now time.Time, after time.Duration) bool {
 	return e.stack != nil && e.stack.svc.Watching() == 0 && now.Sub(e.lastUsed) >= after
 }
 
+// watched reports whether an open stack has a page watching it. Under
+// u.mu.
+func (u *Users) watched(e *entry) bool {
+	select {
+	case <-e.ready:
+		return e.stack != nil && e.stack.svc.Watching() > 0
+	default:
+		return false
+	}
+}
+
 // evictable returns the least recently used stack that may be closed
 // early, or "". Under u.mu.
 func (u *Users) evictable() string {
@@ -182,6 +194,12 @@ func (u *Users) CloseIdle() []string {
 	now := u.cfg.Now()
 	var out []string
 	for h, e := range u.open {
+		if u.watched(e) {
+			// Counted as a use: the idle time of a stack whose last page
+			// went away starts (at most a tick before) when it went.
+			e.lastUsed = now
+			continue
+		}
 		if u.idle(e, now, u.cfg.IdleAfter) {
 			u.closeLocked(h, "idle")
 			out = append(out, h)

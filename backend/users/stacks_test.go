@@ -129,8 +129,11 @@ func TestIdleStacksCloseAndReopen(t *testing.T) {
 	if closed := u.CloseIdle(); len(closed) != 0 {
 		t.Fatalf("closed %v while a page watches", closed)
 	}
-	stop() // the page went away
+	stop() // the page went away: its idle time starts now, not at the last request
 	clk.add(9 * time.Minute)
+	if closed := u.CloseIdle(); len(closed) != 0 {
+		t.Fatalf("closed %v 9 minutes after the page went", closed)
+	}
 	forUser(t, u, "alice") // used again: the wait starts over
 	clk.add(9 * time.Minute)
 	if closed := u.CloseIdle(); len(closed) != 0 {
@@ -254,5 +257,25 @@ func TestOpeningSweepsTheUsersLeftovers(t *testing.T) {
 	forUser(t, u, "alice")
 	if _, err := os.Stat(leftover); !os.IsNotExist(err) {
 		t.Fatalf("alice's leftover: %v", err)
+	}
+}
+
+// No user's page can create a stdio server or give one a command: every
+// stack's commands are the server's, with refuseStdioMembers.
+func TestNoUsersPageCreatesAStdioServer(t *testing.T) {
+	u := openTestUsers(t, Config{})
+	for _, h := range []string{DefaultUser, "alice"} {
+		c := forUser(t, u, h)
+		for _, args := range []string{
+			`{"dto":{"displayName":"x","endpoint":"stdio:/bin/sh"}}`,
+			`{"dto":{"displayName":"x","endpoint":"http://127.0.0.1:9/mcp","stdio":{"command":"/bin/sh"}}}`,
+		} {
+			if got := answer(t, c, jsapi.CmdCreateServer, args); !strings.HasPrefix(got, "error ") {
+				t.Errorf("%s: %s created %s", h, args, got)
+			}
+		}
+		if got := must(t, c, jsapi.CmdListServers, `{}`); strings.Contains(got, `"id"`) {
+			t.Errorf("%s: %s", h, got)
+		}
 	}
 }

@@ -46,8 +46,8 @@ const usage = `usage:
   ttmcp serve [--listen 127.0.0.1:7878] [--data-root DIR] [--allow-origin URL]... [--demo [--demo-listen 127.0.0.1:7879] [--demo-auth-listen 127.0.0.1:7877]] [-v]
   ttmcp demo-server [--listen 127.0.0.1:7879] [--auth [--token-ttl 2m]]
   ttmcp install-extension --sillytavern DIR [--user default-user | --global] [--backend URL] [--uninstall]
-  ttmcp stdio add <name> [--env KEY=VALUE | --env KEY]... [--cwd DIR] [--data-root DIR] -- <command> [args...]
-  ttmcp stdio list|remove <name|id>|import <file> [--data-root DIR]
+  ttmcp stdio add <name> [--user HANDLE]... [--env KEY=VALUE | --env KEY]... [--cwd DIR] [--data-root DIR] -- <command> [args...]
+  ttmcp stdio list|remove <name|id>|import <file> [--user HANDLE]... [--data-root DIR]
   ttmcp version`
 
 // stdout receives what a command prints as its result (ttmcp version);
