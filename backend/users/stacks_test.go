@@ -279,3 +279,20 @@ func TestNoUsersPageCreatesAStdioServer(t *testing.T) {
 		}
 	}
 }
+
+// A request right after its user's stack began closing gets a new stack
+// only once the old one is closed: its stdio process is gone by then, so
+// two processes of one server never run for one root.
+func TestReopenWaitsForTheClose(t *testing.T) {
+	clk := &clock{now: time.Unix(1e9, 0)}
+	u := openTestUsers(t, Config{Now: clk.Now})
+	_, pid := runStdio(t, u, "alice", t.TempDir())
+	clk.add(time.Hour)
+	if closed := u.CloseIdle(); len(closed) != 1 {
+		t.Fatalf("closed %v", closed)
+	}
+	forUser(t, u, "alice") // no WaitClosed: ForUser waits itself
+	if stdiotest.Alive(pid) {
+		t.Fatalf("the old stack's process %d runs beside the new stack", pid)
+	}
+}
