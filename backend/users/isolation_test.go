@@ -257,6 +257,17 @@ func TestUsersCannotReachEachOther(t *testing.T) {
 	}
 	must(t, alice, jsapi.CmdCancelSignIn, swap.Replace(`{"dto":{"signInId":"{SIGNIN}"}}`)) // still hers to cancel
 
+	// Binding: bob's own tool set naming alice's tool gives his model
+	// nothing of hers (answered as the empty user's set of it is).
+	bind := `{"dto":{"name":"bound","tools":["` + tool + `"]}}`
+	bobSet := field(t, must(t, bob, jsapi.CmdSaveToolSet, bind), "id")
+	carolSet := field(t, must(t, carol, jsapi.CmdSaveToolSet, bind), "id")
+	gotBob := must(t, bob, jsapi.CmdListLegacyTools, `{"dto":{"toolSetId":"`+bobSet+`"}}`)
+	gotCarol := must(t, carol, jsapi.CmdListLegacyTools, `{"dto":{"toolSetId":"`+carolSet+`"}}`)
+	if strings.ReplaceAll(gotBob, bobSet, "SET") != strings.ReplaceAll(gotCarol, carolSet, "SET") || strings.Contains(gotBob, `"serverDisplayName":"alice's demo"`) {
+		t.Errorf("bob's set bound to alice's tool lists\n  %s\nan empty user's\n  %s", gotBob, gotCarol)
+	}
+
 	// The other way round: bob's own server is his alone.
 	bobs := field(t, must(t, bob, jsapi.CmdCreateServer, `{"dto":{"displayName":"bob's","endpoint":"`+endpoint+`"}}`), "id")
 	if got := answer(t, alice, jsapi.CmdDiscoverTools, `{"dto":{"registrationId":"`+bobs+`"}}`); !strings.Contains(got, "error NotFound "+"mcp.registration_not_found") {
