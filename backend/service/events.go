@@ -42,6 +42,17 @@ func (s *Service) Watch(fn func(jsapi.Event)) (stop func()) {
 	}
 }
 
+// Watching reports how many watchers Watch registered are still there:
+// each open page's socket is one. Whoever owns a Service may close it
+// once none is (ttmcp's per-user stacks close a user's idle one); a
+// Service does not close itself.
+func (s *Service) Watching() int {
+	w := &s.watchers
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.fns)
+}
+
 // tell tells every watcher.
 func (s *Service) tell(name string, data any) {
 	ev := jsapi.Event{Type: jsapi.FrameEvent, Event: name, Data: data}

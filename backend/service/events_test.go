@@ -198,3 +198,24 @@ func TestPublishedDiscoveriesAreTold(t *testing.T) {
 		}
 	}
 }
+
+// Watching counts the watchers still registered.
+func TestWatching(t *testing.T) {
+	s, _ := newService(t)
+	if s.Watching() != 0 {
+		t.Fatal(s.Watching())
+	}
+	stop1 := s.Watch(func(jsapi.Event) {})
+	stop2 := s.Watch(func(jsapi.Event) {})
+	if s.Watching() != 2 {
+		t.Fatal(s.Watching())
+	}
+	stop1()
+	if s.Watching() != 1 {
+		t.Fatal(s.Watching())
+	}
+	stop2()
+	if s.Watching() != 0 {
+		t.Fatal(s.Watching())
+	}
+}

@@ -202,15 +202,30 @@ const (
 	CodeStdioNotFound      = "mcp.stdio_not_found"
 	CodeStdioNameAmbiguous = "mcp.stdio_name_ambiguous"
 	CodeStdioImportInvalid = "mcp.stdio_import_invalid"
+	CodeStdioIDTaken       = "mcp.stdio_id_taken"
 )
 
 // AddStdio registers a stdio server, paused (nothing runs before the user
 // activates it in the Manager). Its name must not be another stdio
 // server's, so `ttmcp stdio remove <name>` names one server.
 func (s *Service) AddStdio(ctx context.Context, displayName string, cfg domain.Stdio) (StdioServer, error) {
+	return s.AddStdioAs(ctx, "", displayName, cfg)
+}
+
+// AddStdioAs is AddStdio under a given id (empty: a new one): the CLI
+// offers one stdio server to several SillyTavern users, each user's data
+// root holding its own copy under the same id (docs/DECISIONS.md). An id
+// this data root already uses, for anything, is refused.
+func (s *Service) AddStdioAs(ctx context.Context, id domain.RegistrationID, displayName string, cfg domain.Stdio) (StdioServer, error) {
 	r, err := domain.NewStdioRegistration(displayName, cfg, domain.ProtocolAuto)
 	if err != nil {
 		return StdioServer{}, err
+	}
+	if id != "" {
+		if _, err := domain.ParseRegistrationID(string(id)); err != nil {
+			return StdioServer{}, err
+		}
+		r.ID = id
 	}
 	unlock, err := s.lock(ctx)
 	if err != nil {
@@ -220,6 +235,9 @@ func (s *Service) AddStdio(ctx context.Context, displayName string, cfg domain.S
 	existing, _, err := s.ListStdio(ctx)
 	if err != nil {
 		return StdioServer{}, err
+	}
+	if _, taken, err := s.regs.Load(r.ID); err != nil || taken {
+		return StdioServer{}, domain.Errorf(domain.KindConflict, CodeStdioIDTaken, "the id %s is taken in this data root (%v)", r.ID, err)
 	}
 	for _, e := range existing {
 		if e.DisplayName == r.DisplayName {

@@ -341,3 +341,29 @@ func TestCLIChangesSeenByTheRunningBackend(t *testing.T) {
 		t.Fatalf("after remove: %+v", l)
 	}
 }
+
+// AddStdioAs keeps the id it is given (the CLI's copy for another
+// SillyTavern user) and refuses one the data root already uses, for a
+// stdio server or a remote registration.
+func TestAddStdioAs(t *testing.T) {
+	s, store, _ := stdioService(t)
+	ctx := context.Background()
+	id := domain.NewRegistrationID()
+	got, err := s.AddStdioAs(ctx, id, "shared", everything)
+	if err != nil || got.ID != id {
+		t.Fatalf("%+v %v", got, err)
+	}
+	if _, err := os.Stat(store.StdioPath(id)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AddStdioAs(ctx, id, "other name", everything); domain.CodeOf(err) != CodeStdioIDTaken {
+		t.Fatalf("the same id again: %v", err)
+	}
+	remote := create(t, s)
+	if _, err := s.AddStdioAs(ctx, domain.RegistrationID(remote.ID), "third", everything); domain.CodeOf(err) != CodeStdioIDTaken {
+		t.Fatalf("a remote registration's id: %v", err)
+	}
+	if _, err := s.AddStdioAs(ctx, "../x", "fourth", everything); err == nil {
+		t.Fatal("a path as an id")
+	}
+}

@@ -26,11 +26,10 @@ import (
 	"time"
 
 	"github.com/ttmcp/ttmcp/backend/demo"
-	"github.com/ttmcp/ttmcp/backend/domain"
 	"github.com/ttmcp/ttmcp/backend/gateway"
 	"github.com/ttmcp/ttmcp/backend/server"
-	"github.com/ttmcp/ttmcp/backend/service"
 	"github.com/ttmcp/ttmcp/backend/storage"
+	"github.com/ttmcp/ttmcp/backend/users"
 	"github.com/ttmcp/ttmcp/extension"
 	"github.com/ttmcp/ttmcp/jsapi"
 )
@@ -48,8 +47,8 @@ const usage = `usage:
   ttmcp serve [--listen 127.0.0.1:7878] [--data-root DIR] [--allow-origin URL]... [--demo [--demo-listen 127.0.0.1:7879] [--demo-auth-listen 127.0.0.1:7877]] [-v]
   ttmcp demo-server [--listen 127.0.0.1:7879] [--auth [--token-ttl 2m]]
   ttmcp install-extension --sillytavern DIR [--user default-user | --global] [--backend URL] [--data-root DIR] [--enable-server-plugins] [--uninstall]
-  ttmcp stdio add <name> [--env KEY=VALUE | --env KEY]... [--cwd DIR] [--data-root DIR] -- <command> [args...]
-  ttmcp stdio list|remove <name|id>|import <file> [--data-root DIR]
+  ttmcp stdio add <name> [--user HANDLE]... [--env KEY=VALUE | --env KEY]... [--cwd DIR] [--data-root DIR] -- <command> [args...]
+  ttmcp stdio list|remove <name|id>|import <file> [--user HANDLE]... [--data-root DIR]
   ttmcp version`
 
 // stdout receives what a command prints as its result (ttmcp version);
@@ -192,8 +191,6 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 			}()
 		}
 	}
-	store := storage.Open(root.path)
-	removeLeftovers(root.path, log)
 	// SillyTavern's plugin proves itself with this secret (issue 28).
 	secret, damaged, err := storage.LoadPluginSecret(root.path)
 	if damaged != nil {
@@ -202,33 +199,31 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		log.Error("no plugin secret: SillyTavern's plugin cannot reach this backend", "err", err)
 	}
-	var svc *service.Service // the gateway tells it of list changes its live connections hear
-	gw := gateway.New(gateway.Config{ClientVersion: version, Log: log, Auths: store,
-		Changed: func(c domain.ListChange) { svc.ListChanged(c) }})
-	// After the server stopped: the last sessions' clean-ups, the kept
-	// connections, and every stdio server's whole process tree (no request
-	// can start one any more).
-	defer func() {
-		gw.Close()
-		log.Info("stdio servers stopped")
-	}()
-	svc = service.New(service.Config{
-		Registrations:  store.Registry(), // registration files and stdio servers
-		Catalogs:       store,
-		Gateway:        gw,
-		Processes:      gw,
-		Audit:          storage.OpenAuditLog(root.path, storage.AuditOptions{}),
-		ExtensionStore: storage.OpenExtensionStore(root.path),
-		ToolSets:       store,
-		Results:        storage.OpenResultStore(root.path, storage.ResultOptions{}),
-		Capabilities:   store,
-		Log:            log,
+	// One stack per SillyTavern user over its own data root (the default
+	// user's is the data root itself, served to the direct path too);
+	// the others open on their first request and close when idle.
+	stacks, err := users.Open(users.Config{
+		DataRoot: root.path,
+		Gateway:  gateway.Config{ClientVersion: version},
+		Log:      log,
 		// Authorization servers send the user back to this backend, by
 		// its loopback IP (RFC 8252 §7.3).
 		RedirectURL: "http://" + ln.Addr().String() + jsapi.PathOAuthCallback,
 	})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	// After the server stopped: every user's last sessions' clean-ups,
+	// kept connections, and every stdio server's whole process tree (no
+	// request can start one any more).
+	defer stacks.Close()
+	reaperStop := make(chan struct{})
+	defer close(reaperStop)
+	go stacks.Run(reaperStop, time.Minute)
 	srv := server.New(server.Config{
-		Commands:     server.NewCommands(svc, log),
+		Commands:     stacks.Default(),
+		ForUser:      stacks.ForUser,
 		Assets:       jsapi.Assets(),
 		Pages:        map[string]iofs.FS{"/extension/": extension.Files()},
 		Extensions:   map[string]iofs.FS{extension.Name: extension.Files()},
@@ -253,21 +248,6 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	err = srv.Serve(ctx, ln, 5*time.Second)
 	log.Info("ttmcp stopped")
 	return err
-}
-
-// removeLeftovers removes the temporary files of writes a crash or a
-// kill -9 interrupted (storage.RemoveLeftovers): ttmcp's own whenever no
-// live process holds their lock, however young (a restart right after a
-// kill -9 finds them), upstream's when older than storage.LeftoverMinAge,
-// since those of a TauriTavern sharing the data root are not locked.
-func removeLeftovers(dataRoot string, log *slog.Logger) {
-	removed, err := storage.RemoveLeftovers(dataRoot, storage.LeftoverMinAge)
-	for _, path := range removed {
-		log.Info("removed the temporary file of an interrupted write", "path", path)
-	}
-	if err != nil {
-		log.Warn("cannot remove the temporary files of interrupted writes", "err", err)
-	}
 }
 
 // listenLoopback listens on addr, which must be a loopback address: the
