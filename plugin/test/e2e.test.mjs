@@ -126,3 +126,33 @@ test('without SillyTavern’s credentials nothing reaches ttmcp: 401 without bas
     const forged = await alice.request(`${PREFIX}/jsapi/session`, { headers: { 'x-ttmcp-user': 'bob', 'x-ttmcp-plugin': 'guess' } });
     assert.notEqual(forged.status, 401, 'the forged headers reached ttmcp');
 });
+
+test('with user accounts, a server one SillyTavern user adds is invisible and uncallable for another', { timeout: 90_000 }, async (t) => {
+    const { base, dataRoot } = await sillyTavern(t, {
+        alice: { name: 'Alice', password: 'a', admin: true },
+        bob: { name: 'Bob', password: 'b', admin: false },
+    });
+    const alice = await connect(await page(base, 'alice', 'a'));
+    const bob = await connect(await page(base, 'bob', 'b'));
+    t.after(() => { alice.close(); bob.close(); });
+
+    const created = await alice.invoke('create_mcp_server', { dto: { displayName: 'Alice’s', endpoint: 'https://mcp.example.com/mcp' } });
+    assert.equal(created.ok, true, JSON.stringify(created));
+    const id = created.value.id;
+    assert.deepEqual((await alice.invoke('list_mcp_servers')).value.servers.map((/** @type {{id: string}} */ s) => s.id), [id]);
+    assert.deepEqual((await bob.invoke('list_mcp_servers')).value.servers, []);
+    // bob naming alice's id is told it does not exist, as for an id nobody has
+    for (const [command, args] of [
+        ['set_mcp_server_state', { dto: { registrationId: id, state: 'active' } }],
+        ['remove_mcp_server', { dto: { registrationId: id } }],
+        ['discover_mcp_tools', { dto: { registrationId: id } }],
+    ]) {
+        const r = await bob.invoke(command, args);
+        assert.equal(r.ok, false, `${command}: ${JSON.stringify(r)}`);
+        assert.equal(r.error.kind, 'NotFound', `${command}: ${JSON.stringify(r)}`);
+    }
+    assert.deepEqual((await alice.invoke('list_mcp_servers')).value.servers.map((/** @type {{id: string, state: string}} */ s) => [s.id, s.state]), [[id, 'paused']]);
+    // each user's files in a data root of their own
+    assert.ok(fs.existsSync(path.join(dataRoot, '_ttmcp', 'users', 'alice', '_tauritavern', 'mcp', 'registrations', `${id}.json`)));
+    assert.ok(!fs.existsSync(path.join(dataRoot, '_ttmcp', 'users', 'bob', '_tauritavern', 'mcp', 'registrations', `${id}.json`)));
+});
