@@ -109,6 +109,10 @@ type ToolCall struct {
 	// page's handler); nil: the call does not offer elicitation, and the
 	// server cannot ask.
 	Elicit ElicitFunc
+	// Progress takes the server's notifications/progress for the call
+	// (every request of it carries a progress token of its own); nil: they
+	// are dropped.
+	Progress ProgressFunc
 }
 
 // ConnectionStatus is how a remote server is connected (the gateway's live
@@ -150,3 +154,18 @@ type ListChange struct {
 	RegistrationID            RegistrationID
 	Tools, Resources, Prompts bool
 }
+
+// Progress is one notifications/progress of a call's server, as received:
+// Progress grows as the work goes on; Total is 0 when the server did not
+// say how much there is; Message is the server's, "" when it sent none.
+type Progress struct {
+	Progress float64
+	Total    float64
+	Message  string
+}
+
+// ProgressFunc takes a call's progress as its server reports it. It is
+// called on the gateway's goroutine that read the notification, in the
+// order the server sent them, and never after the call's request ended: it
+// must not block (the service coalesces; service/progress.go).
+type ProgressFunc func(Progress)

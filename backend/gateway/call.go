@@ -294,6 +294,7 @@ func (g *Gateway) send(ctx context.Context, s *session, call domain.ToolCall, pa
 	cctx, ex := withExchange(cctx, "tools/call")
 	ex.params = params
 	p := callParams(call, cont)
+	defer g.progress.attach(s.r.ID, call.Progress, p)()
 	if a != nil {
 		ex.mayElicit = true
 		a.pause = dl.pause

@@ -138,6 +138,9 @@ type Gateway struct {
 	// pages routes servers' announcements that a page is done to the
 	// question waiting for it (elicit.go).
 	pages pageWatch
+	// progress routes servers' notifications/progress to the call whose
+	// token they name (progress.go).
+	progress progressRoutes
 }
 
 // maxSchemaVerdicts bounds the schema cache: eight catalogs of the largest

@@ -185,6 +185,8 @@ func (g *Gateway) open(ctx context.Context, r domain.Registration, o sessionOpti
 		Logger:         g.cfg.Log,
 		// a page a call waits for may be announced done on any session
 		ElicitationCompleteHandler: g.pages.completed(r.ID),
+		// a call's progress comes on the session its request went on
+		ProgressNotificationHandler: g.progress.handler(r.ID),
 	}
 	if o.client != nil {
 		o.client(opts)

@@ -315,10 +315,11 @@ func (ss *stdioServers) start(srv *stdioServer) {
 		}
 	}
 	opts := &mcp.ClientOptions{
-		Capabilities:               &mcp.ClientCapabilities{}, // none: the host serves no sampling, roots or elicitation
-		MultiRoundTrip:             &mcp.MultiRoundTripOptions{Disabled: true},
-		Logger:                     ss.cfg.Log,
-		ElicitationCompleteHandler: ss.g.pages.completed(srv.id),
+		Capabilities:                &mcp.ClientCapabilities{}, // none: the host serves no sampling, roots or elicitation
+		MultiRoundTrip:              &mcp.MultiRoundTripOptions{Disabled: true},
+		Logger:                      ss.cfg.Log,
+		ElicitationCompleteHandler:  ss.g.pages.completed(srv.id),
+		ProgressNotificationHandler: ss.g.progress.handler(srv.id),
 	}
 	srv.follow.handlers(opts)
 	// The process is one session for every page, so a 2025 one advertises
@@ -627,7 +628,9 @@ func (g *Gateway) sendStdio(ctx context.Context, srv *stdioServer, call domain.T
 			defer srv.asking.Store(nil)
 		}
 	}
-	res, err := srv.cs.CallTool(cctx, callParams(call, cont))
+	p := callParams(call, cont)
+	defer g.progress.attach(srv.id, call.Progress, p)()
+	res, err := srv.cs.CallTool(cctx, p)
 	ans, known := ex.end()
 	if known {
 		if int64(len(ans.result)) > g.cfg.MaxResponseBytes {

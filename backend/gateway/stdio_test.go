@@ -95,7 +95,7 @@ func TestStdioDiscoverAndCall(t *testing.T) {
 	for _, tool := range cat.Tools {
 		names = append(names, tool.NativeName)
 	}
-	if want := []string{"big", "chatter", "crash", "echo", "greet", "pid", "sleep", "spawn"}; !slices.Equal(names, want) || len(cat.Diagnostics) != 0 {
+	if want := []string{"big", "chatter", "crash", "echo", "greet", "pid", "sleep", "spawn", "steps"}; !slices.Equal(names, want) || len(cat.Diagnostics) != 0 {
 		t.Fatalf("tools %v, diagnostics %+v", names, cat.Diagnostics)
 	}
 	if cat.ServerName == nil || *cat.ServerName != "stdio-test" || !slices.Contains(Versions, cat.ProtocolVersion) {
@@ -236,7 +236,7 @@ func TestStdioDiedBeforeCallWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cat, err := g.Discover(ctx, r); err != nil || len(cat.Tools) != 8 {
+	if cat, err := g.Discover(ctx, r); err != nil || len(cat.Tools) != 9 {
 		t.Fatalf("discover: %d tools, %v", len(cat.Tools), err)
 	}
 	waitClosed(t, srv.proc.done, "the process to exit")

@@ -52,7 +52,7 @@ func TestStdioUsedLikeARemoteServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(disc.Tools) != 8 || disc.Tools[0].ID != "mcp/"+id+":big" {
+	if len(disc.Tools) != 9 || disc.Tools[0].ID != "mcp/"+id+":big" {
 		t.Fatalf("%+v", disc.Tools)
 	}
 	r, _, _ := store.LoadStdio(added.ID)

@@ -275,6 +275,7 @@ func Server() *mcp.Server {
 				return nil, ctx.Err()
 			}
 		})
+	AddSteps(s)
 	s.AddTool(&mcp.Tool{Name: "crash", Description: "Exit mid-call", InputSchema: obj},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			fmt.Fprintln(os.Stderr, "panic: the tool crashed the server")
@@ -339,4 +340,47 @@ func Server() *mcp.Server {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "Hello, " + req.Params.Arguments["name"]}}}}, nil
 		})
 	return s
+}
+
+// StepsInput is the steps tool's arguments: n notifications/progress
+// (step i of n with its message, or, with flood, progress i and nothing
+// else), then the answer: the progress token the request carried. Between
+// steps the tool waits gap milliseconds, or, when Hold is set, for Hold to
+// return (an in-process server's tests pace it by what they saw).
+type StepsInput struct {
+	N     int  `json:"n"`
+	Flood bool `json:"flood,omitempty"`
+	Gap   int  `json:"gap,omitempty"`
+}
+
+// StepsHold, when set (in-process servers only), is waited for before each
+// step after the first: the test returns once it saw the step before.
+var StepsHold func(ctx context.Context, step int)
+
+// AddSteps adds the tool "steps" (StepsInput) to s: a long operation that
+// reports its progress as server-everything's trigger-long-running-operation
+// does, when the request carries a progress token.
+func AddSteps(s *mcp.Server) {
+	s.AddTool(&mcp.Tool{Name: "steps", Description: "Report progress in steps",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"},"flood":{"type":"boolean"},"gap":{"type":"integer"}}}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var in StepsInput
+			json.Unmarshal(req.Params.Arguments, &in)
+			tok := req.Params.GetProgressToken()
+			for i := 1; i <= in.N && tok != nil; i++ {
+				if i > 1 && StepsHold != nil {
+					StepsHold(ctx, i)
+				} else if i > 1 && in.Gap > 0 {
+					time.Sleep(time.Duration(in.Gap) * time.Millisecond)
+				}
+				p := &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i)}
+				if !in.Flood {
+					p.Total, p.Message = float64(in.N), fmt.Sprintf("step %d of %d", i, in.N)
+				}
+				if err := req.Session.NotifyProgress(ctx, p); err != nil {
+					return nil, err
+				}
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(tok)}}}, nil
+		})
 }
