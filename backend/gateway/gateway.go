@@ -138,6 +138,9 @@ type Gateway struct {
 	// pages routes servers' announcements that a page is done to the
 	// question waiting for it (elicit.go).
 	pages pageWatch
+	// asks counts each server's questions to its user for the per-minute
+	// bound (elicit.go).
+	asks askBudget
 }
 
 // maxSchemaVerdicts bounds the schema cache: eight catalogs of the largest
@@ -152,6 +155,7 @@ func New(cfg Config) *Gateway {
 	g.lives = newLives(g)
 	g.stdio.g = g
 	g.advertised.byID = map[domain.RegistrationID]observed{}
+	g.asks.now = cfg.Now
 	g.auth = &keeper{store: cfg.Auths, now: cfg.Now, oauth: oauthClient(g.pool.newTransport()), log: cfg.Log,
 		refreshTimeout: cfg.RefreshTimeout, locks: map[domain.RegistrationID]chan struct{}{}}
 	return g
@@ -220,6 +224,9 @@ const (
 	// from tools/list because its x-mcp-header annotations are invalid
 	// (SEP-2243); the SDK only logs it, we keep a trace in the catalog.
 	CodeToolHeaderAnnotationInvalid = "mcp.tool_header_annotation_invalid"
+	// CodeToolMalformed: a tools/list entry that does not decode as a tool
+	// (a name that is not a string, null); the other tools are kept.
+	CodeToolMalformed = "mcp.tool_malformed"
 )
 
 // cancelled reports that the caller gave up (its page closed the socket).
