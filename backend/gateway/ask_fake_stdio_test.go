@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/ttmcp/ttmcp/backend/domain"
@@ -14,6 +15,10 @@ import (
 
 // askStdioEnv names the set of askSets a child asks over stdio (2025).
 const askStdioEnv = "TTMCP_TEST_STDIO_ASK"
+
+// deepNote is the set whose call brings a notification nested 2,000 deep
+// before its answer, and no question.
+const deepNote = "deep note"
 
 // runAskStdioIfChild serves askFake's tool over stdin and stdout and exits,
 // or returns at once when askStdioEnv names no set: a 2025 process whose
@@ -41,17 +46,21 @@ func runAskStdioIfChild() {
 		if json.Unmarshal(line, &m) != nil {
 			continue
 		}
-		switch m.Method {
-		case "initialize":
+		switch {
+		case m.Method == "initialize":
 			write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"ask","version":"1"}}}`, m.ID))
-		case "tools/call":
+		case m.Method == "tools/call" && set == deepNote:
+			write(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":` +
+				strings.Repeat("[", 2000) + strings.Repeat("]", 2000) + `}}`)
+			write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"ok"}]}}`, m.ID))
+		case m.Method == "tools/call":
 			callID, actions = m.ID, nil
 			qs := askSets[set]()
 			questions = len(qs)
 			for i, q := range qs {
 				write(fmt.Sprintf(`{"jsonrpc":"2.0","id":"q%03d","method":"elicitation/create","params":%s}`, i, q))
 			}
-		case "":
+		case m.Method == "":
 			if m.ID == nil || callID == nil {
 				continue
 			}

@@ -89,10 +89,14 @@ type asker struct {
 	records []domain.ElicitRecord
 	asked   int  // questions put to the user
 	limited bool // a bound was reached: the rest are answered cancel
+	// limitedMode is the mode of the first question refused so; its record
+	// comes last (trace): questions asked before it may still be answered.
+	limitedMode string
 }
 
 // admit reports whether one more question may be put to the user; the
-// first one refused is recorded as limited, the later ones are not.
+// first one refused is recorded as limited (one record, the call's last),
+// the later ones are not.
 func (a *asker) admit(mode string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -101,8 +105,7 @@ func (a *asker) admit(mode string) bool {
 		return true
 	}
 	if !a.limited {
-		a.limited = true
-		a.records = append(a.records, domain.ElicitRecord{Mode: mode, Action: domain.ElicitLimited})
+		a.limited, a.limitedMode = true, mode
 	}
 	return false
 }
@@ -216,7 +219,11 @@ func (a *asker) record(mode, action string) {
 func (a *asker) trace() []domain.ElicitRecord {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return append([]domain.ElicitRecord(nil), a.records...)
+	out := append([]domain.ElicitRecord(nil), a.records...)
+	if a.limited {
+		out = append(out, domain.ElicitRecord{Mode: a.limitedMode, Action: domain.ElicitLimited})
+	}
+	return out
 }
 
 func isObject(raw json.RawMessage) bool {

@@ -143,12 +143,65 @@ func fixEvent(event []byte, fix func([]byte) []byte) []byte {
 	return append(append([]byte("data: "), fixed...), '\n', '\n')
 }
 
-// guardEvent is guardMessage for one SSE event.
+// guardEvent is guardMessage for one SSE event, which screen then drops
+// when go-sdk could not decode it.
 func guardEvent(event []byte) []byte {
-	if !bytes.Contains(event, question) {
+	if bytes.Contains(event, question) {
+		event = fixEvent(event, guardMessage)
+	}
+	return screen(event)
+}
+
+// screen drops an SSE event that go-sdk could not decode and that answers
+// nothing: go-sdk fails the whole connection on one such event (every
+// operation on the session with it: "failed to decode event"), though a
+// notification that cannot be read is only a notification lost. Text that
+// is not JSON, a message nested beyond go-sdk's 1,000 levels, one without
+// "jsonrpc":"2.0" — unless it carries an id: what may be an answer stays,
+// for its operation to judge (exchange.go). An event without data, or of
+// another type than message, passes (go-sdk skips it).
+func screen(event []byte) []byte {
+	msgs := responseMessages("text/event-stream", event)
+	if len(msgs) != 1 || !isMessageEvent(event) {
 		return event
 	}
-	return fixEvent(event, guardMessage)
+	msg := msgs[0]
+	m, ok := domain.Members(msg)
+	if ok && m["id"] != nil && !bytes.Equal(m["id"], []byte("null")) {
+		return event
+	}
+	if ok && bytes.Equal(bytes.TrimSpace(m["jsonrpc"]), []byte(`"2.0"`)) && !domain.DepthOver(msg, 1000) && json.Valid(msg) {
+		return event
+	}
+	return nil
+}
+
+// screenLine is screen for a stdio line: a message go-sdk could not
+// decode fails the process's whole session. Only a JSON object without an
+// id is dropped (a notification nested beyond 1,000 levels, one without
+// "jsonrpc":"2.0"); text that is not JSON stays, for stdout's verdict
+// (stdio_conn.go: the server must write only protocol messages there).
+func screenLine(line []byte) []byte {
+	m, ok := domain.Members(line)
+	if !ok || m["id"] != nil && !bytes.Equal(m["id"], []byte("null")) {
+		return line
+	}
+	if bytes.Equal(bytes.TrimSpace(m["jsonrpc"]), []byte(`"2.0"`)) && !domain.DepthOver(line, 1000) {
+		return line
+	}
+	return nil
+}
+
+// isMessageEvent reports whether an SSE event is of type message (named so,
+// or not named), the only type go-sdk decodes.
+func isMessageEvent(event []byte) bool {
+	for _, line := range bytes.Split(event, []byte("\n")) {
+		if name, ok := bytes.CutPrefix(bytes.TrimSuffix(line, []byte("\r")), []byte("event:")); ok {
+			name = bytes.TrimSpace(name)
+			return len(name) == 0 || string(name) == "message"
+		}
+	}
+	return true
 }
 
 // guardReader hands on a server's stream message by message through a
@@ -215,11 +268,13 @@ func (g *guardReader) Read(p []byte) (int, error) {
 			if g.asks {
 				g.unit = fixLine(g.unit, g.fix)
 			}
+			g.unit = screenLine(g.unit)
 			g.flush()
 		case len(bytes.TrimRight(line, "\r\n")) == 0:
 			if g.asks {
 				g.unit = fixEvent(g.unit, g.fix)
 			}
+			g.unit = screen(g.unit)
 			g.flush()
 		case len(g.unit) > maxHeld && !g.asks:
 			g.flush()
