@@ -474,13 +474,16 @@ export interface McpStdioApi {
 export type McpElicitationAction = 'accept' | 'decline' | 'cancel';
 
 /**
- * One question of a call and how it was answered: an action, or 'timeout' (the user did not answer
- * within 10 minutes) and 'invalid' (the question or the answers did not fit the specification's
- * schema subset) when the backend answered cancel itself. Never what the user entered.
+ * One question of a call and how it was answered: an action, or, when the backend answered cancel
+ * itself, 'timeout' (the user did not answer within 10 minutes), 'invalid' (the question or the
+ * answers did not fit the specification's schema subset, or the question was larger than 64 KiB or
+ * nested more than 16 levels) and 'limited' (the call had asked 16 questions, or its server 30 in
+ * the last minute: this record stands for that question and every later one of the call, none of
+ * them put to the user). Never what the user entered.
  */
 export interface McpElicitationRecord {
   mode: 'form' | 'url';
-  action: McpElicitationAction | 'timeout' | 'invalid';
+  action: McpElicitationAction | 'timeout' | 'invalid' | 'limited';
 }
 
 /**

@@ -73,8 +73,36 @@ type ElicitRecord struct {
 // What the backend answered for the user.
 const (
 	ElicitTimedOut = "timeout" // the user did not answer in time
-	ElicitInvalid  = "invalid" // the answers kept not fitting the schema
+	ElicitInvalid  = "invalid" // the question or the answers did not fit the schema subset
+	// ElicitLimited: the call, or its server within the last minute, had
+	// asked as many questions as ttmcp puts to a user; this one and every
+	// later one of the call were answered cancel without asking (one
+	// record stands for them all).
+	ElicitLimited = "limited"
 )
+
+// Bounds of one question as sent, checked before anything that recurses
+// decodes it (go-sdk's decoder gives up at 1,000 levels and takes the
+// whole message with it; DECISIONS "Elicitation"). A form within the
+// specification's subset nests 7 levels (params, requestedSchema,
+// properties, a property, items, anyOf, an option) and a large one is a
+// few KiB.
+const (
+	MaxElicitParamsBytes = 64 << 10
+	MaxElicitDepth       = 16
+)
+
+// CheckElicitParams reports why a question's params (or a requested
+// schema) are beyond the bounds, or nil. It does not recurse.
+func CheckElicitParams(raw []byte) error {
+	if len(raw) > MaxElicitParamsBytes {
+		return fmt.Errorf("the question is larger than %d KiB", MaxElicitParamsBytes>>10)
+	}
+	if DepthOver(raw, MaxElicitDepth) {
+		return fmt.Errorf("the question nests more than %d levels deep", MaxElicitDepth)
+	}
+	return nil
+}
 
 // ElicitSchema is a requested schema as ttmcp renders and checks it: a flat
 // object of primitive properties (the specification's subset).
@@ -100,6 +128,9 @@ type ElicitProperty struct {
 // "type":"object" and "properties" of primitive types, as the
 // specification restricts it (no nesting, no references).
 func ParseElicitSchema(raw json.RawMessage) (ElicitSchema, error) {
+	if err := CheckElicitParams(raw); err != nil {
+		return ElicitSchema{}, err
+	}
 	var top struct {
 		Type       string                     `json:"type"`
 		Properties map[string]json.RawMessage `json:"properties"`

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -70,6 +71,31 @@ func TestParseElicitSchemaRefusesWhatAFormCannotBe(t *testing.T) {
 	} {
 		if _, err := ParseElicitSchema(json.RawMessage(raw)); err == nil {
 			t.Errorf("ParseElicitSchema(%s) accepted it", raw)
+		}
+	}
+}
+
+// A question beyond the bounds is refused before anything recursive reads
+// it, saying which bound; the deepest form of the specification's subset
+// and one of 60 fields are within them.
+func TestElicitBounds(t *testing.T) {
+	deepest := `{"type":"object","properties":{"m":{"type":"array","items":{"type":"string","anyOf":[{"const":"a","title":"A"}]}}}}`
+	if _, err := ParseElicitSchema(json.RawMessage(deepest)); err != nil {
+		t.Fatalf("the deepest form: %v", err)
+	}
+	var fields []string
+	for i := range 60 {
+		fields = append(fields, fmt.Sprintf(`"field%02d":{"type":"string","title":"Field %d","description":"%s"}`, i, i, strings.Repeat("d", 100)))
+	}
+	if _, err := ParseElicitSchema(json.RawMessage(`{"type":"object","properties":{` + strings.Join(fields, ",") + `}}`)); err != nil {
+		t.Fatalf("60 fields: %v", err)
+	}
+	for _, c := range []struct{ raw, want string }{
+		{strings.Repeat(`{"type":"object","properties":{"a":`, 1000) + `{}` + strings.Repeat(`}}`, 1000), "levels deep"},
+		{`{"type":"object","properties":{},"title":"` + strings.Repeat("x", MaxElicitParamsBytes) + `"}`, "larger than 64 KiB"},
+	} {
+		if _, err := ParseElicitSchema(json.RawMessage(c.raw)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseElicitSchema(%.40s…) = %v, want %q", c.raw, err, c.want)
 		}
 	}
 }

@@ -96,6 +96,9 @@ func askedNote(recs []ElicitRecord) string {
 			decided, declined = "the user dismissed it without answering", true
 		case ElicitTimedOut:
 			decided, declined = "the user did not answer in time", true
+		case ElicitLimited:
+			what = "more questions"
+			decided, declined = "ttmcp answered them cancel without asking, as the server had asked too many", true
 		default:
 			decided, declined = "ttmcp could not put it to the user", true
 		}

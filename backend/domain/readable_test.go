@@ -83,6 +83,11 @@ func TestProjectReadable(t *testing.T) {
 			"nothing deleted\n\n## The user was asked\n\n- The server asked the user to fill in a form; the user declined." +
 				"\n- The server asked the user to open a page; the user dismissed it without answering." +
 				"\n- The server asked the user to fill in a form; the user answered.", false},
+		{"questions beyond the bounds: the model learns that ttmcp answered them", CallOutcome{Outcome: OutcomeKnownResponse,
+			Result:       &ToolResult{TextBlocks: []TextBlock{{Text: "done"}}},
+			Elicitations: []ElicitRecord{{Mode: ElicitForm, Action: ElicitAccept}, {Mode: ElicitForm, Action: ElicitLimited}}},
+			"done\n\n## The user was asked\n\n- The server asked the user to fill in a form; the user answered." +
+				"\n- The server asked the user more questions; ttmcp answered them cancel without asking, as the server had asked too many.", false},
 		{"every question accepted: no note (the result tells)", CallOutcome{Outcome: OutcomeKnownResponse,
 			Result:       &ToolResult{TextBlocks: []TextBlock{{Text: "deleted 3 files"}}},
 			Elicitations: []ElicitRecord{{Mode: ElicitForm, Action: ElicitAccept}}},

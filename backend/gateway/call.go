@@ -55,7 +55,7 @@ func (g *Gateway) Call(ctx context.Context, r domain.Registration, call domain.T
 	}
 	var a *asker
 	if call.Elicit != nil {
-		a = &asker{ctx: ctx, elic: call.Elicit}
+		a = &asker{ctx: ctx, elic: call.Elicit, reg: r.ID, budget: &g.asks}
 	}
 	callOnce := g.callHTTP
 	if r.Stdio != nil {
@@ -208,8 +208,14 @@ func (g *Gateway) rounds(ctx context.Context, a *asker, out domain.CallOutcome, 
 			}
 			q, ok := elicitRequest(req.Params)
 			if !ok {
-				a.record("", domain.ElicitInvalid)
-				return unsupported("input_required", "The server asked a question ttmcp cannot show; the call was not continued"), n
+				// A question ttmcp cannot show (unreadable, or beyond the
+				// bounds): answered cancel without asking, and the call goes on.
+				mode, ok := refusedMode(req.Params)
+				if !ok {
+					mode = modeOf(req.Params)
+				}
+				responses[key] = elicitResult(a.refuse(mode))
+				continue
 			}
 			resp := a.ask(q)
 			if ctx.Err() != nil {
@@ -248,30 +254,64 @@ type continuation struct {
 
 // inputRequirement is a 2026 input_required answer.
 type inputRequirement struct {
-	requests map[string]struct {
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	}
-	state *string
+	requests map[string]inputRequest
+	state    *string
 }
 
-// inputRequired reads an input_required answer; false for any other.
+// inputRequest is one request an input_required answer names: its params
+// as sent, not yet decoded (elicitRequest bounds them first).
+type inputRequest struct {
+	Method string
+	Params json.RawMessage
+}
+
+// inputRequired reads an input_required answer; false for any other. The
+// answer is split member by member rather than decoded whole: a question
+// nested thousands deep must not fail the answer it came in (elicit.go
+// bounds each question).
 func inputRequired(a rawAnswer) (inputRequirement, bool) {
 	if a.err != nil || len(a.result) == 0 {
 		return inputRequirement{}, false
 	}
-	var r struct {
-		ResultType    string `json:"resultType"`
-		InputRequests map[string]struct {
-			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
-		} `json:"inputRequests"`
-		RequestState *string `json:"requestState"`
-	}
-	if json.Unmarshal(a.result, &r) != nil || r.ResultType != "input_required" {
+	top, ok := domain.Members(a.result)
+	var resultType string
+	if !ok || json.Unmarshal(top["resultType"], &resultType) != nil || resultType != "input_required" {
 		return inputRequirement{}, false
 	}
-	return inputRequirement{requests: r.InputRequests, state: r.RequestState}, true
+	ir := inputRequirement{requests: map[string]inputRequest{}}
+	if raw, ok := top["requestState"]; ok && string(raw) != "null" {
+		var state string
+		if json.Unmarshal(raw, &state) != nil {
+			return inputRequirement{}, false
+		}
+		ir.state = &state
+	}
+	if raw, ok := top["inputRequests"]; ok && string(raw) != "null" {
+		reqs, ok := domain.Members(raw)
+		if !ok {
+			return inputRequirement{}, false
+		}
+		for key, raw := range reqs {
+			m, ok := domain.Members(raw)
+			var req inputRequest
+			if !ok || m["method"] != nil && json.Unmarshal(m["method"], &req.Method) != nil {
+				return inputRequirement{}, false
+			}
+			req.Params = m["params"]
+			ir.requests[key] = req
+		}
+	}
+	return ir, true
+}
+
+// modeOf is the mode a question's params name, read without decoding the
+// rest ("" when none can be read).
+func modeOf(params json.RawMessage) string {
+	var mode string
+	if m, ok := domain.Members(params); ok {
+		json.Unmarshal(m["mode"], &mode)
+	}
+	return mode
 }
 
 // codeHeaderMismatch is SEP-2243's HeaderMismatch: the server compared the

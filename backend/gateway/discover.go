@@ -177,6 +177,9 @@ func (g *Gateway) listPages(ctx, lctx context.Context, cs *mcp.ClientSession, fa
 					Message: fmt.Sprintf("Tool `%s` was excluded: its x-mcp-header annotations are invalid", name)})
 			}
 		}
+		for _, bad := range ex.takeMalformed() {
+			l.excluded = append(l.excluded, domain.Diagnostic{Code: CodeToolMalformed, NativeName: bad.item, Message: bad.message("the tool list")})
+		}
 		if len(l.tools)+len(l.excluded) > domain.MaxCatalogTools {
 			return false, domain.Errorf(domain.KindUnavailable, CodeToolLimit, "catalog exceeds %d tools", domain.MaxCatalogTools)
 		}

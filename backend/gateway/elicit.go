@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -29,6 +30,46 @@ const maxRounds = 8
 // answer that does not fit its schema; then the backend answers cancel.
 const maxAnswerTries = 3
 
+// The questions put to a user (DECISIONS "Elicitation"): at most
+// maxQuestionsPerCall in one call (a 2025 server may send any number
+// during it, a 2026 round may name any number) and at most
+// maxQuestionsPerMinute of one server in any minute, across its calls.
+// Beyond either, a question is answered cancel without asking the page,
+// and so is every later one of that call.
+const (
+	maxQuestionsPerCall   = 16
+	maxQuestionsPerMinute = 30
+)
+
+// askBudget counts the questions each server put to its user in the last
+// minute (the per-minute bound).
+type askBudget struct {
+	now func() time.Time
+	mu  sync.Mutex
+	m   map[domain.RegistrationID][]time.Time
+}
+
+// take reports whether reg's server may ask one more question now, and
+// counts it when so.
+func (b *askBudget) take(reg domain.RegistrationID) bool {
+	now := b.now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.m == nil {
+		b.m = map[domain.RegistrationID][]time.Time{}
+	}
+	asked := b.m[reg]
+	for len(asked) > 0 && now.Sub(asked[0]) >= time.Minute {
+		asked = asked[1:]
+	}
+	if len(asked) >= maxQuestionsPerMinute {
+		b.m[reg] = asked
+		return false
+	}
+	b.m[reg] = append(asked, now)
+	return true
+}
+
 // elicitCaps is the capability a call that may elicit advertises: both
 // modes.
 var elicitCaps = &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{
@@ -38,12 +79,54 @@ var elicitCaps = &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabiliti
 // was asked, and the pause of the call's wait for the server while the
 // user answers (the server waits for the user, not the other way round).
 type asker struct {
-	ctx   context.Context // the call's: a stopped call withdraws its question
-	elic  domain.ElicitFunc
-	pause func() (resume func())
+	ctx    context.Context // the call's: a stopped call withdraws its question
+	elic   domain.ElicitFunc
+	pause  func() (resume func())
+	reg    domain.RegistrationID
+	budget *askBudget // the per-minute bound, across the server's calls
 
 	mu      sync.Mutex
 	records []domain.ElicitRecord
+	asked   int  // questions put to the user
+	limited bool // a bound was reached: the rest are answered cancel
+	// limitedMode is the mode of the first question refused so; its record
+	// comes last (trace): questions asked before it may still be answered.
+	limitedMode string
+}
+
+// admit reports whether one more question may be put to the user; the
+// first one refused is recorded as limited (one record, the call's last),
+// the later ones are not.
+func (a *asker) admit(mode string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.limited && a.asked < maxQuestionsPerCall && (a.budget == nil || a.budget.take(a.reg)) {
+		a.asked++
+		return true
+	}
+	if !a.limited {
+		a.limited, a.limitedMode = true, mode
+	}
+	return false
+}
+
+// refuse answers a question ttmcp cannot show (it does not parse, or is
+// beyond the bounds) without asking: recorded invalid, within the same
+// bound as the questions asked, so a flood of them is one record too.
+func (a *asker) refuse(mode string) domain.ElicitResponse {
+	if a.admit(recordedMode(mode)) {
+		a.record(recordedMode(mode), domain.ElicitInvalid)
+	}
+	return domain.ElicitResponse{Action: domain.ElicitCancel}
+}
+
+// recordedMode is a question's mode as the record names it: url, or form
+// (the specification's default) for anything else a server wrote.
+func recordedMode(mode string) string {
+	if mode == domain.ElicitURL {
+		return mode
+	}
+	return domain.ElicitForm
 }
 
 // ask puts one question to the user and returns the answer to send: a
@@ -57,6 +140,9 @@ func (a *asker) ask(req domain.ElicitRequest) domain.ElicitResponse {
 // askIn is ask within ctx, a.ctx or one derived from it: a question ended
 // by errPageDone (the server said the page is done) is answered accept.
 func (a *asker) askIn(ctx context.Context, req domain.ElicitRequest) domain.ElicitResponse {
+	if !a.admit(req.Mode) {
+		return domain.ElicitResponse{Action: domain.ElicitCancel}
+	}
 	resume := func() {}
 	if a.pause != nil {
 		resume = a.pause()
@@ -66,7 +152,8 @@ func (a *asker) askIn(ctx context.Context, req domain.ElicitRequest) domain.Elic
 	if req.Mode == domain.ElicitForm && len(req.RequestedSchema) > 0 {
 		s, err := domain.ParseElicitSchema(req.RequestedSchema)
 		if err != nil {
-			// A form ttmcp cannot render or check: the user is not asked.
+			// A form ttmcp cannot render or check: the user is not asked
+			// (counted as a question already).
 			a.record(req.Mode, domain.ElicitInvalid)
 			return domain.ElicitResponse{Action: domain.ElicitCancel}
 		}
@@ -132,7 +219,11 @@ func (a *asker) record(mode, action string) {
 func (a *asker) trace() []domain.ElicitRecord {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return append([]domain.ElicitRecord(nil), a.records...)
+	out := append([]domain.ElicitRecord(nil), a.records...)
+	if a.limited {
+		out = append(out, domain.ElicitRecord{Mode: a.limitedMode, Action: domain.ElicitLimited})
+	}
+	return out
 }
 
 func isObject(raw json.RawMessage) bool {
@@ -151,8 +242,11 @@ func elicitRequest(params json.RawMessage) (domain.ElicitRequest, bool) {
 		URL             string          `json:"url"`
 		ElicitationID   string          `json:"elicitationId"`
 	}
-	if json.Unmarshal(params, &p) != nil {
+	if domain.CheckElicitParams(params) != nil || json.Unmarshal(params, &p) != nil {
 		return domain.ElicitRequest{}, false
+	}
+	if _, ok := refusedMode(params); ok {
+		return domain.ElicitRequest{}, false // a stand-in (guard.go): nobody is asked
 	}
 	if p.Mode == "" {
 		p.Mode = domain.ElicitForm
@@ -200,14 +294,17 @@ func (cur *asking) answer(req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	if cur == nil || req.Params == nil {
 		return &mcp.ElicitResult{Action: domain.ElicitCancel}, nil
 	}
+	if mode, ok := req.Params.Meta[metaRefused].(string); ok {
+		// beyond the bounds as sent: the transport put this in its place
+		return elicitResult(cur.a.refuse(mode)), nil
+	}
 	raw := cur.ex.question(req.Params)
 	if raw == nil {
 		raw, _ = json.Marshal(req.Params)
 	}
 	q, ok := elicitRequest(raw)
 	if !ok {
-		cur.a.record(req.Params.Mode, domain.ElicitInvalid)
-		return &mcp.ElicitResult{Action: domain.ElicitCancel}, nil
+		return elicitResult(cur.a.refuse(req.Params.Mode)), nil
 	}
 	return elicitResult(cur.a.ask(q)), nil
 }

@@ -55,6 +55,9 @@ type exchange struct {
 	// Seen by the sending middleware (middleware.go), for listings.
 	names []string // the tool names of the last tools/list page, as the server sent them
 	ttlMs int      // the last list result's ttlMs (2026), before go-sdk's cache saw it
+	// malformed are the list entries left out because they do not decode
+	// (entries.go), until the listing takes them.
+	malformed []malformed
 }
 
 // lenient decodes what a server sent as leniently as go-sdk's own decoder

@@ -215,7 +215,7 @@ func copyEvents(w io.Writer, body io.Reader, saw func(event []byte)) string {
 				return "the server flooded its notification stream (more than 100 events in 10 s); it was cut"
 			}
 			saw(event.Bytes())
-			if _, werr := w.Write(event.Bytes()); werr != nil {
+			if _, werr := w.Write(guardEvent(event.Bytes())); werr != nil {
 				return "the notification stream was closed"
 			}
 			event.Reset()

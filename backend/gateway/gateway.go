@@ -141,6 +141,9 @@ type Gateway struct {
 	// progress routes servers' notifications/progress to the call whose
 	// token they name (progress.go).
 	progress progressRoutes
+	// asks counts each server's questions to its user for the per-minute
+	// bound (elicit.go).
+	asks askBudget
 }
 
 // maxSchemaVerdicts bounds the schema cache: eight catalogs of the largest
@@ -155,6 +158,7 @@ func New(cfg Config) *Gateway {
 	g.lives = newLives(g)
 	g.stdio.g = g
 	g.advertised.byID = map[domain.RegistrationID]observed{}
+	g.asks.now = cfg.Now
 	g.auth = &keeper{store: cfg.Auths, now: cfg.Now, oauth: oauthClient(g.pool.newTransport()), log: cfg.Log,
 		refreshTimeout: cfg.RefreshTimeout, locks: map[domain.RegistrationID]chan struct{}{}}
 	return g
@@ -223,6 +227,9 @@ const (
 	// from tools/list because its x-mcp-header annotations are invalid
 	// (SEP-2243); the SDK only logs it, we keep a trace in the catalog.
 	CodeToolHeaderAnnotationInvalid = "mcp.tool_header_annotation_invalid"
+	// CodeToolMalformed: a tools/list entry that does not decode as a tool
+	// (a name that is not a string, null); the other tools are kept.
+	CodeToolMalformed = "mcp.tool_malformed"
 )
 
 // cancelled reports that the caller gave up (its page closed the socket).

@@ -43,6 +43,9 @@ const (
 	CodeCompletionFailed      = "mcp.completion_failed"
 	CodeResourceTooLarge      = "mcp.resource_too_large"
 	CodePromptTooLarge        = "mcp.prompt_too_large"
+	// CodeListEntryMalformed: a list entry that does not decode (a URI
+	// that is not a string, null); the others are kept (entries.go).
+	CodeListEntryMalformed = "mcp.list_entry_malformed"
 )
 
 // ---- what servers advertised
@@ -325,6 +328,7 @@ func listEntries[W, T any](g *Gateway, ctx context.Context, r domain.Registratio
 		defer dl.done()
 		lctx, ex := withExchange(lctx, "")
 		var described []domain.Described[T]
+		var malformed []domain.ListDiagnostic
 		total := 0
 		ttl := -1
 		fetch := func(cursor string) (listPage[W], error) {
@@ -344,7 +348,10 @@ func listEntries[W, T any](g *Gateway, ctx context.Context, r domain.Registratio
 					total += len(whole)
 					described = append(described, domain.Described[T]{Entry: spec.entry(w), Size: len(whole)})
 				}
-				if len(described) > domain.MaxListEntries {
+				for _, bad := range ex.takeMalformed() {
+					malformed = append(malformed, domain.ListDiagnostic{Code: CodeListEntryMalformed, Item: bad.item, Message: bad.message(spec.codes.noun)})
+				}
+				if len(described)+len(malformed) > domain.MaxListEntries {
 					return false, domain.Errorf(domain.KindUnavailable, CodeListEntryLimit, "%s exceeds %d entries", spec.codes.noun, domain.MaxListEntries)
 				}
 				if total > domain.MaxListBytes {
@@ -360,6 +367,7 @@ func listEntries[W, T any](g *Gateway, ctx context.Context, r domain.Registratio
 		}
 		out := domain.Listing[T]{}
 		out.Items, out.Diagnostics = spec.validate(described)
+		out.Diagnostics = append(out.Diagnostics, malformed...)
 		if s.modern() {
 			d := time.Duration(max(ttl, 0)) * time.Millisecond
 			out.TTL = &d

@@ -36,12 +36,14 @@ type stdioTransport struct {
 // initialize, as the HTTP transport does.
 func newStdioTransport(proc *process, limit int, refuseInitialize bool) *stdioTransport {
 	t := &stdioTransport{in: &countingWriter{w: proc.stdin}, out: &watchedReader{r: proc.stdout, limit: limit}}
-	t.conn = &stdioConn{in: t.in, out: t.out, refuseInitialize: refuseInitialize, calls: map[jsonrpc.ID]*exchange{}}
+	t.conn = &stdioConn{in: t.in, out: t.out, refuseInitialize: refuseInitialize, calls: map[jsonrpc.ID]*exchange{}, lists: map[jsonrpc.ID]listed{}}
 	return t
 }
 
 func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	inner, err := (&mcp.IOTransport{Reader: t.out, Writer: t.in, MaxLineLength: t.out.limit}).Connect(ctx)
+	// stdout is read line by line through the guard (guard.go), after the
+	// watcher has seen it as written
+	inner, err := (&mcp.IOTransport{Reader: newGuardReader(t.out, guardLines), Writer: t.in, MaxLineLength: t.out.limit}).Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -74,6 +76,20 @@ type stdioConn struct {
 	wmu   sync.Mutex // serialises writes, so in's count is per message
 	mu    sync.Mutex
 	calls map[jsonrpc.ID]*exchange // tracked requests written and not answered
+	lists map[jsonrpc.ID]listed    // list requests written and not answered
+}
+
+// listed is a list request of an operation, waiting for its answer.
+type listed struct {
+	method string
+	ex     *exchange
+}
+
+func reqMethod(req *jsonrpc.Request) string {
+	if req == nil {
+		return ""
+	}
+	return req.Method
 }
 
 // errLegacyStdio refuses an initialize in a session that accepts only MCP
@@ -87,6 +103,11 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return errLegacyStdio
 	}
 	ex := exchangeOf(ctx)
+	if _, ok := listMembers[reqMethod(req)]; ok && ex != nil && req.IsCall() {
+		c.mu.Lock()
+		c.lists[req.ID] = listed{method: req.Method, ex: ex}
+		c.mu.Unlock()
+	}
 	if ex == nil || req == nil || req.Method != ex.method || !req.IsCall() {
 		c.wmu.Lock()
 		defer c.wmu.Unlock()
@@ -120,7 +141,15 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		c.mu.Lock()
 		ex := c.calls[resp.ID]
 		delete(c.calls, resp.ID)
+		l, isList := c.lists[resp.ID]
+		delete(c.lists, resp.ID)
 		c.mu.Unlock()
+		if isList && len(resp.Result) > 0 {
+			// a list answer: each entry decoded apart (entries.go)
+			var bad []malformed
+			resp.Result, bad = isolateEntries(l.method, resp.Result)
+			l.ex.addMalformed(bad)
+		}
 		if ex != nil {
 			ex.answered(resp)
 		}

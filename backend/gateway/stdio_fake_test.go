@@ -86,6 +86,11 @@ func serveFakeStdio(list func(cursor string) any) {
 // runFakeListIfChild serves the list fakeListEnv names and exits, or
 // returns at once when it names none.
 func runFakeListIfChild() {
+	runAskStdioIfChild()
+	if name := os.Getenv(fakeListEnv); name == malformedStdio {
+		serveMalformedStdio()
+		os.Exit(0)
+	}
 	if name := os.Getenv(fakeListEnv); name != "" {
 		serveFakeStdio(fakeLists()[name])
 		os.Exit(0)
@@ -122,4 +127,47 @@ func TestStdioCatalogLikeRemote(t *testing.T) {
 			}
 		})
 	}
+}
+
+// malformedStdio names the child that answers the four lists with
+// malformedPages.
+const malformedStdio = "malformed pages"
+
+// serveMalformedStdio is malformedServer over stdio.
+func serveMalformedStdio() {
+	in := bufio.NewReader(os.Stdin)
+	for {
+		line, err := in.ReadBytes('\n')
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(line, &m) == nil && m.ID != nil {
+			result := malformedPages[m.Method]
+			switch {
+			case m.Method == "initialize":
+				result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"resources":{},"prompts":{}},"serverInfo":{"name":"malformed","version":"1"}}`
+			case result == "":
+				result = `{}`
+			}
+			os.Stdout.WriteString(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":` + result + "}\n")
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// The same malformed entries from a stdio server: isolated alike.
+func TestStdioMalformedEntriesIsolated(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := domain.NewStdioRegistration("malformed", domain.Stdio{Command: exe, Env: map[string]string{fakeListEnv: malformedStdio}}, domain.ProtocolAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.State = domain.StateActive
+	checkMalformed(t, listAll(t, stdioGateway(t, nil), r))
 }

@@ -197,9 +197,36 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	body := &cappedBody{rc: resp.Body, left: limit, overflow: overflow, onClose: end}
 	resp.Body = body
+	// A server's questions come on SSE streams, and a 2026 call's in its
+	// answer: both are read through the guard (guard.go), and the exchange
+	// keeps what go-sdk read.
+	var guard *guardReader
+	contentType := resp.Header.Get("Content-Type")
+	switch {
+	case isEventStream(contentType):
+		guard = newGuardReader(body, guardSSE)
+	case tracked && method == "tools/call", listMembers[method].entries != "":
+		guard = newGuardReader(body, guardWhole)
+	}
+	if _, ok := listMembers[method]; ok && guard != nil && ex != nil {
+		// a list answer: each entry decoded apart (entries.go)
+		guard.holdAll = true
+		guard.fix = func(msg []byte) []byte {
+			out, bad := isolateMessage(method, msg)
+			ex.addMalformed(bad)
+			return guardMessage(out)
+		}
+	}
+	if guard != nil {
+		resp.Body = guard
+	}
 	if tracked {
-		ex.capture(resp.Header.Get("Content-Type"))
-		body.tee = ex.tee
+		ex.capture(contentType)
+		if guard != nil {
+			guard.tee = ex.tee
+		} else {
+			body.tee = ex.tee
+		}
 	}
 	return resp, nil
 }

@@ -253,3 +253,62 @@ func TestPagesBeforeTheCall(t *testing.T) {
 		t.Fatalf("audit %+v", e)
 	}
 }
+
+// A server that asks more than a call may put to its user (a 2026 round
+// naming 40 questions): the page is asked the first 16, the rest are
+// answered cancel without asking, and the call's record says so — the test
+// console's outcome and the audit entry end with one "limited", and the
+// model reads that ttmcp answered them.
+func TestTooManyQuestionsAreRecorded(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "ask", InputSchema: map[string]any{"type": "object"}}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if len(req.Params.InputResponses) == 0 {
+			reqs := mcp.InputRequestMap{}
+			for i := range 40 {
+				reqs[fmt.Sprintf("q%02d", i)] = &mcp.ElicitParams{Mode: "form", Message: "Again?",
+					RequestedSchema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}}}`)}
+			}
+			return &mcp.CallToolResult{InputRequests: reqs}, nil
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%d answers", len(req.Params.InputResponses))}}}, nil
+	})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
+	t.Cleanup(ts.Close)
+	root := t.TempDir()
+	store := storage.Open(root)
+	gw := gateway.New(gateway.Config{StartupTimeout: 5 * time.Second, CallWait: 5 * time.Second, CloseTimeout: time.Second})
+	t.Cleanup(func() { gw.Close() })
+	svc := New(Config{Registrations: store, Catalogs: store, Gateway: gw, Audit: storage.OpenAuditLog(root, storage.AuditOptions{})})
+	ctx := context.Background()
+	srv, err := svc.Create(ctx, jsapi.CreateMcpServerDto{DisplayName: "Asker", Endpoint: ts.URL, ProtocolVersion: new(jsapi.Protocol20260728)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.SetState(ctx, jsapi.SetMcpServerStateDto{RegistrationID: srv.ID, State: jsapi.StateActive})
+	svc.SetPermission(ctx, jsapi.SetMcpToolPermissionDto{RegistrationID: srv.ID, NativeName: "ask", Permission: jsapi.PermissionAllow})
+	page := &pageDouble{handler: func(context.Context, jsapi.McpElicitationRequest) (jsapi.McpElicitationResponse, error) {
+		return jsapi.McpElicitationResponse{Action: "accept", Content: jsapi.RawJSON(`{"ok":true}`)}, nil
+	}}
+	pctx := WithPage(ctx, page)
+	if _, err := svc.StartTestCall(pctx, jsapi.McpTestCallIdDto{CallID: "t1"}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := svc.TestCall(pctx, jsapi.TestMcpToolCallDto{CallID: "t1", RegistrationID: srv.ID, NativeName: "ask", ArgumentsJSON: `{}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	limited := func(recs []jsapi.McpElicitationRecord) bool {
+		return len(recs) == 17 && recs[15].Action == "accept" && recs[16] == (jsapi.McpElicitationRecord{Mode: "form", Action: "limited"})
+	}
+	if r, ok := out.Response.(*jsapi.McpToolResult); !ok || r.TextBlocks[0].Text != "40 answers" || !limited(out.Elicitations) || len(page.asked) != 16 {
+		t.Fatalf("outcome %+v, %d asked", out, len(page.asked))
+	}
+	if e := auditLast(t, svc); !limited(e.Elicitations) {
+		t.Fatalf("audit %+v", e.Elicitations)
+	}
+	toolID := "mcp/" + srv.ID + ":ask"
+	model, err := modelCall(svc, page, "m1", toolID)
+	if err != nil || model.Readable == nil || !strings.Contains(model.Readable.Text, "ttmcp answered them cancel without asking") {
+		t.Fatalf("model call: %+v %v", model, err)
+	}
+}

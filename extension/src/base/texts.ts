@@ -582,6 +582,7 @@ export const TEXTS = {
   asked_decline: 'declined',
   asked_cancel: 'not answered',
   asked_timeout: 'not answered in time',
+  asked_limited: 'not asked: the server asked too many questions in this call or this minute, so ttmcp answered the rest for you (cancel)',
   asked_invalid: 'not answered (the question or the answers did not fit the form rules)',
   asked_chip: 'Asked · {answers}',
 
