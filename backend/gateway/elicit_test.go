@@ -63,14 +63,29 @@ func (a *askingServer) handler(t *testing.T, stateless bool) http.Handler {
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: stateless})
 }
 
-// eras are the two ways a server asks: 2025 (elicitation/create during the
-// call, on a stateful session) and 2026 (input_required rounds).
-var eras = []struct {
+// elicitEra is one way a server asks its user.
+type elicitEra struct {
 	name      string
 	stateless bool
 	protocol  domain.Protocol
 	rounds    int // requests of a call that asks once
-}{
+}
+
+// eachEra runs test once per era, each with an askingServer of its own
+// behind a gateway with a 5 s wait: how most of this file's tests begin.
+func eachEra(t *testing.T, test func(t *testing.T, era elicitEra, srv *askingServer, rec *recorder, g *Gateway, r domain.Registration)) {
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			srv := &askingServer{}
+			ts, rec := serve(t, srv.handler(t, era.stateless))
+			test(t, era, srv, rec, callGateway(t, 5*time.Second), registration(t, ts.URL, era.protocol, nil))
+		})
+	}
+}
+
+// eras are the two ways a server asks: 2025 (elicitation/create during the
+// call, on a stateful session) and 2026 (input_required rounds).
+var eras = []elicitEra{
 	{"2025", false, domain.Protocol20251125, 1},
 	{"2026", true, domain.Protocol20260728, 2},
 }
@@ -101,68 +116,56 @@ func accept(content string) domain.ElicitResponse {
 // server's answer uses the value; one user action is one call, its rounds
 // and answers recorded.
 func TestElicitationFormBothEras(t *testing.T) {
-	for _, era := range eras {
-		t.Run(era.name, func(t *testing.T) {
-			srv := &askingServer{}
-			ts, rec := serve(t, srv.handler(t, era.stateless))
-			g := callGateway(t, 5*time.Second)
-			r := registration(t, ts.URL, era.protocol, nil)
-			var asked []domain.ElicitRequest
-			out := g.Call(context.Background(), r, domain.ToolCall{NativeName: "greet", Arguments: json.RawMessage(`{}`),
-				Elicit: answering(&asked, accept(`{"name":5}`), accept(`{"name":"octo","zeta":"cat"}`))})
-			if got := callText(t, out); got != "hello octo" {
-				t.Fatalf("result %q", got)
-			}
-			if len(asked) != 2 || asked[0].Mode != "form" || asked[0].Message != "Your name?" || asked[0].Error != "" ||
-				!strings.Contains(asked[1].Error, "name") {
-				t.Fatalf("asked %+v", asked)
-			}
-			if s := string(asked[0].RequestedSchema); strings.Index(s, "zeta") > strings.Index(s, `"name"`) {
-				t.Fatalf("the form's properties were reordered: %s", s)
-			}
-			if runs := srv.runs.Load(); runs != 1 || len(srv.got) != 1 || srv.got[0] != `accept {"name":"octo","zeta":"cat"}` {
-				t.Fatalf("the server ran %d times and received %q", runs, srv.got)
-			}
-			if out.Rounds != era.rounds || len(out.Elicitations) != 1 || out.Elicitations[0] != (domain.ElicitRecord{Mode: "form", Action: "accept"}) {
-				t.Fatalf("rounds %d, elicitations %+v", out.Rounds, out.Elicitations)
-			}
-			if calls := rec.count("tools/call"); calls != era.rounds {
-				t.Fatalf("%d tools/call requests for one call", calls)
-			}
-		})
-	}
+	eachEra(t, func(t *testing.T, era elicitEra, srv *askingServer, rec *recorder, g *Gateway, r domain.Registration) {
+		var asked []domain.ElicitRequest
+		out := g.Call(context.Background(), r, domain.ToolCall{NativeName: "greet", Arguments: json.RawMessage(`{}`),
+			Elicit: answering(&asked, accept(`{"name":5}`), accept(`{"name":"octo","zeta":"cat"}`))})
+		if got := callText(t, out); got != "hello octo" {
+			t.Fatalf("result %q", got)
+		}
+		if len(asked) != 2 || asked[0].Mode != "form" || asked[0].Message != "Your name?" || asked[0].Error != "" ||
+			!strings.Contains(asked[1].Error, "name") {
+			t.Fatalf("asked %+v", asked)
+		}
+		if s := string(asked[0].RequestedSchema); strings.Index(s, "zeta") > strings.Index(s, `"name"`) {
+			t.Fatalf("the form's properties were reordered: %s", s)
+		}
+		if runs := srv.runs.Load(); runs != 1 || len(srv.got) != 1 || srv.got[0] != `accept {"name":"octo","zeta":"cat"}` {
+			t.Fatalf("the server ran %d times and received %q", runs, srv.got)
+		}
+		if out.Rounds != era.rounds || len(out.Elicitations) != 1 || out.Elicitations[0] != (domain.ElicitRecord{Mode: "form", Action: "accept"}) {
+			t.Fatalf("rounds %d, elicitations %+v", out.Rounds, out.Elicitations)
+		}
+		if calls := rec.count("tools/call"); calls != era.rounds {
+			t.Fatalf("%d tools/call requests for one call", calls)
+		}
+	})
 }
 
 // Decline and cancel go to the server as the user's choice, with no
 // content; URL mode asks with the URL and goes on once the user agreed.
 func TestElicitationDeclineCancelURL(t *testing.T) {
-	for _, era := range eras {
-		t.Run(era.name, func(t *testing.T) {
-			srv := &askingServer{}
-			ts, _ := serve(t, srv.handler(t, era.stateless))
-			g := callGateway(t, 5*time.Second)
-			r := registration(t, ts.URL, era.protocol, nil)
-			for _, action := range []string{"decline", "cancel"} {
-				var asked []domain.ElicitRequest
-				out := g.Call(context.Background(), r, domain.ToolCall{NativeName: "greet", Arguments: json.RawMessage(`{}`),
-					Elicit: answering(&asked, domain.ElicitResponse{Action: action, Content: json.RawMessage(`{"name":"leak"}`)})})
-				if got := callText(t, out); got != "no greeting: the user chose "+action {
-					t.Fatalf("%s: result %q", action, got)
-				}
-			}
+	eachEra(t, func(t *testing.T, era elicitEra, srv *askingServer, rec *recorder, g *Gateway, r domain.Registration) {
+		for _, action := range []string{"decline", "cancel"} {
 			var asked []domain.ElicitRequest
-			out := g.Call(context.Background(), r, domain.ToolCall{NativeName: "visit", Arguments: json.RawMessage(`{}`),
-				Elicit: answering(&asked, domain.ElicitResponse{Action: "accept"})})
-			if got := callText(t, out); got != "visited: accept" || len(asked) != 1 || asked[0].Mode != "url" || asked[0].URL != "https://pay.example/ok" {
-				t.Fatalf("url mode: %q, asked %+v", got, asked)
+			out := g.Call(context.Background(), r, domain.ToolCall{NativeName: "greet", Arguments: json.RawMessage(`{}`),
+				Elicit: answering(&asked, domain.ElicitResponse{Action: action, Content: json.RawMessage(`{"name":"leak"}`)})})
+			if got := callText(t, out); got != "no greeting: the user chose "+action {
+				t.Fatalf("%s: result %q", action, got)
 			}
-			for _, got := range srv.got {
-				if strings.Contains(got, "leak") {
-					t.Fatalf("content the user did not accept reached the server: %q", srv.got)
-				}
+		}
+		var asked []domain.ElicitRequest
+		out := g.Call(context.Background(), r, domain.ToolCall{NativeName: "visit", Arguments: json.RawMessage(`{}`),
+			Elicit: answering(&asked, domain.ElicitResponse{Action: "accept"})})
+		if got := callText(t, out); got != "visited: accept" || len(asked) != 1 || asked[0].Mode != "url" || asked[0].URL != "https://pay.example/ok" {
+			t.Fatalf("url mode: %q, asked %+v", got, asked)
+		}
+		for _, got := range srv.got {
+			if strings.Contains(got, "leak") {
+				t.Fatalf("content the user did not accept reached the server: %q", srv.got)
 			}
-		})
-	}
+		}
+	})
 }
 
 // A call whose page has no handler advertises no elicitation: the server
@@ -360,78 +363,66 @@ func TestMRTRRounds(t *testing.T) {
 // and an answer that comes after is never sent: on 2025 the server gets
 // cancel for it.
 func TestStopWhileTheUserAnswers(t *testing.T) {
-	for _, era := range eras {
-		t.Run(era.name, func(t *testing.T) {
-			srv := &askingServer{}
-			ts, rec := serve(t, srv.handler(t, era.stateless))
-			g := callGateway(t, 5*time.Second)
-			r := registration(t, ts.URL, era.protocol, nil)
-			ctx, stop := context.WithCancel(context.Background())
-			withdrawn := make(chan struct{})
-			elicit := func(qctx context.Context, _ domain.ElicitRequest) (domain.ElicitResponse, error) {
-				stop() // the user pressed Stop while the form was open
-				<-qctx.Done()
-				close(withdrawn)
-				return accept(`{"name":"late"}`), nil
+	eachEra(t, func(t *testing.T, era elicitEra, srv *askingServer, rec *recorder, g *Gateway, r domain.Registration) {
+		ctx, stop := context.WithCancel(context.Background())
+		withdrawn := make(chan struct{})
+		elicit := func(qctx context.Context, _ domain.ElicitRequest) (domain.ElicitResponse, error) {
+			stop() // the user pressed Stop while the form was open
+			<-qctx.Done()
+			close(withdrawn)
+			return accept(`{"name":"late"}`), nil
+		}
+		out := g.Call(ctx, r, domain.ToolCall{NativeName: "greet", Arguments: json.RawMessage(`{}`), Elicit: elicit})
+		<-withdrawn
+		switch era.name {
+		case "2025":
+			// Stopped mid-call: unknown, unless the server's answer to the
+			// withdrawn question's cancel came in before the stop was seen —
+			// then that answer, which is the truth, and never not_sent.
+			answered := out.Outcome == domain.OutcomeKnownResponse && out.Result != nil && len(out.Result.TextBlocks) == 1 &&
+				out.Result.TextBlocks[0].Text == "no greeting: the user chose cancel"
+			if !answered && (out.Outcome != domain.OutcomeUnknown || out.Code != CodeCallCancelled) {
+				t.Fatalf("outcome %+v", out)
 			}
-			out := g.Call(ctx, r, domain.ToolCall{NativeName: "greet", Arguments: json.RawMessage(`{}`), Elicit: elicit})
-			<-withdrawn
-			switch era.name {
-			case "2025":
-				// Stopped mid-call: unknown, unless the server's answer to the
-				// withdrawn question's cancel came in before the stop was seen —
-				// then that answer, which is the truth, and never not_sent.
-				answered := out.Outcome == domain.OutcomeKnownResponse && out.Result != nil && len(out.Result.TextBlocks) == 1 &&
-					out.Result.TextBlocks[0].Text == "no greeting: the user chose cancel"
-				if !answered && (out.Outcome != domain.OutcomeUnknown || out.Code != CodeCallCancelled) {
-					t.Fatalf("outcome %+v", out)
-				}
-			case "2026":
-				if out.Outcome != domain.OutcomeKnownResponse || out.Unsupported == nil || !strings.Contains(out.Unsupported.Message, "keeps nothing") ||
-					rec.count("tools/call") != 1 {
-					t.Fatalf("outcome %+v after %d calls", out, rec.count("tools/call"))
-				}
+		case "2026":
+			if out.Outcome != domain.OutcomeKnownResponse || out.Unsupported == nil || !strings.Contains(out.Unsupported.Message, "keeps nothing") ||
+				rec.count("tools/call") != 1 {
+				t.Fatalf("outcome %+v after %d calls", out, rec.count("tools/call"))
 			}
-			// The answer that came after Stop never reaches the server: on 2025
-			// the withdrawn question is answered cancel (the server, mid-call,
-			// may go on with that); on 2026 nothing more is sent.
-			time.Sleep(50 * time.Millisecond) // an answer sent late would arrive by now
-			srv.mu.Lock()
-			defer srv.mu.Unlock()
-			for _, got := range srv.got {
-				if strings.Contains(got, "late") || era.name == "2026" || got != "cancel null" {
-					t.Fatalf("the server received %q", srv.got)
-				}
+		}
+		// The answer that came after Stop never reaches the server: on 2025
+		// the withdrawn question is answered cancel (the server, mid-call,
+		// may go on with that); on 2026 nothing more is sent.
+		time.Sleep(50 * time.Millisecond) // an answer sent late would arrive by now
+		srv.mu.Lock()
+		defer srv.mu.Unlock()
+		for _, got := range srv.got {
+			if strings.Contains(got, "late") || era.name == "2026" || got != "cancel null" {
+				t.Fatalf("the server received %q", srv.got)
 			}
-		})
-	}
+		}
+	})
 }
 
 // A question the user leaves unanswered (the ElicitFunc times out) is
 // answered cancel and recorded as a timeout; one whose answers keep not
 // fitting is answered cancel too, after maxAnswerTries.
 func TestUnansweredAndInvalidQuestions(t *testing.T) {
-	for _, era := range eras {
-		t.Run(era.name, func(t *testing.T) {
-			srv := &askingServer{}
-			ts, _ := serve(t, srv.handler(t, era.stateless))
-			g := callGateway(t, 5*time.Second)
-			r := registration(t, ts.URL, era.protocol, nil)
-			timeout := func(context.Context, domain.ElicitRequest) (domain.ElicitResponse, error) {
-				return domain.ElicitResponse{}, domain.ErrElicitTimedOut
-			}
-			out := g.Call(context.Background(), r, domain.ToolCall{NativeName: "greet", Arguments: json.RawMessage(`{}`), Elicit: timeout})
-			if got := callText(t, out); got != "no greeting: the user chose cancel" || len(out.Elicitations) != 1 || out.Elicitations[0].Action != "timeout" {
-				t.Fatalf("timeout: %q %+v", got, out.Elicitations)
-			}
-			var asked []domain.ElicitRequest
-			out = g.Call(context.Background(), r, domain.ToolCall{NativeName: "greet", Arguments: json.RawMessage(`{}`),
-				Elicit: answering(&asked, accept(`{"name":"x"}`))})
-			if got := callText(t, out); got != "no greeting: the user chose cancel" || len(asked) != maxAnswerTries || out.Elicitations[0].Action != "invalid" {
-				t.Fatalf("invalid: %q, asked %d, %+v", got, len(asked), out.Elicitations)
-			}
-		})
-	}
+	eachEra(t, func(t *testing.T, era elicitEra, srv *askingServer, rec *recorder, g *Gateway, r domain.Registration) {
+		timeout := func(context.Context, domain.ElicitRequest) (domain.ElicitResponse, error) {
+			return domain.ElicitResponse{}, domain.ErrElicitTimedOut
+		}
+		out := g.Call(context.Background(), r, domain.ToolCall{NativeName: "greet", Arguments: json.RawMessage(`{}`), Elicit: timeout})
+		if got := callText(t, out); got != "no greeting: the user chose cancel" || len(out.Elicitations) != 1 || out.Elicitations[0].Action != "timeout" {
+			t.Fatalf("timeout: %q %+v", got, out.Elicitations)
+		}
+		var asked []domain.ElicitRequest
+		out = g.Call(context.Background(), r, domain.ToolCall{NativeName: "greet", Arguments: json.RawMessage(`{}`),
+			Elicit: answering(&asked, accept(`{"name":"x"}`))})
+		if got := callText(t, out); got != "no greeting: the user chose cancel" || len(asked) != maxAnswerTries || out.Elicitations[0].Action != "invalid" {
+			t.Fatalf("invalid: %q, asked %d, %+v", got, len(asked), out.Elicitations)
+		}
+	})
 }
 
 // Concurrent asking calls on one 2025 server each get their own session:
