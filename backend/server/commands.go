@@ -63,6 +63,7 @@ func NewCommands(svc *service.Service, log *slog.Logger) *Commands {
 		jsapi.CmdCallLegacyTool:       withDTO(svc.CallLegacyTool),
 		jsapi.CmdCancelLegacyToolCall: withDTO(svc.CancelLegacyCall),
 		jsapi.CmdListAuditEntries:     withDTO(svc.ListAudit),
+		jsapi.CmdSearchTools:          withDTO(svc.SearchTools), // issue 31
 		// api.extension.store (args flat, as upstream's; store_commands.go)
 		jsapi.CmdGetExtensionStoreJSON:      withArgs(svc.GetExtensionStoreJSON),
 		jsapi.CmdTryGetExtensionStoreJSON:   withArgs(svc.TryGetExtensionStoreJSON),

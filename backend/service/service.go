@@ -128,6 +128,7 @@ type Service struct {
 	audit     AuditLog
 	processes Processes
 	toolSets  ToolSets
+	search    toolSearchCache // issue 31: the kept index of the upstream listing
 	results   Results
 	log       *slog.Logger
 	// capabilities keeps the allowlists; allowGen counts their changes

@@ -1,0 +1,49 @@
+package jsapi
+
+// ---- Tool search (ttmcp's addition, issue 31). Its own file so the DTO
+// and command edits of other branches merge cleanly.
+
+// CmdSearchTools ranks the tools the user allows for a query
+// (api.mcp.toolSearch.search on the page, outside upstream's tools object).
+const CmdSearchTools = "search_mcp_tools"
+
+// ToolSearchCommands are the tool search's commands.
+var ToolSearchCommands = []string{CmdSearchTools}
+
+// Tool search limits: a query of at most MaxToolSearchQuery bytes, limit
+// 1..MaxToolSearchLimit (DefaultToolSearchLimit when absent).
+const (
+	DefaultToolSearchLimit = 10
+	MaxToolSearchLimit     = 50
+	MaxToolSearchQuery     = 1000
+)
+
+// SearchMcpToolsDto asks for the tools that best fit query: among a tool
+// set's selection (with its description overrides) when ToolSetID is set,
+// else among every allowed tool; only RegistrationID's when set.
+type SearchMcpToolsDto struct {
+	Query          string  `json:"query"`
+	ToolSetID      *string `json:"toolSetId,omitzero"`
+	RegistrationID *string `json:"registrationId,omitzero"`
+	Limit          *int    `json:"limit,omitzero"`
+}
+
+// McpToolSearchResult is the ranking, best first. Every hit names its
+// registration and server, so a consumer groups by server without asking
+// again (issue 31: "grouped by server").
+type McpToolSearchResult struct {
+	Hits []McpToolSearchHit `json:"hits"`
+}
+
+// McpToolSearchHit is one found tool. Description is its first line, at
+// most 200 characters; Score is the BM25F score (higher is better, only
+// comparable within one answer).
+type McpToolSearchHit struct {
+	ToolID            string  `json:"toolId"`
+	RegistrationID    string  `json:"registrationId"`
+	ServerDisplayName string  `json:"serverDisplayName"`
+	NativeName        string  `json:"nativeName"`
+	Title             *string `json:"title,omitzero"`
+	Description       string  `json:"description"`
+	Score             float64 `json:"score"`
+}
