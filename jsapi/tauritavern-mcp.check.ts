@@ -125,6 +125,9 @@ export async function consumer(): Promise<string[]> {
     const detail = (e as CustomEvent<TtmcpBackendEvent>).detail;
     if (detail.event === 'servers_changed') lines.push(detail.data.registrationId, ...detail.data.lists);
   });
+  // ttmcp's tool search (issue 31).
+  const searched = await mcp.toolSearch.search({ query: 'search the code', registrationId: server.id, limit: 5 });
+  lines.push(...searched.hits.map((h) => `${h.serverDisplayName} ${h.nativeName} ${h.title ?? ''} ${h.description} ${h.score.toFixed(2)} ${h.toolId} ${h.registrationId}`));
   // ttmcp's tool sets (SPEC §10).
   const coding = await mcp.toolSets.save({
     name: 'Coding',

@@ -972,6 +972,41 @@ export interface TtmcpMcpApi extends TauriTavernMcpApi {
   resources: McpResourcesApi;
   prompts: McpPromptsApi;
   completions: McpCompletionsApi;
+  toolSearch: McpToolSearchApi;
+}
+
+// ---------------------------------------------------------------- tool search (ttmcp, issue 31)
+
+/** search_mcp_tools: query 1..1000 bytes (mcp.tool_search_query_invalid), limit 1..50, default 10 (mcp.tool_search_limit_invalid). */
+export interface SearchMcpToolsInput {
+  query: string;
+  /** Search the set's selection, with its description overrides; NotFound mcp.tool_set_not_found when unknown. */
+  toolSetId?: string;
+  /** Only this server's tools; NotFound mcp.registration_not_found when unknown. */
+  registrationId?: string;
+  limit?: number;
+}
+
+/** One found tool: every hit names its server, so a consumer groups by server as it is. */
+export interface McpToolSearchHit {
+  toolId: string;
+  registrationId: string;
+  serverDisplayName: string;
+  nativeName: string;
+  title?: string;
+  /** The description's first line, at most 200 characters. */
+  description: string;
+  /** BM25F score; higher is better, comparable only within one answer. */
+  score: number;
+}
+
+export interface McpToolSearchResult {
+  hits: McpToolSearchHit[];
+}
+
+/** api.mcp.toolSearch: ranks only tools the user allows (Ask and Allow, never Off) of active servers with a cached catalog. */
+export interface McpToolSearchApi {
+  search(input: SearchMcpToolsInput): Promise<McpToolSearchResult>;
 }
 
 // ---------------------------------------------------------------- extension store

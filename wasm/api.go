@@ -75,6 +75,12 @@ var toolSetMethods = [...]method{
 	{"remove", jsapi.CmdRemoveToolSet, argsID},
 }
 
+// toolSearchMethods are ttmcp's addition (issue 31): api.mcp.toolSearch,
+// outside upstream's tools object, whose methods stay upstream's.
+var toolSearchMethods = [...]method{
+	{"search", jsapi.CmdSearchTools, argsDTO},
+}
+
 // resultMethods are ttmcp's addition (SPEC §10): api.mcp.results.
 var resultMethods = [...]method{
 	{"read", jsapi.CmdReadToolResult, argsDTO},
@@ -102,7 +108,7 @@ var completionMethods = [...]method{
 // page already put there: api.mcp (exactly servers and tools),
 // invoke.safeInvoke and the mcpBridge status object. api.mcp holds
 // upstream's servers and tools, and ttmcp's audit, stdio, connections, elicitation, toolSets,
-// results, resources, prompts and completions. The methods of the
+// results, resources, prompts, completions and toolSearch. The methods of the
 // tables above and safeInvoke are the transport's stubs (the data plane,
 // transport.go); tools.testCall is Go's.
 func publish(b *bridge) {
@@ -131,6 +137,7 @@ func publish(b *bridge) {
 	mcp.Set("resources", b.methods(resourceMethods[:]))
 	mcp.Set("prompts", b.methods(promptMethods[:]))
 	mcp.Set("completions", b.methods(completionMethods[:]))
+	mcp.Set("toolSearch", b.methods(toolSearchMethods[:]))
 	api.Set("mcp", mcp)
 
 	invoke := ensureObject(tt, "invoke")

@@ -28,7 +28,7 @@ func TestPublishSurface(t *testing.T) {
 		return jsObject.Call("keys", v).Call("join", ",").String()
 	}
 	mcp := tt.Get("api").Get("mcp")
-	if k := keys(mcp); k != "servers,tools,audit,stdio,connections,elicitation,toolSets,results,resources,prompts,completions" {
+	if k := keys(mcp); k != "servers,tools,audit,stdio,connections,elicitation,toolSets,results,resources,prompts,completions,toolSearch" {
 		t.Errorf("api.mcp keys = %s", k)
 	}
 	if k := keys(mcp.Get("servers")); k != "list,create,update,setState,remove,discover,refresh,signOut,capabilities,setCapabilities,signIn" {
@@ -57,6 +57,9 @@ func TestPublishSurface(t *testing.T) {
 	}
 	if k := keys(mcp.Get("completions")); k != "complete" {
 		t.Errorf("completions keys = %s", k)
+	}
+	if k := keys(mcp.Get("toolSearch")); k != "search" {
+		t.Errorf("toolSearch keys = %s", k)
 	}
 	if tt.Get("invoke").Get("safeInvoke").Type() != js.TypeFunction {
 		t.Error("no safeInvoke")
