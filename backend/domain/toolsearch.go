@@ -160,7 +160,7 @@ type SearchHit struct {
 // at most limit hits with a positive score, best first; ties go to the
 // earlier tool, so the order is stable.
 func (ix *ToolIndex) Search(query string, limit int, keep func(doc int) bool) []SearchHit {
-	terms := SearchTerms(query)
+	terms := expandQuery(SearchTerms(query))
 	slices.Sort(terms)
 	terms = slices.Compact(terms)
 	scores := map[int]float64{}
@@ -337,3 +337,32 @@ var stopWords = func() map[string]bool {
 	}
 	return m
 }()
+
+// querySynonyms widen a query with the words tool authors use for what
+// users say: general English computing vocabulary, not any one tool's
+// name (a request's own words are kept too). Keys and values are terms
+// (stemmed).
+var querySynonyms = func() map[string][]string {
+	m := map[string][]string{}
+	for _, line := range []string{
+		"folder directory", "dir directory", "remove delete", "forget delete", "erase delete", "drop delete",
+		"make create", "new create", "go navigate", "visit navigate", "show get list read", "display get list read",
+		"find search", "rename move", "modify edit update", "change edit update", "fetch get",
+		"enter type", "picture image", "photo image",
+	} {
+		f := strings.Fields(line)
+		k := Stem(f[0])
+		for _, v := range f[1:] {
+			m[k] = append(m[k], Stem(v))
+		}
+	}
+	return m
+}()
+
+func expandQuery(terms []string) []string {
+	out := terms
+	for _, t := range terms {
+		out = append(out, querySynonyms[t]...)
+	}
+	return out
+}
