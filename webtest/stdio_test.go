@@ -87,7 +87,7 @@ func TestManagerStdioServer(t *testing.T) {
 		const row = await ui.row('Local tools');
 		await ui.get('button', 'Active', row);
 		await ui.click('button', 'Show or hide tools', row);
-		await ui.withText('8 tools', row);
+		await ui.withText('9 tools', row);
 		await ui.withText('running', row);`)
 	shots(p, "manager-stdio-tools")
 
