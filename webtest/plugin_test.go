@@ -112,6 +112,9 @@ func TestPlaygroundThroughThePlugin(t *testing.T) {
 	b.start()
 	again := evalJS[outcome](p, `
 		const tt = window.__TAURITAVERN__;
+		// the page must first hear that the old transport closed (the
+		// stopped backend ended its stream); until then it still says open
+		for (let i = 0; i < 200 && tt.mcpBridge.state === 'open'; i++) await new Promise((r) => setTimeout(r, 25));
 		for (let i = 0; i < 100 && tt.mcpBridge.state !== 'open'; i++) await tt.mcpBridge.reconnect();
 		const out = { backend: tt.mcpBridge.backend, state: tt.mcpBridge.state, error: tt.mcpBridge.error?.message ?? '' };
 		if (out.state === 'open') out.after = (await tt.api.mcp.servers.list()).servers.length;
