@@ -1,18 +1,12 @@
 package webtest
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/chromedp"
 
 	"github.com/ttmcp/ttmcp/backend/server"
 )
@@ -26,9 +20,7 @@ import (
 // drawer must find the plugin, load the API through it, list the servers
 // and say which route it uses; the page makes no request to another origin.
 func TestManagerChoosesThePlugin(t *testing.T) {
-	secretBytes := make([]byte, 32)
-	rand.Read(secretBytes)
-	secret := hex.EncodeToString(secretBytes)
+	secret := pluginSecret()
 	needBundle(t)
 	b := newBackend(t, withManager(nil), func(c *server.Config) { c.PluginSecret = secret })
 	target, err := url.Parse(b.url(""))
@@ -59,40 +51,8 @@ func TestManagerChoosesThePlugin(t *testing.T) {
 	})
 	mux.Handle("/", files)
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	stOrigin := "http://st.test:" + port
-	hs := &http.Server{Handler: mux}
-	go hs.Serve(ln)
-	t.Cleanup(func() { hs.Close() })
-
-	bctx, stop, err := launchBrowser(t.TempDir(), chromedp.Flag("host-resolver-rules", "MAP st.test 127.0.0.1"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
-	ctx, cancel := chromedp.NewContext(bctx)
-	t.Cleanup(cancel)
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatal(err)
-	}
-	var requests []string
-	if err := chromedp.Listen(ctx, func(ev any) {
-		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
-			mu.Lock()
-			requests = append(requests, e.Request.Method+" "+e.Request.URL)
-			mu.Unlock()
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
-		t.Fatal(err)
-	}
-	p := &page{tb: t, ctx: ctx}
+	stOrigin := serveAsSillyTavern(t, mux)
+	p, requests := sillyTavernPage(t)
 	p.navigate(stOrigin + "/")
 	waitHostReady(p)
 	loadUI(p)
@@ -110,11 +70,12 @@ func TestManagerChoosesThePlugin(t *testing.T) {
 		t.Error("no frame went up through the plugin's transport")
 	}
 	mu.Lock()
-	defer mu.Unlock()
-	if statusAsked == 0 {
+	asked := statusAsked
+	mu.Unlock()
+	if asked == 0 {
 		t.Error("the plugin's status was never asked")
 	}
-	for _, r := range requests {
+	for _, r := range requests() {
 		u := strings.SplitN(r, " ", 2)[1]
 		if !strings.HasPrefix(u, stOrigin+"/") && !strings.HasPrefix(u, "data:") && !strings.HasPrefix(u, "blob:") {
 			t.Errorf("a request to another origin: %s", r)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -31,48 +32,11 @@ import (
 // HTTP transport, and the network log shows no request to any other
 // origin.
 func TestPlaygroundThroughThePlugin(t *testing.T) {
-	secretBytes := make([]byte, 32)
-	rand.Read(secretBytes)
-	secret := hex.EncodeToString(secretBytes)
+	secret := pluginSecret()
 	b := newBackend(t, func(c *server.Config) { c.PluginSecret = secret })
-
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	stOrigin := "http://st.test:" + port
 	st := newSillyTavernStandIn(t, b.url(""), secret)
-	hs := &http.Server{Handler: st}
-	go hs.Serve(ln)
-	t.Cleanup(func() { hs.Close() })
-
-	dir := t.TempDir()
-	bctx, stop, err := launchBrowser(dir, chromedp.Flag("host-resolver-rules", "MAP st.test 127.0.0.1"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
-	ctx, cancel := chromedp.NewContext(bctx)
-	t.Cleanup(cancel)
-	if err := chromedp.Do(ctx); err != nil { // opens the tab
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var requests []string
-	if err := chromedp.Listen(ctx, func(ev any) {
-		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
-			mu.Lock()
-			requests = append(requests, e.Request.Method+" "+e.Request.URL)
-			mu.Unlock()
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
-	p := &page{tb: t, ctx: ctx}
-	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
-		t.Fatal(err)
-	}
+	stOrigin := serveAsSillyTavern(t, st)
+	p, requests := sillyTavernPage(t)
 	base := stOrigin + "/api/plugins/ttmcp"
 	p.navigate(base + "/")
 
@@ -94,9 +58,7 @@ func TestPlaygroundThroughThePlugin(t *testing.T) {
 		out.name = list.servers.find((s) => s.id === created.id)?.displayName ?? '';
 		return out;`)
 	if got.State != "open" || got.Backend != base {
-		mu.Lock()
-		t.Logf("requests: %s", strings.Join(requests, "\n"))
-		mu.Unlock()
+		t.Logf("requests: %s", strings.Join(requests(), "\n"))
 		t.Fatalf("bridge %+v (want open at %s)", got, base)
 	}
 	if got.Before != 0 || got.After != 1 || got.Name != "Through the plugin" {
@@ -122,23 +84,81 @@ func TestPlaygroundThroughThePlugin(t *testing.T) {
 	if again.State != "open" || again.After != 1 {
 		t.Fatalf("after a restart: %+v", again)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	for _, r := range requests {
+	seen := requests()
+	for _, r := range seen {
 		u := strings.SplitN(r, " ", 2)[1]
 		if !strings.HasPrefix(u, stOrigin+"/") && !strings.HasPrefix(u, "data:") {
 			t.Errorf("a request to another origin: %s", r)
 		}
 	}
 	var sawStream bool
-	for _, r := range requests {
+	for _, r := range seen {
 		sawStream = sawStream || strings.HasPrefix(r, "GET "+base+jsapi.PathTransport+"/")
 		if strings.Contains(r, b.origin()) || strings.Contains(r, "/ws") {
 			t.Errorf("the page reached for the backend itself: %s", r)
 		}
 	}
 	if !sawStream {
-		t.Errorf("no transport stream in the network log: %v", requests)
+		t.Errorf("no transport stream in the network log: %v", seen)
+	}
+}
+
+// pluginSecret is a fresh plugin secret, as ttmcp serve makes one.
+func pluginSecret() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// serveAsSillyTavern serves h on a loopback port and returns its origin by
+// the name st.test, which the page does not take for loopback
+// (sillyTavernPage's Chromium resolves it to 127.0.0.1).
+func serveAsSillyTavern(t *testing.T, h http.Handler) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	hs := &http.Server{Handler: h}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+	return "http://st.test:" + port
+}
+
+// sillyTavernPage is a tab of a Chromium of its own that maps st.test to
+// 127.0.0.1 (no real LAN address is touched); requests returns every
+// request the page has made so far, as "METHOD URL".
+func sillyTavernPage(t *testing.T) (p *page, requests func() []string) {
+	t.Helper()
+	bctx, stop, err := launchBrowser(t.TempDir(), chromedp.Flag("host-resolver-rules", "MAP st.test 127.0.0.1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	ctx, cancel := chromedp.NewContext(bctx)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx); err != nil { // opens the tab
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var seen []string
+	if err := chromedp.Listen(ctx, func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
+			mu.Lock()
+			seen = append(seen, e.Request.Method+" "+e.Request.URL)
+			mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	return &page{tb: t, ctx: ctx}, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(seen)
 	}
 }
 
