@@ -54,6 +54,7 @@
 //                            transport settles that were in flight, for Go to reject
 //                            (the questions its handler was asked on it are withdrawn)
 //   setElicitationHandler(fn | null) → api.mcp.elicitation.setHandler
+//   setAppsRenderer(bool)  → api.mcp.apps.setRenderer (MCP Apps, issue 30)
 //   inflight()             → how many calls are in flight (tests)
 
 // EVENT is the window event of the backend's event frames (jsapi.FrameEvent).
@@ -177,10 +178,20 @@ export function createTransport(hooks, layout) {
   function sendHandlers() {
     if (ws === null) return;
     try {
-      ws.send(JSON.stringify({ type: 'handlers', elicitation: handler !== null }));
+      ws.send(JSON.stringify({ type: 'handlers', elicitation: handler !== null, apps }));
     } catch {
       // the socket is closing: the next one is told on open
     }
+  }
+
+  // Whether the page renders MCP Apps (api.mcp.apps.setRenderer): the
+  // backend then declares the io.modelcontextprotocol/ui extension on this
+  // page's requests, and on no other page's.
+  let apps = false;
+  function setAppsRenderer(on) {
+    if (typeof on !== 'boolean') throw new TypeError('api.mcp.apps.setRenderer takes true or false');
+    apps = on;
+    sendHandlers();
   }
 
   function setElicitationHandler(fn) {
@@ -330,7 +341,7 @@ export function createTransport(hooks, layout) {
     open(socket) {
       ws = socket;
       ws.onmessage = onmessage;
-      if (handler !== null) sendHandlers();
+      if (handler !== null || apps) sendHandlers();
     },
     send(command, args) {
       const id = ++nextID;
@@ -350,6 +361,7 @@ export function createTransport(hooks, layout) {
       return pending.size;
     },
     setElicitationHandler,
+    setAppsRenderer,
   };
 }
 

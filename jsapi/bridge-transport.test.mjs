@@ -361,7 +361,7 @@ test('elicitation: the handlers frame on set and on every socket; questions answ
     asked.push([req, signal.aborted]);
     return { action: 'accept', content: { name: 'octo' }, extra: 1 };
   });
-  assert.deepEqual(ws.sent.map((f) => JSON.parse(f)), [{ type: 'handlers', elicitation: true }]);
+  assert.deepEqual(ws.sent.map((f) => JSON.parse(f)), [{ type: 'handlers', elicitation: true, apps: false }]);
 
   const answers = () => ws.sent.slice(1).map((f) => JSON.parse(f));
   ws.onmessage({ data: JSON.stringify({ type: 'request', id: 3, method: 'elicitation', params: { mode: 'form', message: 'Name?' } }) });
@@ -411,9 +411,26 @@ test('elicitation: the handlers frame on set and on every socket; questions answ
   t.open(next);
   release({ action: 'accept', content: {} });
   await new Promise((r) => setTimeout(r, 0));
-  assert.deepEqual(next.sent.map((f) => JSON.parse(f)), [{ type: 'handlers', elicitation: true }]);
+  assert.deepEqual(next.sent.map((f) => JSON.parse(f)), [{ type: 'handlers', elicitation: true, apps: false }]);
 
   t.setElicitationHandler(null);
-  assert.deepEqual(JSON.parse(next.sent.at(-1)), { type: 'handlers', elicitation: false });
+  assert.deepEqual(JSON.parse(next.sent.at(-1)), { type: 'handlers', elicitation: false, apps: false });
   assert.throws(() => t.setElicitationHandler('no'), TypeError);
+});
+
+test('apps: setRenderer says so in the handlers frame, on set and on every new socket; anything but a boolean is refused', () => {
+  const { hooks } = fakeGo();
+  const t = createTransport(hooks, layout);
+  const ws = fakeSocket();
+  t.open(ws);
+  assert.deepEqual(ws.sent, []);
+  t.setAppsRenderer(true);
+  assert.deepEqual(ws.sent.map((f) => JSON.parse(f)), [{ type: 'handlers', elicitation: false, apps: true }]);
+  assert.throws(() => t.setAppsRenderer('yes'), TypeError);
+  t.drop();
+  const next = fakeSocket();
+  t.open(next);
+  assert.deepEqual(next.sent.map((f) => JSON.parse(f)), [{ type: 'handlers', elicitation: false, apps: true }]);
+  t.setAppsRenderer(false);
+  assert.deepEqual(JSON.parse(next.sent.at(-1)), { type: 'handlers', elicitation: false, apps: false });
 });

@@ -74,7 +74,7 @@ var McpCommands = []string{
 
 // Commands lists every command the backend serves: the MCP commands, then
 // the extension store's (extension_store.go).
-var Commands = append(append(append([]string(nil), McpCommands...), StoreCommands...), ToolSearchCommands...)
+var Commands = append(append(append(append([]string(nil), McpCommands...), StoreCommands...), ToolSearchCommands...), AppsCommands...)
 
 // TakesNoArgs reports whether a command may be called without a dto: the
 // two list commands of upstream (list_legacy_mcp_tools also takes an

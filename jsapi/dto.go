@@ -281,6 +281,17 @@ type McpTool struct {
 	OutputSchema RawJSON `json:"outputSchema,omitempty"`
 	Annotations  RawJSON `json:"annotations"`
 	Permission   string  `json:"permission"`
+	// UI is ttmcp's addition (issue 30): the tool's MCP Apps metadata,
+	// absent for a tool that has none (upstream's Manager never sees it).
+	UI *McpToolUI `json:"ui,omitzero"`
+}
+
+// McpToolUI is a tool's _meta.ui: the ui:// resource of its interface
+// (absent when it has none) and who may see it (absent: model and app;
+// ["app"]: the tool is never offered to a model, only its App may call it).
+type McpToolUI struct {
+	ResourceURI *string  `json:"resourceUri,omitzero"`
+	Visibility  []string `json:"visibility,omitzero"`
 }
 
 // McpDiagnostic reports a tool or catalog problem found by discovery.
@@ -481,6 +492,8 @@ const (
 	// AuditSourcePage: a read or get asked by a page through api.mcp
 	// (the Manager, a chat attachment, /mcp-prompt).
 	AuditSourcePage = "page"
+	// AuditSourceApp: a call or read asked by an MCP App (issue 30).
+	AuditSourceApp = "app"
 )
 
 // OutcomeRejected is the audit outcome of a call command that failed with
@@ -543,6 +556,9 @@ type McpAuditEntry struct {
 	// answer, in order; absent for a call that asked nothing.
 	Rounds       *int                   `json:"rounds,omitzero"`
 	Elicitations []McpElicitationRecord `json:"elicitations,omitzero"`
+	// AppTool names the MCP App a source "app" request came from: the
+	// tool of the same server whose interface it is (issue 30).
+	AppTool *string `json:"appTool,omitzero"`
 }
 
 // Audit record kinds.

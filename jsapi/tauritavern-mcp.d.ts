@@ -160,6 +160,16 @@ export interface McpDiscoveredTool {
   /** Raw server annotations ({} when none); untrusted hints. */
   annotations: JsonObject;
   permission: McpToolPermission;
+  /** ttmcp (MCP Apps): the tool's `_meta.ui`; absent when it has none. */
+  ui?: McpToolUi;
+}
+
+/** A tool's MCP Apps metadata (`_meta.ui`, or the deprecated `_meta["ui/resourceUri"]`). */
+export interface McpToolUi {
+  /** The `ui://` resource of the tool's interface; absent when it has none. */
+  resourceUri?: string;
+  /** Who may see the tool; absent: `["model","app"]`. Without `"model"` it is never offered to a model. */
+  visibility?: Array<'model' | 'app'>;
 }
 
 export interface McpDiscoveryDiagnostic {
@@ -324,7 +334,7 @@ export interface McpAuditEntry {
   /** The page's callId (test) or executionCallId (model). */
   callId: string;
   /** 'page': a resource read or prompt get through api.mcp (the Manager, a chat attachment, /mcp-prompt). */
-  source: 'test' | 'model' | 'page';
+  source: 'test' | 'model' | 'page' | 'app';
   /** '' when the request named no valid registration. */
   registrationId: string;
   /** '' when the registration could not be read. */
@@ -363,6 +373,8 @@ export interface McpAuditEntry {
    */
   rounds?: number;
   elicitations?: McpElicitationRecord[];
+  /** Source 'app' (MCP Apps): the tool of the same server whose interface made the request. */
+  appTool?: string;
 }
 
 export type McpAuditKind = 'tool_call' | 'resource_read' | 'prompt_get';

@@ -81,6 +81,14 @@ var toolSearchMethods = [...]method{
 	{"search", jsapi.CmdSearchTools, argsDTO},
 }
 
+// appMethods are ttmcp's addition (issue 30): api.mcp.apps, what the
+// extension's App host asks for an App (its calls, its interface).
+var appMethods = [...]method{
+	{"startCall", jsapi.CmdStartAppToolCall, argsDTO},
+	{"call", jsapi.CmdCallAppTool, argsDTO},
+	{"cancelCall", jsapi.CmdCancelAppToolCall, argsDTO},
+}
+
 // resultMethods are ttmcp's addition (SPEC §10): api.mcp.results.
 var resultMethods = [...]method{
 	{"read", jsapi.CmdReadToolResult, argsDTO},
@@ -138,6 +146,9 @@ func publish(b *bridge) {
 	mcp.Set("prompts", b.methods(promptMethods[:]))
 	mcp.Set("completions", b.methods(completionMethods[:]))
 	mcp.Set("toolSearch", b.methods(toolSearchMethods[:]))
+	apps := b.methods(appMethods[:])
+	apps.Set("setRenderer", b.transport.Get("setAppsRenderer")) // the flag lives in the data plane
+	mcp.Set("apps", apps)
 	api.Set("mcp", mcp)
 
 	invoke := ensureObject(tt, "invoke")

@@ -71,6 +71,10 @@ func NewRecordID() string { return uuid.New().String() }
 // api.mcp (the Manager, a chat attachment, /mcp-prompt).
 const SourcePage CallSource = "page"
 
+// SourceApp: a tools/call or resources/read asked by an MCP App (issue
+// 30) through its host page; CallRecord.AppTool names the App.
+const SourceApp CallSource = "app"
+
 // CallRecord is one line of the audit log: a tools/call, resources/read or
 // prompts/get that ttmcp sent or refused. It holds what the request was
 // and how it ended, never the arguments themselves (only their size and
@@ -122,6 +126,9 @@ type CallRecord struct {
 	// for a call that asked nothing.
 	Rounds       int
 	Elicitations []ElicitRecord
+	// AppTool names the App a SourceApp request came from: the tool (of
+	// the same registration) whose interface it is. "" for other sources.
+	AppTool string
 }
 
 // DigestArguments returns the size and hex SHA-256 of argumentsJson.

@@ -40,6 +40,10 @@ type Tool struct {
 	InputSchema  json.RawMessage // a JSON object that compiles as JSON Schema 2020-12
 	OutputSchema json.RawMessage // nil when absent or invalid
 	Annotations  json.RawMessage // a JSON object, {} when the server sent none
+	// UI is what the tool's _meta says of MCP Apps (apps.go); nil for a
+	// tool that says nothing of them, as every tool of a server without
+	// Apps (its catalog file is then exactly upstream's).
+	UI *ToolUI
 }
 
 // Diagnostic reports a tool (or the catalog) that needs attention.
@@ -64,6 +68,9 @@ const (
 type DescribedTool struct {
 	Tool
 	Size int
+	// Meta is the tool's _meta as sent (nil when absent), read by
+	// validation into Tool.UI.
+	Meta json.RawMessage
 }
 
 // ValidateTools isolates bad tools without hiding healthy ones (reference
@@ -120,6 +127,14 @@ func validateTool(d DescribedTool, schemas *SchemaCache) (*Tool, []Diagnostic) {
 		return nil, []Diagnostic{toolDiag(CodeToolAnnotationsInvalid, name, "Tool `%s` annotations are not a JSON object", name)}
 	}
 	var diags []Diagnostic
+	ui, uiDiag, isolate := ParseToolMeta(name, d.Meta)
+	if isolate {
+		return nil, []Diagnostic{*uiDiag}
+	}
+	if uiDiag != nil {
+		diags = append(diags, *uiDiag)
+	}
+	t.UI = ui
 	if t.OutputSchema != nil {
 		if err := schemas.Compile(t.OutputSchema); err != nil {
 			diags = append(diags, toolDiag(CodeToolOutputSchemaInvalid, name, "Tool `%s` output schema is invalid: %v", name, err))
@@ -145,6 +160,9 @@ func (c Catalog) Check(id RegistrationID) error {
 		seen[tid] = true
 		if err := CompileSchema(t.InputSchema); err != nil {
 			return invalid(CodeToolInputSchemaInvalid, "Tool `%s` input schema is invalid: %v", t.NativeName, err)
+		}
+		if err := t.UI.Check(t.NativeName); err != nil {
+			return err
 		}
 	}
 	return nil

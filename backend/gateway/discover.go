@@ -282,6 +282,11 @@ func describe(t *mcp.Tool) (domain.DescribedTool, error) {
 			return domain.DescribedTool{}, err
 		}
 	}
+	if len(t.Meta) > 0 { // MCP Apps' _meta.ui, read by validation
+		if d.Meta, err = json.Marshal(t.Meta); err != nil {
+			return domain.DescribedTool{}, err
+		}
+	}
 	return d, nil
 }
 

@@ -204,24 +204,7 @@ func TestNoHandlerNoElicitation(t *testing.T) {
 func TestAdvertisedCapabilities2026(t *testing.T) {
 	srv := &askingServer{}
 	h := srv.handler(t, true)
-	var mu sync.Mutex
-	var seen []string // "<method> <the clientCapabilities it advertised>"
-	ts, _ := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(strings.NewReader(string(body)))
-		var m struct {
-			Method string `json:"method"`
-			Params struct {
-				Meta map[string]json.RawMessage `json:"_meta"`
-			} `json:"params"`
-		}
-		if json.Unmarshal(body, &m) == nil && m.Method != "" {
-			mu.Lock()
-			seen = append(seen, m.Method+" "+string(m.Params.Meta[mcp.MetaKeyClientCapabilities]))
-			mu.Unlock()
-		}
-		h.ServeHTTP(w, r)
-	}))
+	ts, seen := capsRecorder(t, h)
 	g := callGateway(t, 5*time.Second)
 	r := registration(t, ts.URL, domain.Protocol20260728, nil)
 	if _, err := g.Discover(context.Background(), r); err != nil {
@@ -236,10 +219,8 @@ func TestAdvertisedCapabilities2026(t *testing.T) {
 	}
 	const none, eliciting = `{}`, `{"elicitation":{"form":{},"url":{}}}`
 	want := []string{"server/discover " + none, "tools/list " + eliciting, "tools/call " + none, "tools/call " + eliciting, "tools/call " + eliciting}
-	mu.Lock()
-	defer mu.Unlock()
-	if !reflect.DeepEqual(seen, want) {
-		t.Fatalf("advertised\n%s\nwant\n%s", strings.Join(seen, "\n"), strings.Join(want, "\n"))
+	if got := seen(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("advertised\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ttmcp/ttmcp/backend/domain"
 )
 
 // sendingMiddleware is installed on every client session. It sees each
@@ -33,7 +35,7 @@ func sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			if meta := p.GetMeta(); meta != nil {
 				if _, ok := meta[mcp.MetaKeyClientCapabilities]; ok {
 					ex := exchangeOf(ctx)
-					meta[mcp.MetaKeyClientCapabilities] = clientCapsMeta(ex != nil && ex.mayElicit)
+					meta[mcp.MetaKeyClientCapabilities] = clientCapsMeta(ex != nil && ex.mayElicit, domain.RendersApps(ctx))
 				}
 			}
 		}
@@ -82,9 +84,24 @@ func (ex *exchange) keepTTL(ttlMs int) int {
 // always encoded — "roots":{} would tell the server that ttmcp serves
 // roots, and it serves none. Fresh maps per request: go-sdk owns the _meta
 // once it is sent.
-func clientCapsMeta(mayElicit bool) map[string]any {
-	if !mayElicit {
-		return map[string]any{}
+//
+// apps: the operation's page renders MCP Apps (issue 30), so the request
+// declares the io.modelcontextprotocol/ui extension with the one MIME type
+// ttmcp renders; a page that renders none declares nothing of it, and the
+// server may offer that page text only.
+func clientCapsMeta(mayElicit, apps bool) map[string]any {
+	caps := map[string]any{}
+	if mayElicit {
+		caps["elicitation"] = map[string]any{"form": map[string]any{}, "url": map[string]any{}}
 	}
-	return map[string]any{"elicitation": map[string]any{"form": map[string]any{}, "url": map[string]any{}}}
+	if apps {
+		caps["extensions"] = appsExtension()
+	}
+	return caps
+}
+
+// appsExtension is the extensions member that declares MCP Apps, fresh
+// each time (go-sdk owns what it sends).
+func appsExtension() map[string]any {
+	return map[string]any{domain.AppsExtension: map[string]any{"mimeTypes": []any{domain.AppMIMEType}}}
 }

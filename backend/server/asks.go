@@ -25,6 +25,7 @@ import (
 // asks are a socket's questions to its page.
 type asks struct {
 	elicitation atomic.Bool // the page has an elicitation handler
+	apps        atomic.Bool // the page renders MCP Apps (issue 30)
 
 	mu      sync.Mutex
 	next    uint64
@@ -42,15 +43,21 @@ func (sk *socket) pageFrame(data []byte) bool {
 		Value       jsontext.Value `json:"value"`
 		Error       jsontext.Value `json:"error"`
 		Elicitation *bool          `json:"elicitation"`
+		Apps        *bool          `json:"apps"`
 	}
 	if json.Unmarshal(data, &f, json.RejectUnknownMembers(true)) != nil {
 		return false
 	}
 	switch {
-	case f.Type == jsapi.FrameHandlers && f.Elicitation != nil && f.ID == nil && f.OK == nil:
-		sk.asks.elicitation.Store(*f.Elicitation)
+	case f.Type == jsapi.FrameHandlers && (f.Elicitation != nil || f.Apps != nil) && f.ID == nil && f.OK == nil:
+		if f.Elicitation != nil {
+			sk.asks.elicitation.Store(*f.Elicitation)
+		}
+		if f.Apps != nil {
+			sk.asks.apps.Store(*f.Apps)
+		}
 		return true
-	case f.Type == jsapi.FrameResponse && f.ID != nil && f.OK != nil && f.Elicitation == nil:
+	case f.Type == jsapi.FrameResponse && f.ID != nil && f.OK != nil && f.Elicitation == nil && f.Apps == nil:
 		answer := f.Value
 		if !*f.OK {
 			answer = nil // the page could not answer: as a cancel
@@ -90,6 +97,10 @@ var errPageGone = errors.New("the page closed before it answered")
 // HasElicitationHandler reports whether the page set a handler
 // (service.Page).
 func (sk *socket) HasElicitationHandler() bool { return sk.asks.elicitation.Load() }
+
+// RendersApps reports whether the page said it renders MCP Apps
+// (service.AppsPage).
+func (sk *socket) RendersApps() bool { return sk.asks.apps.Load() }
 
 // Elicit asks the page's handler and waits for its answer, ctx's end or
 // the socket's (service.Page). A question ctx withdraws is withdrawn on the

@@ -157,3 +157,30 @@ func TestElicitationFrames(t *testing.T) {
 		}
 	}
 }
+
+// The handlers frame says whether the page renders MCP Apps (issue 30),
+// apart from its elicitation handler; a frame that says neither, or an
+// apps member on a response frame, is out of the protocol.
+func TestHandlersFrameApps(t *testing.T) {
+	sk := &socket{}
+	tests := []struct {
+		frame       string
+		ok          bool
+		apps, elict bool
+	}{
+		{`{"type":"handlers","apps":true}`, true, true, false},
+		{`{"type":"handlers","elicitation":true}`, true, true, true}, // apps unchanged
+		{`{"type":"handlers","elicitation":false,"apps":false}`, true, false, false},
+		{`{"type":"handlers"}`, false, false, false},
+		{`{"type":"handlers","apps":"yes"}`, false, false, false},
+		{`{"type":"response","id":1,"ok":true,"apps":true}`, false, false, false},
+	}
+	for _, tt := range tests {
+		if got := sk.pageFrame([]byte(tt.frame)); got != tt.ok {
+			t.Errorf("%s: accepted %v", tt.frame, got)
+		}
+		if sk.RendersApps() != tt.apps || sk.HasElicitationHandler() != tt.elict {
+			t.Errorf("%s: apps %v, elicitation %v", tt.frame, sk.RendersApps(), sk.HasElicitationHandler())
+		}
+	}
+}

@@ -64,6 +64,10 @@ func NewCommands(svc *service.Service, log *slog.Logger) *Commands {
 		jsapi.CmdCancelLegacyToolCall: withDTO(svc.CancelLegacyCall),
 		jsapi.CmdListAuditEntries:     withDTO(svc.ListAudit),
 		jsapi.CmdSearchTools:          withDTO(svc.SearchTools), // issue 31
+		// MCP Apps (issue 30): an App's calls, its interface
+		jsapi.CmdStartAppToolCall:  withDTO(svc.StartAppCall),
+		jsapi.CmdCallAppTool:       withDTO(svc.CallAppTool),
+		jsapi.CmdCancelAppToolCall: withDTO(svc.CancelAppCall),
 		// api.extension.store (args flat, as upstream's; store_commands.go)
 		jsapi.CmdGetExtensionStoreJSON:      withArgs(svc.GetExtensionStoreJSON),
 		jsapi.CmdTryGetExtensionStoreJSON:   withArgs(svc.TryGetExtensionStoreJSON),

@@ -186,6 +186,9 @@ func AuditEntryDTO(r domain.CallRecord) jsapi.McpAuditEntry {
 	if r.HasContent {
 		e.ContentBytes, e.ContentCount = &r.ContentBytes, &r.ContentCount
 	}
+	if r.AppTool != "" {
+		e.AppTool = &r.AppTool
+	}
 	if r.Rounds > 0 {
 		rounds := r.Rounds
 		e.Rounds = &rounds

@@ -236,6 +236,7 @@ func DiscoveryDTO(r domain.Registration, cat domain.Catalog) jsapi.McpDiscoveryR
 			OutputSchema: jsapi.RawJSON(t.OutputSchema),
 			Annotations:  jsapi.RawJSON(t.Annotations),
 			Permission:   string(r.PermissionFor(t.NativeName)),
+			UI:           toolUIDTO(t.UI),
 		})
 	}
 	slices.SortFunc(out.Tools, func(a, b jsapi.McpTool) int { return strings.Compare(a.ID, b.ID) })
@@ -246,6 +247,19 @@ func DiscoveryDTO(r domain.Registration, cat domain.Catalog) jsapi.McpDiscoveryR
 		if !present[name] {
 			out.StaleTools = append(out.StaleTools, jsapi.McpStaleTool{NativeName: name, Permission: string(r.Permissions[name])})
 		}
+	}
+	return out
+}
+
+// toolUIDTO is a tool's MCP Apps metadata for a page; nil for none.
+func toolUIDTO(u *domain.ToolUI) *jsapi.McpToolUI {
+	if u == nil {
+		return nil
+	}
+	out := &jsapi.McpToolUI{Visibility: u.Visibility} // [] ("nobody") is written, nil left out
+	if u.ResourceURI != "" {
+		uri := u.ResourceURI
+		out.ResourceURI = &uri
 	}
 	return out
 }

@@ -28,6 +28,9 @@ type pageKey struct{}
 
 // WithPage returns ctx carrying the page that sent the command.
 func WithPage(ctx context.Context, p Page) context.Context {
+	if ap, ok := p.(AppsPage); ok {
+		ctx = domain.WithAppsRenderer(ctx, ap.RendersApps) // asked when a request goes out
+	}
 	return context.WithValue(ctx, pageKey{}, p)
 }
 

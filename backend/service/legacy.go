@@ -112,7 +112,7 @@ func allTools(res *viewResult, servers []*serverTools) jsapi.LegacyMcpToolList {
 		out.Diagnostics = append(append(out.Diagnostics, st.catalogDiags...), st.absent...)
 		for _, t := range st.tools {
 			switch {
-			case t.perm == domain.PermissionOff:
+			case t.perm == domain.PermissionOff, t.appOnly:
 			case t.problem != nil:
 				out.Diagnostics = append(out.Diagnostics, *t.problem)
 			default:
@@ -148,6 +148,10 @@ type serverTools struct {
 type modelTool struct {
 	id   domain.ToolID
 	perm domain.Permission
+	// appOnly: the tool's _meta.ui leaves the model out (MCP Apps): it
+	// keeps its permission, for its App's calls, and is never offered to
+	// a model, whatever the permission or a tool set says.
+	appOnly bool
 	// tool has the registration's override applied (Ask and Allow only).
 	tool domain.Tool
 	// problem says why an Ask or Allow tool cannot be offered (its schema
@@ -181,8 +185,8 @@ func resolveServerTools(r domain.Registration, cat domain.Catalog) *serverTools 
 	for _, t := range cat.Tools {
 		st.byName[t.NativeName] = len(st.tools)
 		tid, _ := domain.NewToolID(r.ID, t.NativeName) // names were validated with the catalog
-		mt := modelTool{id: tid, perm: r.PermissionFor(t.NativeName)}
-		if mt.perm != domain.PermissionOff {
+		mt := modelTool{id: tid, perm: r.PermissionFor(t.NativeName), appOnly: t.UI.ModelHidden()}
+		if mt.perm != domain.PermissionOff && !mt.appOnly {
 			mt.tool, mt.problem = offerable(r, tid, t)
 			if mt.problem == nil {
 				mt.dto = legacyToolDTO(r, tid, mt.tool)
@@ -381,6 +385,8 @@ func (s *Service) callLegacy(ctx context.Context, dto jsapi.CallLegacyMcpToolDto
 		return domain.NotSent(CodeCallServerPaused, fmt.Sprintf("MCP server `%s` is paused", reg.DisplayName)), &reg, nil
 	case reg.PermissionFor(name) == domain.PermissionOff:
 		return domain.NotSent(CodeCallPermissionOff, fmt.Sprintf("MCP tool `%s` is Off", dto.ToolID)), &reg, nil
+	case !s.modelMayCall(reg, name):
+		return domain.NotSent(jsapi.CodeCallToolAppOnly, fmt.Sprintf("MCP tool `%s` is for its App only and is never called by a model", dto.ToolID)), &reg, nil
 	}
 	call := s.toolCall(reg, name, args)
 	call.Elicit = s.elicitFor(ctx, domain.SourceModel, dto.ExecutionCallID, reg, name)

@@ -150,6 +150,8 @@ type Service struct {
 	// calls are the prepared test calls; legacyCalls the model tool calls.
 	calls       calls
 	legacyCalls calls
+	// appCalls are the tools/calls MCP Apps asked for (apps.go).
+	appCalls calls
 	// store serves api.extension.store (extension_store.go).
 	store extensionStore
 	// toolSetsMu serialises the tool sets' saves and removals.
@@ -192,6 +194,7 @@ func New(cfg Config) *Service {
 		view:          newListView(cfg.Registrations),
 		calls:         calls{byID: map[string]*preparedCall{}},
 		legacyCalls:   calls{byID: map[string]*preparedCall{}},
+		appCalls:      calls{byID: map[string]*preparedCall{}},
 		store:         extensionStore{files: cfg.ExtensionStore, tables: map[string]*tableLock{}},
 		signIns:       newSignIns(),
 		redirectURL:   cfg.RedirectURL,

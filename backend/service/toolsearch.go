@@ -32,11 +32,6 @@ type toolSearchCache struct {
 	idx *domain.ToolIndex
 }
 
-// appOnly is the hook for MCP Apps (issue "MCP Apps"): a tool whose
-// _meta.ui says it is for the app only is never found. The catalog keeps
-// no _meta yet, so no tool is app-only today.
-func appOnly(jsapi.LegacyMcpTool) bool { return false }
-
 // SearchTools is search_mcp_tools.
 func (s *Service) SearchTools(_ context.Context, dto jsapi.SearchMcpToolsDto) (jsapi.McpToolSearchResult, error) {
 	query := strings.TrimSpace(dto.Query)
@@ -75,7 +70,9 @@ func (s *Service) SearchTools(_ context.Context, dto jsapi.SearchMcpToolsDto) (j
 		idx = buildToolIndex(tools)
 	}
 	keep := func(i int) bool {
-		return !appOnly(tools[i]) && strings.HasPrefix(tools[i].ToolID, only)
+		// An app-only tool (MCP Apps) is never found: the listing the
+		// index is built from never holds one (resolveServerTools).
+		return strings.HasPrefix(tools[i].ToolID, only)
 	}
 	out := jsapi.McpToolSearchResult{Hits: []jsapi.McpToolSearchHit{}}
 	for _, h := range idx.Search(query, limit, keep) {

@@ -199,6 +199,9 @@ func ToolSetDTO(ts domain.ToolSet) jsapi.McpToolSet {
 const (
 	CodeToolPermissionOff  = "mcp.tool_permission_off"
 	CodeToolSetOverrideBad = "mcp.tool_set_override_invalid"
+	// CodeToolAppOnly: a set selects a tool whose _meta.ui visibility
+	// leaves the model out (MCP Apps).
+	CodeToolAppOnly = "mcp.tool_app_only"
 )
 
 // applyToolSet resolves a set over the registrations as the Agent resolves
@@ -300,7 +303,7 @@ func (s *Service) applyToolSet(ts domain.ToolSet, res *viewResult, resolve func(
 			slices.SortFunc(byID, func(a, b modelTool) int { return strings.Compare(string(a.id), string(b.id)) })
 			for _, t := range byID {
 				switch {
-				case t.perm == domain.PermissionOff:
+				case t.perm == domain.PermissionOff, t.appOnly:
 				case t.problem != nil:
 					diag(*t.problem)
 				default:
@@ -328,7 +331,9 @@ func (s *Service) applyToolSet(ts domain.ToolSet, res *viewResult, resolve func(
 			diag(diagnostic(&at, CodeToolNotInCachedCatalog, "Tool `%s` is absent from the cached catalog; refresh `%s` in MCP Manager", sel.NativeName, r.DisplayName))
 			continue
 		}
-		if t := st.tools[pos]; t.problem != nil {
+		if t := st.tools[pos]; t.appOnly {
+			diag(diagnostic(&at, CodeToolAppOnly, "The tool is for its MCP App only; it is never offered to a model"))
+		} else if t.problem != nil {
 			diag(*t.problem)
 		} else {
 			offer(r, t)

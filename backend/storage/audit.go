@@ -124,6 +124,8 @@ type auditLine struct {
 	// each question's mode and answer.
 	Rounds       int            `json:"rounds,omitzero"`
 	Elicitations []elicitRecord `json:"elicitations,omitzero"`
+	// AppTool: the App a source "app" request came from (issue 30).
+	AppTool string `json:"appTool,omitzero"`
 }
 
 type elicitRecord struct {
@@ -154,6 +156,7 @@ func encodeAuditLine(r domain.CallRecord) ([]byte, error) {
 		ResultID:          string(r.ResultID),
 		URI:               r.URI,
 		PromptName:        r.PromptName,
+		AppTool:           r.AppTool,
 	}
 	if r.Kind != domain.AuditToolCall {
 		a.Kind = string(r.Kind) // a tool call's line stays as before kinds
@@ -203,6 +206,7 @@ func decodeAuditLine(b []byte) (domain.CallRecord, bool) {
 		ResultID:          domain.ResultID(a.ResultID),
 		URI:               a.URI,
 		PromptName:        a.PromptName,
+		AppTool:           a.AppTool,
 	}
 	if a.ContentBytes != nil && a.ContentCount != nil {
 		r.HasContent, r.ContentBytes, r.ContentCount = true, *a.ContentBytes, *a.ContentCount

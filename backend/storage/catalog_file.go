@@ -46,6 +46,17 @@ type toolFile struct {
 	InputSchema  jsonObject  `json:"inputSchema"`
 	OutputSchema *jsonObject `json:"outputSchema"`
 	Annotations  jsonObject  `json:"annotations"`
+	// UI is ttmcp's addition (issue 30): the tool's _meta.ui. Left out
+	// for a tool without one, so the catalog of a server without Apps is
+	// exactly upstream's file (docs/DECISIONS.md "MCP Apps").
+	UI *toolUIFile `json:"ui,omitzero"`
+}
+
+// toolUIFile is a tool's MCP Apps metadata: its interface's ui:// URI
+// and who may see it (absent: the spec's default, model and App).
+type toolUIFile struct {
+	ResourceURI *string   `json:"resourceUri,omitzero"`
+	Visibility  *[]string `json:"visibility,omitzero"`
 }
 
 type diagnosticFile struct {
@@ -158,6 +169,15 @@ func decodeCatalog(data []byte, path string, id domain.RegistrationID, endpoint 
 		if t.OutputSchema != nil {
 			tool.OutputSchema = []byte(*t.OutputSchema)
 		}
+		if t.UI != nil {
+			tool.UI = &domain.ToolUI{}
+			if t.UI.ResourceURI != nil {
+				tool.UI.ResourceURI = *t.UI.ResourceURI
+			}
+			if t.UI.Visibility != nil {
+				tool.UI.Visibility = *t.UI.Visibility
+			}
+		}
 		c.Tools = append(c.Tools, tool)
 	}
 	for _, d := range b.Diagnostics {
@@ -198,6 +218,16 @@ func encodeCatalog(id domain.RegistrationID, endpoint domain.Endpoint, c domain.
 		if t.OutputSchema != nil {
 			o := jsonObject(t.OutputSchema)
 			tf.OutputSchema = &o
+		}
+		if ui := t.UI; ui != nil {
+			tf.UI = &toolUIFile{}
+			if ui.ResourceURI != "" {
+				tf.UI.ResourceURI = &ui.ResourceURI
+			}
+			if ui.Visibility != nil {
+				v := ui.Visibility
+				tf.UI.Visibility = &v
+			}
 		}
 		f.Catalog.Tools = append(f.Catalog.Tools, tf)
 	}

@@ -1,0 +1,174 @@
+package service
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ttmcp/ttmcp/backend/domain"
+	"github.com/ttmcp/ttmcp/jsapi"
+)
+
+// MCP Apps (issue 30): a tool's interface runs in a sandbox on the page
+// and may call tools back. Those calls come here, never through the
+// model's path: they name the App (its registration and the tool whose
+// interface it is) and the tool it calls, and they pass the App gates
+// (below) before the model's own (registration, state, Off / Ask / Allow).
+
+// StartAppCall is the start acknowledgement of an App's tool call.
+func (s *Service) StartAppCall(ctx context.Context, dto jsapi.McpExecutionCallIdDto) (any, error) {
+	return nil, s.appCalls.start(ctx, dto.ExecutionCallID)
+}
+
+// CancelAppCall cancels a prepared or running App tool call (the App was
+// torn down, or the user stopped it).
+func (s *Service) CancelAppCall(_ context.Context, dto jsapi.McpExecutionCallIdDto) (any, error) {
+	s.appCalls.cancel(dto.ExecutionCallID)
+	return nil, nil
+}
+
+// CallAppTool runs one prepared tools/call an App asked for. Its gates,
+// in order: the call was started; the arguments (size, JSON, object); the
+// registration loads and is Active; its cached catalog (memory, else the
+// file: never the network) names the App's tool with an interface; it
+// lists the tool called, whose visibility allows "app"; the permission is
+// not Off; an Ask tool carries the user's answer (a page that did not ask
+// is refused, so an App never skips Ask; "denied" is not sent). The call
+// goes to that registration only: an App has no way to name another, so a
+// tool of another server is refused as a tool its own server does not
+// list. Every call, sent or refused, appends one audit record, source
+// "app", naming the App.
+func (s *Service) CallAppTool(ctx context.Context, dto jsapi.CallMcpAppToolDto) (out jsapi.McpCallOutcome, err error) {
+	audit := s.beginAudit(domain.SourceApp, dto.ExecutionCallID, dto.ArgumentsJSON, domain.ApprovalNone)
+	audit.rec.AppTool = dto.AppToolName
+	if id, perr := domain.ParseRegistrationID(dto.RegistrationID); perr == nil {
+		audit.tool(id, dto.NativeName)
+	}
+	defer func() { audit.finish(out, err) }()
+	o, err := s.callApp(ctx, dto, audit)
+	if err != nil {
+		return jsapi.McpCallOutcome{}, err
+	}
+	return CallOutcomeDTO(o), nil
+}
+
+func (s *Service) callApp(ctx context.Context, dto jsapi.CallMcpAppToolDto, audit *callAudit) (domain.CallOutcome, error) {
+	p, ok := s.appCalls.get(dto.ExecutionCallID)
+	if !ok {
+		return domain.NotSent(CodeCallNotStarted, "The App's tool call was not prepared or was cancelled before it started"), nil
+	}
+	defer s.appCalls.forget(dto.ExecutionCallID, p)
+	approval := domain.ApprovalNone
+	if dto.Approval != nil {
+		a, err := domain.ParseApproval(*dto.Approval)
+		if err != nil {
+			return domain.CallOutcome{}, err
+		}
+		approval, audit.rec.Approval = a, a
+	}
+	id, err := domain.ParseRegistrationID(dto.RegistrationID)
+	if err != nil {
+		return domain.CallOutcome{}, err
+	}
+	if err := domain.ValidateNativeName(dto.NativeName); err != nil {
+		return domain.CallOutcome{}, err
+	}
+	if err := domain.ValidateNativeName(dto.AppToolName); err != nil {
+		return domain.CallOutcome{}, err
+	}
+	text := dto.ArgumentsJSON
+	if text == "" {
+		text = "{}"
+	}
+	args, argsOutcome := parseArguments(text)
+	if argsOutcome != nil {
+		return domain.NotSent(argsOutcome.Code, argsOutcome.Message), nil
+	}
+	callCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(p.ctx, cancel)()
+	if callCtx.Err() != nil {
+		return domain.NotSent(CodeCallCancelledBeforeSend, "The tool request was cancelled before it started"), nil
+	}
+	reg, ok, err := s.regs.Load(id)
+	switch {
+	case err != nil:
+		return domain.NotSent(CodeCallRegistrationUnavailable, fmt.Sprintf("MCP registration `%s` cannot be loaded: %v", id, err)), nil
+	case !ok:
+		return domain.NotSent(CodeCallRegistrationNotFound, fmt.Sprintf("MCP registration not found: %s", id)), nil
+	}
+	audit.registration(reg)
+	if reg.State != domain.StateActive {
+		return domain.NotSent(CodeCallServerPaused, fmt.Sprintf("MCP server `%s` is paused", reg.DisplayName)), nil
+	}
+	if o := s.appGate(reg, dto.AppToolName, dto.NativeName); o != nil {
+		return *o, nil
+	}
+	switch perm := reg.PermissionFor(dto.NativeName); {
+	case perm == domain.PermissionOff:
+		return domain.NotSent(CodeCallPermissionOff, fmt.Sprintf("MCP tool `%s` is Off", dto.NativeName)), nil
+	case approval == domain.ApprovalDenied:
+		return domain.NotSent(CodeCallDeniedByUser, fmt.Sprintf("The user denied the call to MCP tool `%s`; it was not sent", dto.NativeName)), nil
+	case perm == domain.PermissionAsk && approval == domain.ApprovalNone:
+		return domain.NotSent(jsapi.CodeCallApprovalRequired, fmt.Sprintf("MCP tool `%s` is set to Ask and the user was not asked; it was not sent", dto.NativeName)), nil
+	}
+	call := s.toolCall(reg, dto.NativeName, args)
+	call.Elicit = s.elicitFor(ctx, domain.SourceApp, dto.ExecutionCallID, reg, dto.NativeName)
+	return s.gateway.Call(callCtx, reg, call), nil
+}
+
+// appGate checks an App's call against reg's cached catalog: the App's
+// tool has an interface, and the tool called is listed and visible to
+// Apps. nil when the call may go on.
+func (s *Service) appGate(reg domain.Registration, appTool, nativeName string) *domain.CallOutcome {
+	cat, _, err := s.publishedCatalog(reg)
+	refuse := func(code, format string, args ...any) *domain.CallOutcome {
+		o := domain.NotSent(code, fmt.Sprintf(format, args...))
+		return &o
+	}
+	switch {
+	case err != nil:
+		return refuse(CodeCatalogSnapshotInvalid, "MCP server `%s` has an invalid cached tool catalog: %v", reg.DisplayName, err)
+	case cat == nil:
+		return refuse(CodeCatalogNotCached, "MCP server `%s` has no cached tool catalog; refresh it in MCP Manager", reg.DisplayName)
+	}
+	app, called := findTool(cat, appTool), findTool(cat, nativeName)
+	switch {
+	case app == nil || !app.UI.HasInterface():
+		return refuse(jsapi.CodeAppUnknown, "MCP server `%s` has no App for tool `%s`", reg.DisplayName, appTool)
+	case called == nil:
+		return refuse(CodeToolNotInCachedCatalog, "Tool `%s` is absent from the cached catalog of `%s`; an App may call only its own server's tools", nativeName, reg.DisplayName)
+	case !called.UI.VisibleTo(domain.VisibleToApp):
+		return refuse(jsapi.CodeCallNotVisibleToApp, "MCP tool `%s` is not visible to Apps (its visibility leaves out app)", nativeName)
+	}
+	return nil
+}
+
+func findTool(cat *domain.Catalog, nativeName string) *domain.Tool {
+	for i := range cat.Tools {
+		if cat.Tools[i].NativeName == nativeName {
+			return &cat.Tools[i]
+		}
+	}
+	return nil
+}
+
+// modelMayCall reports whether a model may call reg's tool nativeName:
+// not when its cached catalog marks it app-only (MCP Apps). A model is
+// never offered such a tool; this refuses one it names anyway. Without a
+// cached catalog the call goes on as upstream's does.
+func (s *Service) modelMayCall(reg domain.Registration, nativeName string) bool {
+	cat, _, err := s.publishedCatalog(reg)
+	if err != nil || cat == nil {
+		return true
+	}
+	t := findTool(cat, nativeName)
+	return t == nil || !t.UI.ModelHidden()
+}
+
+// AppsPage is a page that may render MCP Apps: it says so in its handlers
+// frame, and only then do the requests it causes (discoveries, calls,
+// reads) declare the io.modelcontextprotocol/ui extension to the server
+// (WithPage hands the question to the gateway through the context).
+type AppsPage interface {
+	RendersApps() bool
+}

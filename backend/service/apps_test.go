@@ -1,0 +1,233 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ttmcp/ttmcp/backend/domain"
+	"github.com/ttmcp/ttmcp/jsapi"
+)
+
+// appServer is a go-sdk server with an MCP App: board names its
+// interface (visible to model and App), move is for the App only, hint for
+// the model only, plain says nothing of Apps. It records the tools called.
+type appServer struct {
+	URL    string
+	mu     sync.Mutex
+	called []string
+}
+
+func (a *appServer) calls() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.called)
+}
+
+func newAppServer(t *testing.T) *appServer {
+	t.Helper()
+	a := &appServer{}
+	obj := json.RawMessage(`{"type":"object"}`)
+	s := mcp.NewServer(&mcp.Implementation{Name: "apps", Version: "1"}, nil)
+	tools := []*mcp.Tool{
+		{Name: "board", Description: "Show the board", InputSchema: obj, Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "ui://chess/board.html"}}},
+		{Name: "move", Description: "Move a piece (App only)", InputSchema: obj, Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "ui://chess/board.html", "visibility": []string{"app"}}}},
+		{Name: "hint", Description: "A hint (model only)", InputSchema: obj, Meta: mcp.Meta{"ui": map[string]any{"visibility": []string{"model"}}}},
+		{Name: "legacy", Description: "Old-style App", InputSchema: obj, Meta: mcp.Meta{"ui/resourceUri": "ui://chess/old.html"}},
+		{Name: "plain", Description: "No App", InputSchema: obj},
+	}
+	for _, tool := range tools {
+		s.AddTool(tool, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			a.mu.Lock()
+			a.called = append(a.called, req.Params.Name)
+			a.mu.Unlock()
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ran " + req.Params.Name}}}, nil
+		})
+	}
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
+	t.Cleanup(ts.Close)
+	a.URL = ts.URL
+	return a
+}
+
+func legacyIDs(l jsapi.LegacyMcpToolList) []string {
+	out := []string{}
+	for _, t := range l.Tools {
+		out = append(out, t.NativeName)
+	}
+	return out
+}
+
+// An app-only tool stays in the catalog and the Manager, with its
+// permission, but no listing a model sees holds it: the upstream listing,
+// a tool set (whole server or by name), the tool search; and a model that
+// names it anyway is refused.
+func TestAppOnlyToolsAreNeverOfferedToTheModel(t *testing.T) {
+	srv := newAppServer(t)
+	w := newWorld(t)
+	ctx := context.Background()
+	id := w.register(srv.URL, true)
+	res, err := w.discover(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ui := map[string]*jsapi.McpToolUI{}
+	for _, tool := range res.Tools {
+		ui[tool.NativeName] = tool.UI
+	}
+	if got := ui["move"]; got == nil || got.ResourceURI == nil || *got.ResourceURI != "ui://chess/board.html" || !slices.Equal(got.Visibility, []string{"app"}) {
+		t.Errorf("Manager's move: %+v", got)
+	}
+	if got := ui["legacy"]; got == nil || got.ResourceURI == nil || *got.ResourceURI != "ui://chess/old.html" || got.Visibility != nil {
+		t.Errorf("the deprecated flat key: %+v", got)
+	}
+	if ui["plain"] != nil {
+		t.Errorf("plain has ui %+v", ui["plain"])
+	}
+	for _, name := range []string{"board", "move", "hint", "legacy", "plain"} {
+		w.permit(id, name, jsapi.PermissionAllow)
+	}
+	if got, want := legacyIDs(w.legacyTools()), []string{"board", "hint", "legacy", "plain"}; !slices.Equal(got, want) {
+		t.Errorf("model listing = %v, want %v", got, want)
+	}
+	// Restarted: the same from the catalog file.
+	w.restart()
+	if got := legacyIDs(w.legacyTools()); slices.Contains(got, "move") {
+		t.Errorf("after a restart the model listing has move: %v", got)
+	}
+	whole := "mcp/" + id + ":*"
+	byName := "mcp/" + id + ":move"
+	set, err := w.svc.SaveToolSet(ctx, jsapi.SaveMcpToolSetDto{Name: "all", Tools: []string{whole}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := w.svc.ListLegacyTools(ctx, jsapi.ListLegacyMcpToolsDto{ToolSetID: &set.ID})
+	if err != nil || slices.Contains(legacyIDs(l), "move") || len(l.Tools) != 4 {
+		t.Errorf("whole-server set: %v, %v", legacyIDs(l), err)
+	}
+	named, err := w.svc.SaveToolSet(ctx, jsapi.SaveMcpToolSetDto{Name: "named", Tools: []string{byName}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err = w.svc.ListLegacyTools(ctx, jsapi.ListLegacyMcpToolsDto{ToolSetID: &named.ID})
+	if err != nil || len(l.Tools) != 0 || len(l.Diagnostics) != 1 || l.Diagnostics[0].Code != CodeToolAppOnly {
+		t.Errorf("a set naming move: %+v, %v", l, err)
+	}
+	hits, err := w.svc.SearchTools(ctx, jsapi.SearchMcpToolsDto{Query: "move a piece"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hits.Hits {
+		if h.NativeName == "move" {
+			t.Errorf("the tool search found move: %+v", hits)
+		}
+	}
+	if _, err := w.svc.StartLegacyCall(ctx, jsapi.McpExecutionCallIdDto{ExecutionCallID: "m1"}); err != nil {
+		t.Fatal(err)
+	}
+	if o := w.legacyCall("m1", byName, "{}"); o.Outcome != jsapi.OutcomeNotSent || o.Code != jsapi.CodeCallToolAppOnly {
+		t.Errorf("a model's call of move: %+v", o)
+	}
+	if slices.Contains(srv.calls(), "move") {
+		t.Error("a model's call of an app-only tool reached the server")
+	}
+}
+
+func (w *world) appCall(callID, id, appTool, name string, approval *string) jsapi.McpCallOutcome {
+	w.t.Helper()
+	ctx := context.Background()
+	if _, err := w.svc.StartAppCall(ctx, jsapi.McpExecutionCallIdDto{ExecutionCallID: callID}); err != nil {
+		w.t.Fatal(err)
+	}
+	o, err := w.svc.CallAppTool(ctx, jsapi.CallMcpAppToolDto{ExecutionCallID: callID, RegistrationID: id, AppToolName: appTool,
+		NativeName: name, ArgumentsJSON: `{"square":"e4"}`, Approval: approval})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return o
+}
+
+// An App's call passes the App gates and then the model's: the App is a
+// tool of its registration with an interface, the tool called is of the
+// same registration and visible to Apps, not Off, and Ask needs the user's
+// answer. Each call is audited as the App's.
+func TestAppCallGates(t *testing.T) {
+	srv := newAppServer(t)
+	other := newAppServer(t)
+	w := newWorld(t)
+	ctx := context.Background()
+	id := w.register(srv.URL, true)
+	otherID := w.register(other.URL, true)
+	for _, r := range []string{id, otherID} {
+		if _, err := w.discover(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.permit(id, "move", jsapi.PermissionAsk)
+	w.permit(id, "hint", jsapi.PermissionAllow)
+	w.permit(id, "board", jsapi.PermissionAllow)
+	w.permit(otherID, "move", jsapi.PermissionAllow)
+	once, denied := jsapi.ApprovalOnce, jsapi.ApprovalDenied
+	tests := []struct {
+		name, reg, app, tool string
+		approval             *string
+		code                 string // "" : sent
+	}{
+		{"ask without asking", id, "board", "move", nil, jsapi.CodeCallApprovalRequired},
+		{"ask denied", id, "board", "move", &denied, CodeCallDeniedByUser},
+		{"ask allowed once", id, "board", "move", &once, ""},
+		{"allow", id, "board", "board", nil, ""},
+		{"model-only tool", id, "board", "hint", nil, jsapi.CodeCallNotVisibleToApp},
+		{"off", id, "board", "plain", nil, CodeCallPermissionOff},
+		{"not an App", id, "plain", "board", nil, jsapi.CodeAppUnknown},
+		{"unknown App", id, "nothing", "board", nil, jsapi.CodeAppUnknown},
+		{"another server's tool", id, "board", "elsewhere", nil, CodeToolNotInCachedCatalog},
+		{"deprecated flat key is an App", id, "legacy", "board", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := w.appCall("c-"+tt.name, tt.reg, tt.app, tt.tool, tt.approval)
+			switch {
+			case tt.code == "" && o.Outcome != jsapi.OutcomeKnownResponse:
+				t.Fatalf("not sent: %+v", o)
+			case tt.code != "" && (o.Outcome != jsapi.OutcomeNotSent || o.Code != tt.code):
+				t.Fatalf("outcome %+v, want not_sent %s", o, tt.code)
+			}
+			e := w.lastAudit()
+			if e.Source != jsapi.AuditSourceApp || e.AppTool == nil || *e.AppTool != tt.app || e.RegistrationID != tt.reg || e.NativeName != tt.tool || e.CallID != "c-"+tt.name {
+				t.Errorf("audit %+v", e)
+			}
+			if tt.approval != nil && e.Approval != *tt.approval {
+				t.Errorf("audit approval %q", e.Approval)
+			}
+		})
+	}
+	if got, want := srv.calls(), []string{"move", "board", "board"}; !slices.Equal(got, want) {
+		t.Errorf("server calls = %v, want %v", got, want)
+	}
+	if got := other.calls(); len(got) != 0 {
+		t.Errorf("another server was reached: %v", got)
+	}
+	if o := func() jsapi.McpCallOutcome {
+		o, _ := w.svc.CallAppTool(ctx, jsapi.CallMcpAppToolDto{ExecutionCallID: "never-started", RegistrationID: id, AppToolName: "board", NativeName: "board"})
+		return o
+	}(); o.Code != CodeCallNotStarted {
+		t.Errorf("unstarted: %+v", o)
+	}
+	// Without a cached catalog nothing is known of the App: refused.
+	fresh := w.register(srv.URL, true)
+	w.permit(fresh, "board", jsapi.PermissionAllow)
+	if o := w.appCall("uncached", fresh, "board", "board", nil); o.Code != CodeCatalogNotCached {
+		t.Errorf("uncached: %+v", o)
+	}
+	w.svc.StartAppCall(ctx, jsapi.McpExecutionCallIdDto{ExecutionCallID: "x"})
+	if _, err := w.svc.CallAppTool(ctx, jsapi.CallMcpAppToolDto{ExecutionCallID: "x", RegistrationID: "nope", AppToolName: "board", NativeName: "board"}); domain.KindOf(err) != domain.KindBadRequest {
+		t.Errorf("a bad registration id: %v", err)
+	}
+}
