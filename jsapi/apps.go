@@ -17,7 +17,7 @@ const (
 )
 
 // AppsCommands are the MCP Apps commands.
-var AppsCommands = []string{CmdStartAppToolCall, CmdCallAppTool, CmdCancelAppToolCall}
+var AppsCommands = []string{CmdStartAppToolCall, CmdCallAppTool, CmdCancelAppToolCall, CmdReadAppResource}
 
 // CallMcpAppToolDto runs one prepared tools/call an App asked for.
 // RegistrationID is the App's own server and AppToolName the tool whose
@@ -55,6 +55,9 @@ type McpAppResource struct {
 	Permissions    McpAppPerms `json:"permissions"`
 	PrefersBorder  *bool       `json:"prefersBorder,omitzero"`
 	SHA256         string      `json:"sha256"`
+	// Dropped says what of the declaration was left out (the user may be
+	// shown why an App cannot reach a host it named).
+	Dropped []string `json:"dropped"`
 }
 
 // McpAppCSP is what an App's resource declared in _meta.ui.csp (only

@@ -985,6 +985,53 @@ export interface TtmcpMcpApi extends TauriTavernMcpApi {
   prompts: McpPromptsApi;
   completions: McpCompletionsApi;
   toolSearch: McpToolSearchApi;
+  apps: McpAppsApi;
+}
+
+// ---------------------------------------------------------------- MCP Apps (ttmcp, issue 30)
+
+/** An App's tools/call: the App (its server and the tool whose interface it is) and the tool it calls, of the same server. */
+export interface CallMcpAppToolInput {
+  executionCallId: string;
+  registrationId: string;
+  appToolName: string;
+  nativeName: string;
+  argumentsJson: string;
+  /** The user's answer to the Ask prompt; an Ask tool without one is not sent (mcp.call_approval_required). */
+  approval?: 'once' | 'always' | 'denied';
+}
+
+/** The CSP sources an App's resource declared (only origins kept). */
+export interface McpAppCsp {
+  connectDomains: string[];
+  resourceDomains: string[];
+  frameDomains: string[];
+  baseUriDomains: string[];
+}
+
+/** An App's interface, ready for the sandbox. */
+export interface McpAppResource {
+  registrationId: string;
+  appToolName: string;
+  uri: string;
+  html: string;
+  /** The Content-Security-Policy ttmcp serves the document with (never looser than declared). */
+  csp: string;
+  declared: McpAppCsp;
+  permissions: { camera: boolean; microphone: boolean; geolocation: boolean; clipboardWrite: boolean };
+  prefersBorder?: boolean;
+  sha256: string;
+  /** What of the declaration was left out. */
+  dropped: string[];
+}
+
+/** api.mcp.apps: the calls and interface of MCP Apps; setRenderer(true) declares the extension on this page's requests. */
+export interface McpAppsApi {
+  setRenderer(on: boolean): void;
+  startCall(input: { executionCallId: string }): Promise<null>;
+  call(input: CallMcpAppToolInput): Promise<McpCallOutcome>;
+  cancelCall(input: { executionCallId: string }): Promise<null>;
+  readInterface(input: { registrationId: string; appToolName: string }): Promise<McpAppResource>;
 }
 
 // ---------------------------------------------------------------- tool search (ttmcp, issue 31)

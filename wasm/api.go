@@ -87,6 +87,7 @@ var appMethods = [...]method{
 	{"startCall", jsapi.CmdStartAppToolCall, argsDTO},
 	{"call", jsapi.CmdCallAppTool, argsDTO},
 	{"cancelCall", jsapi.CmdCancelAppToolCall, argsDTO},
+	{"readInterface", jsapi.CmdReadAppResource, argsDTO},
 }
 
 // resultMethods are ttmcp's addition (SPEC §10): api.mcp.results.

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -573,6 +574,9 @@ type ResourceContent struct {
 	// IsText: a text content (set by projection, also for one whose text
 	// was refused); else a blob.
 	IsText bool
+	// Meta is the content's _meta as received (nil when absent): an MCP
+	// App's interface carries its _meta.ui there (apps_resource.go).
+	Meta json.RawMessage
 }
 
 // ResourceContents is a read's answer: every content in order, their sizes

@@ -643,14 +643,19 @@ func resultTypeAnswer[T any](rt, what string) (domain.Answer[T], bool) {
 // wireContents is one content of a read (or an embedded resource) as
 // received: members absent, null and "" stay apart.
 type wireContents struct {
-	URI      string  `json:"uri"`
-	MimeType *string `json:"mimeType"`
-	Text     *string `json:"text"`
-	Blob     *string `json:"blob"`
+	URI      string         `json:"uri"`
+	MimeType *string        `json:"mimeType"`
+	Text     *string        `json:"text"`
+	Blob     *string        `json:"blob"`
+	Meta     jsontext.Value `json:"_meta"` // an MCP App's _meta.ui (issue 30)
 }
 
 func (w wireContents) domain() domain.ResourceContent {
-	return domain.ResourceContent{URI: w.URI, MimeType: w.MimeType, Text: w.Text, Blob: w.Blob}
+	c := domain.ResourceContent{URI: w.URI, MimeType: w.MimeType, Text: w.Text, Blob: w.Blob}
+	if len(w.Meta) > 0 && w.Meta.Kind() == '{' {
+		c.Meta = json.RawMessage(w.Meta.Clone())
+	}
+	return c
 }
 
 // decodeRead projects a resources/read answer as received. Each content

@@ -68,6 +68,7 @@ func NewCommands(svc *service.Service, log *slog.Logger) *Commands {
 		jsapi.CmdStartAppToolCall:  withDTO(svc.StartAppCall),
 		jsapi.CmdCallAppTool:       withDTO(svc.CallAppTool),
 		jsapi.CmdCancelAppToolCall: withDTO(svc.CancelAppCall),
+		jsapi.CmdReadAppResource:   withDTO(svc.ReadAppResource),
 		// api.extension.store (args flat, as upstream's; store_commands.go)
 		jsapi.CmdGetExtensionStoreJSON:      withArgs(svc.GetExtensionStoreJSON),
 		jsapi.CmdTryGetExtensionStoreJSON:   withArgs(svc.TryGetExtensionStoreJSON),

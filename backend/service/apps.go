@@ -172,3 +172,72 @@ func (s *Service) modelMayCall(reg domain.Registration, nativeName string) bool 
 type AppsPage interface {
 	RendersApps() bool
 }
+
+// ReadAppResource reads the interface of the App of a tool
+// (read_mcp_app_resource): the registration Active with resources allowed
+// (the read goes the resource path's way), the tool in its cached catalog
+// with a ui:// resourceUri; then one resources/read of that URI, whose
+// answer must be one App document (domain.ParseAppInterface: MIME type,
+// size, UTF-8). The policy is ttmcp's, built from what the document
+// declares (never looser). The read is audited as the App's (source app,
+// kind resource_read), its outcome as the server answered; a document that
+// cannot be rendered is this command's error, not the read's.
+func (s *Service) ReadAppResource(ctx context.Context, dto jsapi.ReadMcpAppResourceDto) (_ jsapi.McpAppResource, err error) {
+	audit := s.beginAudit(domain.SourceApp, domain.NewRecordID(), "", domain.ApprovalNone)
+	audit.rec.Kind, audit.rec.AppTool = domain.AuditResourceRead, dto.AppToolName
+	audit.rec.RegistrationID, _ = domain.ParseRegistrationID(dto.RegistrationID)
+	var sent *jsapi.McpCallOutcome
+	defer func() {
+		if sent != nil {
+			audit.finish(*sent, nil)
+		} else {
+			audit.finish(jsapi.McpCallOutcome{}, err)
+		}
+	}()
+	r, err := s.primitiveServer(dto.RegistrationID, primResources, "an App's interface is read")
+	if err != nil {
+		return jsapi.McpAppResource{}, err
+	}
+	audit.server(r)
+	cat, _, err := s.publishedCatalog(r)
+	switch {
+	case err != nil:
+		return jsapi.McpAppResource{}, domain.Errorf(domain.KindUnavailable, CodeCatalogSnapshotInvalid, "MCP server `%s` has an invalid cached tool catalog: %v", r.DisplayName, err)
+	case cat == nil:
+		return jsapi.McpAppResource{}, domain.Errorf(domain.KindUnavailable, CodeCatalogNotCached, "MCP server `%s` has no cached tool catalog; refresh it in MCP Manager", r.DisplayName)
+	}
+	t := findTool(cat, dto.AppToolName)
+	if t == nil || !t.UI.HasInterface() {
+		return jsapi.McpAppResource{}, domain.Errorf(domain.KindNotFound, jsapi.CodeAppUnknown, "MCP server `%s` has no App for tool `%s`", r.DisplayName, dto.AppToolName)
+	}
+	uri := t.UI.ResourceURI
+	audit.rec.URI = uri
+	answer := s.gateway.ReadResource(ctx, r, uri)
+	out := readOutcomeDTO(answer)
+	sent = &out
+	if answer.Outcome != domain.OutcomeKnownResponse || answer.Result == nil {
+		code, msg := answer.Code, answer.Message
+		if answer.ServerError != nil {
+			code, msg = jsapi.CodeAppResourceInvalid, "the server answered the read with an error: "+answer.ServerError.Message
+		} else if answer.Unsupported != nil {
+			code, msg = jsapi.CodeAppResourceInvalid, answer.Unsupported.Message
+		}
+		return jsapi.McpAppResource{}, domain.Errorf(domain.KindUnavailable, code, "the App's interface `%s` was not read: %s", uri, msg)
+	}
+	app, err := domain.ParseAppInterface(uri, answer.Result.Contents, nil)
+	if err != nil {
+		return jsapi.McpAppResource{}, err
+	}
+	if len(app.Dropped) > 0 {
+		s.log.Warn("an App's declared policy was narrowed", "registrationId", r.ID, "tool", dto.AppToolName, "uri", uri, "dropped", app.Dropped)
+	}
+	return jsapi.McpAppResource{
+		RegistrationID: string(r.ID), AppToolName: dto.AppToolName, URI: uri, HTML: app.HTML,
+		CSP: domain.AppCSPHeader(app.CSP),
+		Declared: jsapi.McpAppCSP{ConnectDomains: orEmpty(app.CSP.ConnectDomains), ResourceDomains: orEmpty(app.CSP.ResourceDomains),
+			FrameDomains: orEmpty(app.CSP.FrameDomains), BaseURIDomains: orEmpty(app.CSP.BaseURIDomains)},
+		Permissions: jsapi.McpAppPerms{Camera: app.Permissions.Camera, Microphone: app.Permissions.Microphone,
+			Geolocation: app.Permissions.Geolocation, ClipboardWrite: app.Permissions.ClipboardWrite},
+		PrefersBorder: app.PrefersBorder, SHA256: app.SHA256, Dropped: orEmpty(app.Dropped),
+	}, nil
+}

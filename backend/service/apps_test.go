@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -50,10 +51,69 @@ func newAppServer(t *testing.T) *appServer {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ran " + req.Params.Name}}}, nil
 		})
 	}
+	resource := func(uri, mime string, meta mcp.Meta) {
+		s.AddResource(&mcp.Resource{URI: uri, Name: uri, MIMEType: mime}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: appDocument, Meta: meta}}}, nil
+		})
+	}
+	resource("ui://chess/board.html", "text/html;profile=mcp-app", mcp.Meta{"ui": map[string]any{
+		"csp":         map[string]any{"connectDomains": []string{"https://api.chess.example", "*"}, "resourceDomains": []string{"https://cdn.chess.example"}},
+		"permissions": map[string]any{"clipboardWrite": map[string]any{}}, "prefersBorder": true}})
+	resource("ui://chess/old.html", "text/html", nil) // not an App's MIME type
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
 	t.Cleanup(ts.Close)
 	a.URL = ts.URL
 	return a
+}
+
+const appDocument = "<!doctype html><html><body><button>move</button></body></html>"
+
+// An App's interface is read through the resource path: the document, a
+// policy built from its declaration with what is not an origin dropped,
+// the permissions it asked for; a resource of another MIME type is
+// refused; a tool without an interface has no App. Each read is audited as
+// the App's.
+func TestReadAppResource(t *testing.T) {
+	srv := newAppServer(t)
+	w := newWorld(t)
+	ctx := context.Background()
+	id := w.register(srv.URL, true)
+	if _, err := w.discover(id); err != nil {
+		t.Fatal(err)
+	}
+	app, err := w.svc.ReadAppResource(ctx, jsapi.ReadMcpAppResourceDto{RegistrationID: id, AppToolName: "board"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if app.HTML != appDocument || app.URI != "ui://chess/board.html" || !app.Permissions.ClipboardWrite || app.Permissions.Camera ||
+		app.PrefersBorder == nil || !*app.PrefersBorder || len(app.SHA256) != 64 {
+		t.Errorf("app %+v", app)
+	}
+	if !slices.Equal(app.Declared.ConnectDomains, []string{"https://api.chess.example"}) || len(app.Dropped) != 1 {
+		t.Errorf("declared %+v dropped %v", app.Declared, app.Dropped)
+	}
+	for _, part := range []string{"connect-src https://api.chess.example;", "script-src 'self' 'unsafe-inline' https://cdn.chess.example;", "frame-src 'none'", "default-src 'none'"} {
+		if !strings.Contains(app.CSP, part) {
+			t.Errorf("csp %q lacks %q", app.CSP, part)
+		}
+	}
+	e := w.lastAudit()
+	if e.Source != jsapi.AuditSourceApp || e.Kind != jsapi.AuditKindResourceRead || e.AppTool == nil || *e.AppTool != "board" ||
+		e.URI == nil || *e.URI != "ui://chess/board.html" || e.Outcome != jsapi.OutcomeKnownResponse || e.ContentBytes == nil || *e.ContentBytes != int64(len(appDocument)) {
+		t.Errorf("audit %+v", e)
+	}
+	if _, err := w.svc.ReadAppResource(ctx, jsapi.ReadMcpAppResourceDto{RegistrationID: id, AppToolName: "legacy"}); domain.CodeOf(err) != jsapi.CodeAppResourceInvalid {
+		t.Errorf("a text/html resource: %v", err)
+	}
+	if e := w.lastAudit(); e.Outcome != jsapi.OutcomeKnownResponse {
+		t.Errorf("the refused document's read is recorded as %s, but it was read", e.Outcome)
+	}
+	if _, err := w.svc.ReadAppResource(ctx, jsapi.ReadMcpAppResourceDto{RegistrationID: id, AppToolName: "plain"}); domain.CodeOf(err) != jsapi.CodeAppUnknown {
+		t.Errorf("a tool without an interface: %v", err)
+	}
+	if e := w.lastAudit(); e.Outcome != jsapi.OutcomeRejected {
+		t.Errorf("a refused read: %+v", e)
+	}
 }
 
 func legacyIDs(l jsapi.LegacyMcpToolList) []string {
