@@ -16,6 +16,11 @@ const (
 	CmdReadAppResource = "read_mcp_app_resource"
 )
 
+// PathAppView is where the sandbox loads an App's document:
+// PathAppView + "<viewId>", on the backend's origin (direct) or under the
+// plugin's prefix (through SillyTavern).
+const PathAppView = "/apps/view/"
+
 // AppsCommands are the MCP Apps commands.
 var AppsCommands = []string{CmdStartAppToolCall, CmdCallAppTool, CmdCancelAppToolCall, CmdReadAppResource}
 
@@ -46,15 +51,18 @@ type ReadMcpAppResourceDto struct {
 // it asked for (granted by the sandbox's allow attribute, each only after
 // the user's consent in the extension).
 type McpAppResource struct {
-	RegistrationID string      `json:"registrationId"`
-	AppToolName    string      `json:"appToolName"`
-	URI            string      `json:"uri"`
-	HTML           string      `json:"html"`
-	CSP            string      `json:"csp"`
-	Declared       McpAppCSP   `json:"declared"`
-	Permissions    McpAppPerms `json:"permissions"`
-	PrefersBorder  *bool       `json:"prefersBorder,omitzero"`
-	SHA256         string      `json:"sha256"`
+	RegistrationID string `json:"registrationId"`
+	AppToolName    string `json:"appToolName"`
+	URI            string `json:"uri"`
+	HTML           string `json:"html"`
+	CSP            string `json:"csp"`
+	// ViewID names the document for the sandbox route (GET
+	// /apps/view/<id>, jsapi.PathAppView): single use, valid two minutes.
+	ViewID        string      `json:"viewId"`
+	Declared      McpAppCSP   `json:"declared"`
+	Permissions   McpAppPerms `json:"permissions"`
+	PrefersBorder *bool       `json:"prefersBorder,omitzero"`
+	SHA256        string      `json:"sha256"`
 	// Dropped says what of the declaration was left out (the user may be
 	// shown why an App cannot reach a host it named).
 	Dropped []string `json:"dropped"`

@@ -196,10 +196,16 @@ func (a *AppInterface) readUI(raw json.RawMessage) {
 var cspOrigin = regexp.MustCompile(`^(?:https?|wss?)://(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*(?::(?:[0-9]{1,5}|\*))?$`)
 
 // AppCSPHeader is the Content-Security-Policy of an App's document: the
-// spec's template over what it declared, the spec's restrictive default
-// for what it did not (no network, no frames, no plugins, base-uri 'self'),
-// and form-action 'none' (an App submits nothing to a page). 'self' is the
-// sandbox's own URL on ttmcp; the document's origin is opaque.
+// spec's template over what it declared, and for what it did not the
+// spec's restrictive default made stricter in one respect: no 'self'
+// anywhere. The spec's 'self' is a sandbox origin of the host's own; ttmcp
+// serves the document from its backend's URL, which through SillyTavern's
+// plugin is SillyTavern's origin, so 'self' would let an App load (and so
+// send GET requests with the user's cookies to) SillyTavern itself. An App
+// is one document: its own scripts and styles are inline ('unsafe-inline'),
+// its images data: URIs or declared origins. No network, frames or plugins
+// unless declared, base-uri and form-action 'none'. The document's origin
+// is opaque (the sandbox directive, added by the route).
 func AppCSPHeader(c AppCSP) string {
 	list := func(fallback string, extra ...[]string) string {
 		var parts []string
@@ -217,19 +223,16 @@ func AppCSPHeader(c AppCSP) string {
 	r := c.ResourceDomains
 	directives := []string{
 		"default-src 'none'",
-		"script-src " + list("'self' 'unsafe-inline'", r),
-		"style-src " + list("'self' 'unsafe-inline'", r),
-		"img-src " + list("'self' data:", r),
-		"font-src " + list("'self'", r),
-		"media-src " + list("'self' data:", r),
+		"script-src " + list("'unsafe-inline'", r),
+		"style-src " + list("'unsafe-inline'", r),
+		"img-src " + list("data:", r),
+		"font-src " + list("data:", r),
+		"media-src " + list("data:", r),
 		"connect-src " + list("", c.ConnectDomains),
 		"frame-src " + list("", c.FrameDomains),
 		"base-uri " + list("", c.BaseURIDomains),
 		"object-src 'none'",
 		"form-action 'none'",
-	}
-	if len(c.BaseURIDomains) == 0 {
-		directives[8] = "base-uri 'self'"
 	}
 	return strings.Join(directives, "; ")
 }

@@ -30,6 +30,8 @@ type Commands struct {
 	signIn func(ctx context.Context, q url.Values) (known bool, err error)
 	// watch registers a socket for the service's events; nil: none.
 	watch func(func(jsapi.Event)) (stop func())
+	// appView hands out an MCP App's document once (appview.go).
+	appView func(id string) (service.AppView, bool)
 }
 
 type handler func(ctx context.Context, args jsontext.Value) (any, error)
@@ -108,8 +110,10 @@ func NewCommands(svc *service.Service, log *slog.Logger) *Commands {
 		jsapi.CmdGetServerCapabilities: withDTO(svc.ServerCapabilities),
 		jsapi.CmdSetServerCapabilities: withDTO(svc.SetServerCapabilities),
 	}, signIn: svc.CompleteSignIn}
+	c.appView = func(string) (service.AppView, bool) { return service.AppView{}, false }
 	if svc != nil {
 		c.watch = svc.Watch
+		c.appView = svc.TakeAppView
 	}
 	for name, h := range c.table {
 		c.table[name] = refuseStdioMembers(h)

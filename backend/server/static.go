@@ -60,6 +60,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc(jsapi.PathSession, s.handleSession)
 	s.mux.HandleFunc(jsapi.PathWS, s.handleWS)
 	s.transportRoutes()                                                     // transport.go
+	s.appViewRoutes()                                                       // appview.go
 	s.mux.HandleFunc("GET "+jsapi.PathOAuthCallback, s.handleOAuthCallback) // oauth.go
 	if s.cfg.Assets != nil {
 		s.mux.Handle("/jsapi/", publicFiles("/jsapi/", s.cfg.Assets))

@@ -228,12 +228,23 @@ func (s *Service) ReadAppResource(ctx context.Context, dto jsapi.ReadMcpAppResou
 	if err != nil {
 		return jsapi.McpAppResource{}, err
 	}
+	var perms []string
+	for _, p := range []struct {
+		on      bool
+		feature string
+	}{{app.Permissions.Camera, "camera"}, {app.Permissions.Microphone, "microphone"}, {app.Permissions.Geolocation, "geolocation"}, {app.Permissions.ClipboardWrite, "clipboard-write"}} {
+		if p.on {
+			perms = append(perms, p.feature)
+		}
+	}
+	csp := domain.AppCSPHeader(app.CSP)
+	view := s.views.put(AppView{HTML: app.HTML, CSP: csp, Permissions: perms}, s.now())
 	if len(app.Dropped) > 0 {
 		s.log.Warn("an App's declared policy was narrowed", "registrationId", r.ID, "tool", dto.AppToolName, "uri", uri, "dropped", app.Dropped)
 	}
 	return jsapi.McpAppResource{
 		RegistrationID: string(r.ID), AppToolName: dto.AppToolName, URI: uri, HTML: app.HTML,
-		CSP: domain.AppCSPHeader(app.CSP),
+		CSP: csp, ViewID: view,
 		Declared: jsapi.McpAppCSP{ConnectDomains: orEmpty(app.CSP.ConnectDomains), ResourceDomains: orEmpty(app.CSP.ResourceDomains),
 			FrameDomains: orEmpty(app.CSP.FrameDomains), BaseURIDomains: orEmpty(app.CSP.BaseURIDomains)},
 		Permissions: jsapi.McpAppPerms{Camera: app.Permissions.Camera, Microphone: app.Permissions.Microphone,

@@ -150,8 +150,10 @@ type Service struct {
 	// calls are the prepared test calls; legacyCalls the model tool calls.
 	calls       calls
 	legacyCalls calls
-	// appCalls are the tools/calls MCP Apps asked for (apps.go).
+	// appCalls are the tools/calls MCP Apps asked for (apps.go); views
+	// their documents waiting for their sandbox (appviews.go).
 	appCalls calls
+	views    appViews
 	// store serves api.extension.store (extension_store.go).
 	store extensionStore
 	// toolSetsMu serialises the tool sets' saves and removals.
