@@ -22,7 +22,9 @@ func TestAppViewRoute(t *testing.T) {
 	const doc = "<!doctype html><title>board</title><script>parent.postMessage('hi','*')</script>"
 	s := mcp.NewServer(&mcp.Implementation{Name: "apps", Version: "1"}, nil)
 	s.AddTool(&mcp.Tool{Name: "board", InputSchema: json.RawMessage(`{"type":"object"}`), Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "ui://chess/board.html"}}},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
 	s.AddResource(&mcp.Resource{URI: "ui://chess/board.html", Name: "board", MIMEType: "text/html;profile=mcp-app"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "ui://chess/board.html", MIMEType: "text/html;profile=mcp-app", Text: doc,
 			Meta: mcp.Meta{"ui": map[string]any{"csp": map[string]any{"connectDomains": []string{"https://api.chess.example"}}, "permissions": map[string]any{"geolocation": map[string]any{}}}}}}}, nil
