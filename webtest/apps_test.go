@@ -80,7 +80,9 @@ func TestAppSandboxIsOpaque(t *testing.T) {
 	doc := strings.NewReplacer("UNDECLARED", und.URL, "DECLARED", dec.URL, "BACKEND", b.origin()).Replace(hostileApp)
 	s := mcp.NewServer(&mcp.Implementation{Name: "hostile", Version: "1"}, nil)
 	s.AddTool(&mcp.Tool{Name: "probe", InputSchema: json.RawMessage(`{"type":"object"}`), Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "ui://hostile/probe.html"}}},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
 	s.AddResource(&mcp.Resource{URI: "ui://hostile/probe.html", Name: "probe", MIMEType: "text/html;profile=mcp-app"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "ui://hostile/probe.html", MIMEType: "text/html;profile=mcp-app", Text: doc,
 			Meta: mcp.Meta{"ui": map[string]any{"csp": map[string]any{"connectDomains": []string{dec.URL}}}}}}}, nil
