@@ -122,3 +122,79 @@ func capsRecorder(t *testing.T, h http.Handler, skip ...string) (*httptest.Serve
 		return slices.Clone(seen)
 	}
 }
+
+// A 2025 server learns what its client declares at initialize, so an
+// operation whose page renders Apps runs on a session of its own that
+// declares the extension (kept for the next such operation); the shared
+// session, and the operations of other pages, declare nothing of it.
+func TestAppsExtensionDeclared2025(t *testing.T) {
+	board := objectTool("board")
+	board.Meta = mcp.Meta{"ui": map[string]any{"resourceUri": "ui://chess/board.html"}}
+	s := mcp.NewServer(&mcp.Implementation{Name: "apps", Version: "1"}, &mcp.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25"}})
+	s.AddTool(board, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+	})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{JSONResponse: true})
+	var mu sync.Mutex
+	declared := map[string]bool{} // session id → its initialize declared the extension
+	pending := []bool{}           // initializes answered, in order, before their session id is known
+	var calls []bool              // per tools/call: its session declared the extension
+	ts, _ := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				Capabilities struct {
+					Extensions map[string]json.RawMessage `json:"extensions"`
+				} `json:"capabilities"`
+			} `json:"params"`
+		}
+		json.Unmarshal(body, &m)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		mu.Lock()
+		switch m.Method {
+		case "initialize":
+			_, ext := m.Params.Capabilities.Extensions[domain.AppsExtension]
+			if ext && string(m.Params.Capabilities.Extensions[domain.AppsExtension]) != `{"mimeTypes":["text/html;profile=mcp-app"]}` {
+				t.Errorf("declared %s", m.Params.Capabilities.Extensions[domain.AppsExtension])
+			}
+			declared[rec.Header().Get("Mcp-Session-Id")] = ext
+			pending = append(pending, ext)
+		case "tools/call":
+			calls = append(calls, declared[r.Header.Get("Mcp-Session-Id")])
+		}
+		mu.Unlock()
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(rec.Body.Bytes())
+	}))
+	g := callGateway(t, 5*time.Second)
+	r := registration(t, ts.URL, domain.ProtocolAuto, nil)
+	apps := domain.WithAppsRenderer(context.Background(), func() bool { return true })
+	call := func(ctx context.Context) {
+		if out := g.Call(ctx, r, domain.ToolCall{NativeName: "board", Arguments: json.RawMessage(`{}`)}); out.Outcome != domain.OutcomeKnownResponse {
+			t.Fatalf("call %+v", out)
+		}
+	}
+	call(context.Background())
+	call(apps)
+	call(apps) // on the kept Apps session
+	call(context.Background())
+	if _, err := g.Discover(apps, r); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []bool{false, true, true, false}; !reflect.DeepEqual(calls, want) {
+		t.Errorf("calls on sessions that declared Apps: %v, want %v", calls, want)
+	}
+	// the shared session, one Apps session for the calls, one eliciting
+	// Apps session for the discovery
+	if want := []bool{false, true, true}; !reflect.DeepEqual(pending, want) {
+		t.Errorf("initializes declaring Apps: %v, want %v", pending, want)
+	}
+}

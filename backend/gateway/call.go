@@ -113,8 +113,9 @@ func (g *Gateway) callOn(ctx context.Context, le *lease, call domain.ToolCall, a
 			g.lives.drop(le)
 		}
 	}
-	if a != nil && !modern {
-		es, put, err := g.lives.eliciting(ctx, le)
+	apps := domain.RendersApps(ctx)
+	if (a != nil || apps) && !modern {
+		es, put, err := g.lives.eliciting(ctx, le, sessionKind{eliciting: a != nil, apps: apps})
 		if err != nil {
 			return startupNotSent(err), false
 		}

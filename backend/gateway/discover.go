@@ -59,7 +59,7 @@ func (g *Gateway) discoverOn(ctx context.Context, le *lease) (domain.Catalog, er
 	// refuses a second session is listed on the shared one.
 	var put func(keep bool)
 	if init.ProtocolVersion < Versions[0] {
-		if es, p, err := g.lives.eliciting(ctx, le); err == nil {
+		if es, p, err := g.lives.eliciting(ctx, le, sessionKind{eliciting: true, apps: domain.RendersApps(ctx)}); err == nil {
 			s, put = es, p
 		}
 	}

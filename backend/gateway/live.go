@@ -72,8 +72,10 @@ type live struct {
 	idle    *time.Timer
 	retired bool
 	shared  *session // nil until opened, and again after it ended
-	// idleEliciting are 2025 eliciting sessions between calls (at most
-	// maxIdleEliciting): a call that may ask the user takes one for itself.
+	// idleEliciting are 2025 sessions of one operation at a time between
+	// operations (at most maxIdleEliciting of each kind): a call that may
+	// ask the user, or whose page renders MCP Apps, takes one of its kind
+	// for itself.
 	idleEliciting []*session
 	opening       chan struct{} // closed when the opening in progress is done
 	openErr       error         // why the last opening failed
@@ -207,27 +209,31 @@ func (ls *lives) openShared(l *live, r domain.Registration) {
 // after use.
 const maxIdleEliciting = 1
 
-// eliciting returns a 2025 eliciting session for one call on le's
+// eliciting returns a 2025 session of kind k for one operation on le's
 // connection — a kept one, or one opened at the version the shared session
 // negotiated — and put, which gives it back (kept when keep and there is
-// room, else closed). Its questions go to the call alone (session.elicit).
-func (ls *lives) eliciting(ctx context.Context, le *lease) (*session, func(keep bool), error) {
+// room, else closed). Its questions go to the call alone (session.elicit);
+// it declares the MCP Apps extension only for a page that renders Apps.
+func (ls *lives) eliciting(ctx context.Context, le *lease, k sessionKind) (*session, func(keep bool), error) {
 	l := le.l
 	ls.mu.Lock()
 	var s *session
-	for len(l.idleEliciting) > 0 && s == nil {
-		last := l.idleEliciting[len(l.idleEliciting)-1]
-		l.idleEliciting = l.idleEliciting[:len(l.idleEliciting)-1]
-		if last.over() || last.tr.refused.Load() != nil {
-			last.close()
+	for i := len(l.idleEliciting) - 1; i >= 0 && s == nil; i-- {
+		c := l.idleEliciting[i]
+		if c.kind != k && !c.over() && c.tr.refused.Load() == nil {
 			continue
 		}
-		s = last
+		l.idleEliciting = append(l.idleEliciting[:i], l.idleEliciting[i+1:]...)
+		if c.over() || c.tr.refused.Load() != nil {
+			c.close()
+			continue
+		}
+		s = c
 	}
 	ls.mu.Unlock()
 	if s == nil {
 		var err error
-		s, err = ls.g.open(ctx, le.s.r, sessionOptions{version: le.s.cs.InitializeResult().ProtocolVersion, eliciting: true})
+		s, err = ls.g.open(ctx, le.s.r, sessionOptions{version: le.s.cs.InitializeResult().ProtocolVersion, eliciting: k.eliciting, apps: k.apps})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -236,7 +242,13 @@ func (ls *lives) eliciting(ctx context.Context, le *lease) (*session, func(keep 
 	put := func(keep bool) {
 		ls.mu.Lock()
 		defer ls.mu.Unlock()
-		if keep && !l.retired && !s.over() && s.tr.refused.Load() == nil && len(l.idleEliciting) < maxIdleEliciting {
+		same := 0
+		for _, c := range l.idleEliciting {
+			if c.kind == s.kind {
+				same++
+			}
+		}
+		if keep && !l.retired && !s.over() && s.tr.refused.Load() == nil && same < maxIdleEliciting {
 			l.idleEliciting = append(l.idleEliciting, s)
 			return
 		}

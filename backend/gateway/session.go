@@ -40,7 +40,15 @@ type session struct {
 	// asking is the call an eliciting session's questions go to, nil
 	// between calls (elicit.go).
 	asking atomic.Pointer[asking]
+	// kind is what a 2025 session of one operation at a time declared at
+	// initialize (live.go's dedicated sessions); zero for the others.
+	kind sessionKind
 }
+
+// sessionKind is what a 2025 session declares at initialize for the
+// operation that holds it: elicitation (its page answers questions), the
+// MCP Apps extension (its page renders Apps), or both.
+type sessionKind struct{ eliciting, apps bool }
 
 // asking is a call on an eliciting session: who answers and the request
 // whose response stream brings the questions.
@@ -157,6 +165,9 @@ type sessionOptions struct {
 	// server's questions to the call that holds it (a 2025 session, taken
 	// by one call at a time; live.go).
 	eliciting bool
+	// apps: the session declares the MCP Apps extension (a 2025 session
+	// of an operation whose page renders Apps; live.go).
+	apps bool
 }
 
 // open connects to the registration's server with its headers and
@@ -198,6 +209,13 @@ func (g *Gateway) open(ctx context.Context, r domain.Registration, o sessionOpti
 			opts.Capabilities = elicitCaps // URL mode came with 2025-11-25
 		}
 	}
+	if o.apps {
+		caps := *opts.Capabilities // elicitCaps is shared: a copy, with a map of its own
+		caps.Extensions = nil
+		opts.Capabilities = &caps
+		opts.Capabilities.AddExtension(domain.AppsExtension, map[string]any{"mimeTypes": []any{domain.AppMIMEType}})
+	}
+	s.kind = sessionKind{eliciting: o.eliciting, apps: o.apps}
 	client := mcp.NewClient(&mcp.Implementation{Name: g.cfg.ClientName, Version: g.cfg.ClientVersion}, opts)
 	client.AddSendingMiddleware(sendingMiddleware)
 
