@@ -128,6 +128,18 @@ export async function consumer(): Promise<string[]> {
   // ttmcp's tool search (issue 31).
   const searched = await mcp.toolSearch.search({ query: 'search the code', registrationId: server.id, limit: 5 });
   lines.push(...searched.hits.map((h) => `${h.serverDisplayName} ${h.nativeName} ${h.title ?? ''} ${h.description} ${h.score.toFixed(2)} ${h.toolId} ${h.registrationId}`));
+  // ttmcp's MCP Apps (issue 30).
+  mcp.apps.setRenderer(true);
+  const discovered = await mcp.servers.discover(server.id);
+  lines.push(...discovered.tools.map((t) => `${t.nativeName} ${t.ui?.resourceUri ?? ''} ${(t.ui?.visibility ?? ['model', 'app']).join(',')}`));
+  const view = await mcp.apps.readInterface({ registrationId: server.id, appToolName: 'board' });
+  lines.push(view.viewId, view.csp, view.sha256, ...view.declared.connectDomains, ...view.dropped, String(view.permissions.camera), String(view.prefersBorder ?? false));
+  await mcp.apps.startCall({ executionCallId: 'app-1' });
+  const moved = await mcp.apps.call({ executionCallId: 'app-1', registrationId: server.id, appToolName: 'board', nativeName: 'move', argumentsJson: '{}', approval: 'once' });
+  lines.push(moved.outcome);
+  await mcp.apps.cancelCall({ executionCallId: 'app-1' });
+  // @ts-expect-error an App call names its App
+  await mcp.apps.call({ executionCallId: 'app-2', registrationId: server.id, nativeName: 'move', argumentsJson: '{}' });
   // ttmcp's tool sets (SPEC §10).
   const coding = await mcp.toolSets.save({
     name: 'Coding',

@@ -1017,6 +1017,8 @@ export interface McpAppResource {
   html: string;
   /** The Content-Security-Policy ttmcp serves the document with (never looser than declared). */
   csp: string;
+  /** The document for the sandbox: GET `/apps/view/<viewId>` on the backend (or under the plugin's prefix); served once, within two minutes. */
+  viewId: string;
   declared: McpAppCsp;
   permissions: { camera: boolean; microphone: boolean; geolocation: boolean; clipboardWrite: boolean };
   prefersBorder?: boolean;
