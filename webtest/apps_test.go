@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -132,5 +133,51 @@ func TestAppSandboxIsOpaque(t *testing.T) {
 	}
 	if d := declared.all(); len(d) != 2 {
 		t.Errorf("the declared host received %v, want one fetch per run", d)
+	}
+}
+
+// appServerHandler is a go-sdk server with an MCP App: board shows the
+// board (its interface, visible to model and App), move is for the App
+// only, plain says nothing of Apps.
+func appServerHandler() http.Handler {
+	s := mcp.NewServer(&mcp.Implementation{Name: "chess", Version: "1"}, nil)
+	obj := json.RawMessage(`{"type":"object","properties":{"square":{"type":"string"}}}`)
+	for _, tool := range []*mcp.Tool{
+		{Name: "board", Description: "Show the chess board", InputSchema: obj, Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "ui://chess/board.html"}}},
+		{Name: "move", Description: "Move a piece on the board", InputSchema: obj, Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "ui://chess/board.html", "visibility": []string{"app"}}}},
+		{Name: "plain", Description: "Say hello", InputSchema: obj},
+	} {
+		s.AddTool(tool, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ran " + req.Params.Name}}}, nil
+		})
+	}
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+}
+
+// In the SillyTavern stand-in with the real extension and upstream's
+// ToolManager path: an app-only tool, though set to Allow, is in no request
+// the model gets, before and after a tool round; its App siblings are.
+func TestSTAppOnlyToolNeverReachesTheModel(t *testing.T) {
+	e := newSTEnvWith(t, appServerHandler(), map[string]string{"board": "allow", "move": "allow", "plain": "allow"})
+	e.llm.script(calls(toolCall{"c1", "mcp__Demo__board", `{}`}), reply{Text: "Here is the board."})
+	r := e.send("Show the board", false)
+	if r.Status != "done" {
+		t.Fatalf("ended %s: %s", r.Status, r.Error)
+	}
+	reqs := e.llm.requests()
+	if len(reqs) != 2 {
+		t.Fatalf("the model got %d requests; want 2", len(reqs))
+	}
+	for i, q := range reqs {
+		names := q.toolNames()
+		if slices.Contains(names, "mcp__Demo__move") || !slices.Contains(names, "mcp__Demo__board") || !slices.Contains(names, "mcp__Demo__plain") {
+			t.Errorf("request %d offered %v; want board and plain, never move", i+1, names)
+		}
+	}
+	if mc := e.mcp.toolCalls(); len(mc) != 1 || mc[0].Tool != "board" {
+		t.Errorf("the MCP server got %+v", mc)
+	}
+	if reach := e.reach(); !strings.Contains(reach, "2 tools from 1 server") {
+		t.Errorf("the Manager says %q", reach)
 	}
 }
