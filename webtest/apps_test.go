@@ -21,6 +21,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ttmcp/ttmcp/backend/server"
 )
 
 // hits counts the requests a host received.
@@ -75,10 +77,41 @@ t('parent.localStorage', () => parent.localStorage.length);
 </script></body></html>`
 
 func TestAppSandboxIsOpaque(t *testing.T) {
+	b := newBackend(t)
+	p := b.openHost(t)
+	probeHostileApp(t, p, b.origin(), "/webtest/host.html")
+}
+
+// Through SillyTavern's plugin every ttmcp URL is SillyTavern's origin, the
+// App's document too, and SillyTavern's session cookie is on it: the App
+// still reaches nothing (the Go stand-in of SillyTavern and its plugin of
+// plugin_test.go, at st.test).
+func TestAppSandboxIsOpaqueThroughThePlugin(t *testing.T) {
+	secret := pluginSecret()
+	b := newBackend(t, func(c *server.Config) { c.PluginSecret = secret })
+	st := newSillyTavernStandIn(t, b.url(""), secret)
+	stOrigin := serveAsSillyTavern(t, st)
+	p, _ := sillyTavernPage(t)
+	base := stOrigin + "/api/plugins/ttmcp"
+	p.navigate(base + "/")
+	p.run(`
+		await import(new URL('jsapi/tauritavern-mcp.js', location.href).href);
+		await window.__TAURITAVERN__.ready;`)
+	if state := evalJS[string](p, `return window.__TAURITAVERN__.mcpBridge.state;`); state != "open" {
+		t.Fatalf("bridge %s", state)
+	}
+	probeHostileApp(t, p, base, "/api/plugins/ttmcp/")
+}
+
+// probeHostileApp registers the hostile App's server through p's API
+// (at base: the backend, or the plugin's prefix), loads its document from
+// the App view route into an iframe of p, with and without the sandbox
+// attribute, and checks every probe was refused.
+func probeHostileApp(t *testing.T, p *page, base, pagePath string) {
+	t.Helper()
 	var undeclared, declared hits
 	und, dec := undeclared.server(t), declared.server(t)
-	b := newBackend(t)
-	doc := strings.NewReplacer("UNDECLARED", und.URL, "DECLARED", dec.URL, "BACKEND", b.origin()).Replace(hostileApp)
+	doc := strings.NewReplacer("UNDECLARED", und.URL, "DECLARED", dec.URL, "BACKEND", base).Replace(hostileApp)
 	s := mcp.NewServer(&mcp.Implementation{Name: "hostile", Version: "1"}, nil)
 	s.AddTool(&mcp.Tool{Name: "probe", InputSchema: json.RawMessage(`{"type":"object"}`), Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "ui://hostile/probe.html"}}},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -89,17 +122,18 @@ func TestAppSandboxIsOpaque(t *testing.T) {
 			Meta: mcp.Meta{"ui": map[string]any{"csp": map[string]any{"connectDomains": []string{dec.URL}}}}}}}, nil
 	})
 	srv := newMCPServer(t, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
-	p := b.openHost(t)
+	id := evalJS[string](p, `
+		const mcp = window.__TAURITAVERN__.api.mcp;
+		mcp.apps.setRenderer(true);
+		const s = await mcp.servers.create({ displayName: 'Hostile', endpoint: %s });
+		await mcp.servers.setState({ registrationId: s.id, state: 'active' });
+		await mcp.servers.discover(s.id);
+		return s.id;`, srv.URL+"/mcp")
 	for _, sandboxed := range []bool{true, false} {
 		got := evalJS[map[string]string](p, `
 			document.cookie = 'st_secret=cookie-value; path=/';
 			localStorage.setItem('st_secret', 'storage-value');
-			const mcp = window.__TAURITAVERN__.api.mcp;
-			mcp.apps.setRenderer(true);
-			const s = await mcp.servers.create({ displayName: 'Hostile', endpoint: %s });
-			await mcp.servers.setState({ registrationId: s.id, state: 'active' });
-			await mcp.servers.discover(s.id);
-			const app = await mcp.apps.readInterface({ registrationId: s.id, appToolName: 'probe' });
+			const app = await window.__TAURITAVERN__.api.mcp.apps.readInterface({ registrationId: %s, appToolName: 'probe' });
 			const frame = document.createElement('iframe');
 			if (%s) frame.setAttribute('sandbox', 'allow-scripts');
 			const report = new Promise((resolve) => {
@@ -109,11 +143,12 @@ func TestAppSandboxIsOpaque(t *testing.T) {
 			document.body.append(frame);
 			const probe = await report;
 			probe['page still here'] = String(location.pathname);
+			probe['page cookie'] = document.cookie.includes('st_secret=cookie-value') ? 'kept' : 'lost';
 			frame.remove();
-			return probe;`, srv.URL+"/mcp", sandboxed, b.url("/apps/view/"))
+			return probe;`, id, sandboxed, base+"/apps/view/")
 		t.Logf("sandbox attribute %v: %v", sandboxed, got)
 		for _, name := range []string{"origin", "parent.document", "top.location.href", "document.cookie", "localStorage", "parent.__TAURITAVERN__",
-			"parent.localStorage", "fetch undeclared", "fetch backend", "img undeclared"} {
+			"parent.localStorage", "fetch undeclared", "fetch backend", "img undeclared", "top navigation"} {
 			if v := got[name]; !strings.HasPrefix(v, "refused") {
 				t.Errorf("sandbox attribute %v: %s %q", sandboxed, name, v)
 			}
@@ -124,8 +159,8 @@ func TestAppSandboxIsOpaque(t *testing.T) {
 		if got["fetch declared"] != "allowed: 200" {
 			t.Errorf("sandbox attribute %v: the declared host: %q", sandboxed, got["fetch declared"])
 		}
-		if got["page still here"] != "/webtest/host.html" {
-			t.Errorf("the App navigated the page: %q", got["page still here"])
+		if got["page still here"] != pagePath || got["page cookie"] != "kept" {
+			t.Errorf("the page after the App: %q, cookie %s", got["page still here"], got["page cookie"])
 		}
 	}
 	if u := undeclared.all(); len(u) != 0 {
