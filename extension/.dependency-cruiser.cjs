@@ -79,6 +79,9 @@ module.exports = {
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {
       extensions: ['.ts', '.tsx', '.d.ts', '.js', '.mjs'],
+      // packages that name their entry points in "exports" (ext-apps' app-bridge)
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'types', 'default'],
     },
   },
 };

@@ -19,6 +19,21 @@ await build({
   define: { 'process.env.NODE_ENV': '"production"' },
   logLevel: 'warning',
 });
-const size = statSync(outfile).size;
-const gz = gzipSync(readFileSync(outfile)).length;
-console.log(`${outfile}: ${(size / 1024).toFixed(1)} KiB (${(gz / 1024).toFixed(1)} KiB gzip)`);
+// MCP Apps' host protocol (AppBridge of @modelcontextprotocol/ext-apps),
+// loaded by boot/apps.ts on the first App only.
+const bridgeOut = 'dist/app-bridge.bundle.js';
+await build({
+  entryPoints: ['src/app-bridge-entry.ts'],
+  outfile: bridgeOut,
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
+  minify: true,
+  logLevel: 'warning',
+});
+for (const f of [outfile, bridgeOut]) {
+  const size = statSync(f).size;
+  const gz = gzipSync(readFileSync(f)).length;
+  console.log(`${f}: ${(size / 1024).toFixed(1)} KiB (${(gz / 1024).toFixed(1)} KiB gzip)`);
+}

@@ -59,11 +59,13 @@ export interface PageToolOptions {
   wake?: () => Promise<void>;
   /** Whether the last Stop came from a server's question popup (read once). */
   stoppedWhileAsked?: () => boolean;
+  /** Told of each call that returned (MCP Apps record the calls of tools with an interface). */
+  called?: ToolBridgeHost['called'];
 }
 
 /** The bridge's view of this page. */
 export function pageToolHost(tr: Tr, opts: PageToolOptions = {}): ToolBridgeHost {
-  const { wake, stoppedWhileAsked } = opts;
+  const { wake, stoppedWhileAsked, called } = opts;
   return {
     context: stToolContext,
     api: ttmcpApi,
@@ -74,6 +76,7 @@ export function pageToolHost(tr: Tr, opts: PageToolOptions = {}): ToolBridgeHost
     connected: () => bridgeStatus()?.state === 'open',
     ...(wake ? { wake } : {}),
     ...(stoppedWhileAsked ? { stoppedWhileAsked } : {}),
+    ...(called ? { called } : {}),
     askApproval: (req, signal) => askApproval(req, signal, tr),
     toast,
     listed: () => void window.dispatchEvent(new Event(TOOLS_LISTED_EVENT)),

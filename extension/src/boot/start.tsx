@@ -12,6 +12,7 @@ import { stLanguage, stStopGeneration, stTranslate } from '../host/sillytavern';
 import { bridgeStatus, onBridgeChange } from '../host/tauritavern';
 import { startChatFeatures } from './chat-features';
 import { startModelTools } from './model-tools';
+import { startApps } from './apps';
 import { createTr } from '../base/texts';
 import { TrContext } from '../base/tr';
 import { connect } from './connect';
@@ -82,7 +83,8 @@ export function startManager(opts: StartOptions): Started | null {
     stoppedInQuestion = false;
     return asked;
   };
-  const tools = startModelTools(tr, { wake, stoppedWhileAsked });
+  const apps = startApps(tr); // MCP Apps in the chat (issue 30)
+  const tools = startModelTools(tr, { wake, stoppedWhileAsked, called: apps.called });
   const chat = startChatFeatures(tr);
   // Servers that ask the user (elicitation): this page answers for its own
   // calls once ttmcp's API is there, whatever the attempt found besides (a

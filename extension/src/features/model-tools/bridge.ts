@@ -90,6 +90,12 @@ export interface ToolBridgeHost {
    * Absent: the page cannot say.
    */
   stoppedWhileAsked?(): boolean;
+  /**
+   * Told of each call that returned an outcome (MCP Apps, issue 30: a tool
+   * with an interface shows it in the chat): the alias the model called,
+   * the tool, its arguments and the outcome as upstream serialises it.
+   */
+  called?(call: { alias: string; tool: LegacyMcpTool; argumentsJson: string; result: string }): void;
   tr: Tr;
 }
 
@@ -452,6 +458,7 @@ export class ToolBridge {
         { invokeCommand },
         { toolId: tool.toolId, argumentsJson, signal: controller.signal, readable, ...(approval ? { approval } : {}) },
       );
+      this.#host.called?.({ alias, tool, argumentsJson, result });
       return text?.text ?? result;
     } catch (err) {
       if (err instanceof LegacyMcpOutcomeUnknownError) return this.#unknown(err, tool, controller.signal.aborted);

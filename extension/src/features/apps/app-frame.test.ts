@@ -1,0 +1,216 @@
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { useFrameWindows } from '../../../test/frame-windows';
+import type { McpAppResource, McpCallOutcome } from '../../../../jsapi/tauritavern-mcp';
+import { mountApp, type AppBridgeLike, type AppBridgeModule, type AppFrameDeps, type AppRecord } from './app-frame';
+import { MAX_APP_HEIGHT } from './policy';
+
+/** A stand-in of AppBridge: the handlers the host set, and what it sent. */
+class FakeBridge implements AppBridgeLike {
+  static last: FakeBridge | undefined;
+  sent: Array<[string, unknown]> = [];
+  transport: unknown;
+  oninitialized?: AppBridgeLike['oninitialized'];
+  onsizechange?: AppBridgeLike['onsizechange'];
+  oncalltool?: AppBridgeLike['oncalltool'];
+  onreadresource?: AppBridgeLike['onreadresource'];
+  onopenlink?: AppBridgeLike['onopenlink'];
+  onmessage?: AppBridgeLike['onmessage'];
+  onupdatemodelcontext?: AppBridgeLike['onupdatemodelcontext'];
+  onrequestdisplaymode?: AppBridgeLike['onrequestdisplaymode'];
+  onloggingmessage?: AppBridgeLike['onloggingmessage'];
+  constructor(
+    readonly client: null,
+    readonly info: unknown,
+    readonly caps: Record<string, unknown>,
+  ) {
+    FakeBridge.last = this;
+  }
+  async connect(t: unknown) {
+    this.transport = t;
+  }
+  sendToolInput(p: unknown) {
+    this.sent.push(['tool-input', p]);
+  }
+  sendToolResult(p: unknown) {
+    this.sent.push(['tool-result', p]);
+  }
+  sendToolCancelled(p: unknown) {
+    this.sent.push(['tool-cancelled', p]);
+  }
+  async teardownResource() {
+    this.sent.push(['teardown', {}]);
+    return {};
+  }
+}
+
+const mod: AppBridgeModule = {
+  AppBridge: FakeBridge,
+  PostMessageTransport: class {
+    constructor(
+      readonly target: Window,
+      readonly source: Window,
+    ) {}
+  },
+};
+
+const resource: McpAppResource = {
+  registrationId: 'r1', appToolName: 'board', uri: 'ui://chess/board.html', html: '<p>x</p>', csp: "default-src 'none'", viewId: 'v1',
+  declared: { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] },
+  permissions: { camera: false, microphone: false, geolocation: false, clipboardWrite: false }, sha256: 'x', dropped: [],
+};
+
+const rec: AppRecord = {
+  invocationId: 'c1', registrationId: 'r1', serverDisplayName: 'Chess', appToolName: 'board', arguments: { fen: 'start' },
+  result: { content: [{ type: 'text', text: 'the board' }], structuredContent: { fen: 'start' } },
+};
+
+const sent: McpCallOutcome = { outcome: 'known_response', response: { kind: 'tool_result', isError: false, textBlocks: [{ text: 'moved' } as never], diagnostics: [] } };
+
+function deps(patch: Partial<AppFrameDeps> = {}) {
+  const log: string[] = [];
+  const context = new Map<string, string | null>();
+  let now = 1000;
+  const d: AppFrameDeps = {
+    readInterface: async () => resource,
+    callTool: async (req) => {
+      log.push(`call ${req.nativeName} ${req.approval ?? 'none'} ${req.appToolName}`);
+      return sent;
+    },
+    readResource: async (_r, uri) => ({ contents: [{ uri, text: 'x' }] }),
+    permission: async (_r, name) => (name === 'move' ? 'ask' : 'allow'),
+    askApproval: async (req) => {
+      log.push(`ask ${req.nativeName} from ${req.app}`);
+      return 'once';
+    },
+    confirm: async (kind, text) => {
+      log.push(`confirm ${kind} ${text}`);
+      return true;
+    },
+    openLink: (url) => void log.push(`open ${url}`),
+    sendMessage: async (text) => void log.push(`send ${text}`),
+    setModelContext: (key, text) => void context.set(key, text),
+    viewUrl: (id) => `http://backend.invalid/apps/view/${id}`,
+    loadBridge: async () => mod,
+    hostContext: () => ({}),
+    now: () => now,
+    ...patch,
+  };
+  return { d, log, context, tick: (ms: number) => (now += ms) };
+}
+
+useFrameWindows();
+
+afterEach(() => {
+  document.body.replaceChildren();
+});
+
+describe('mountApp', () => {
+  test('a sandboxed frame on the view route; the input and the result once the App is initialised', async () => {
+    const { d } = deps();
+    const box = document.createElement('div');
+    document.body.append(box);
+    const app = await mountApp(box, rec, d);
+    const bridge = FakeBridge.last!;
+    expect(app.frame.getAttribute('sandbox')).toBe('allow-scripts');
+    expect(app.frame.getAttribute('allow')).toContain("camera 'none'");
+    expect(app.frame.src).toBe('http://backend.invalid/apps/view/v1');
+    const t = bridge.transport as { target: unknown; source: unknown };
+    expect(t.target).toBe(app.frame.contentWindow);
+    expect(t.source).toBe(app.frame.contentWindow); // only its own frame is answered
+    expect(bridge.client).toBeNull();
+    expect(bridge.sent).toEqual([]); // nothing before initialized
+    bridge.oninitialized?.();
+    expect(bridge.sent).toEqual([
+      ['tool-input', { arguments: { fen: 'start' } }],
+      ['tool-result', rec.result],
+    ]);
+  });
+
+  test('a saved call without a result is sent as cancelled', async () => {
+    const { d } = deps();
+    const { result: _drop, ...noResult } = rec;
+    await mountApp(document.body, noResult, d);
+    FakeBridge.last!.oninitialized?.();
+    expect(FakeBridge.last!.sent.map(([m]) => m)).toEqual(['tool-input', 'tool-cancelled']);
+  });
+
+  test('sizes are capped and ten thousand changes in a second move the frame at most sixty times', async () => {
+    const { d } = deps();
+    const app = await mountApp(document.body, rec, d);
+    const bridge = FakeBridge.last!;
+    bridge.onsizechange?.({ height: 10_000_000 });
+    expect(app.frame.style.height).toBe(`${MAX_APP_HEIGHT}px`);
+    const heights = new Set<string>();
+    const seen = vi.fn();
+    for (let i = 0; i < 10_000; i++) {
+      bridge.onsizechange?.({ height: 100 + i });
+      if (!heights.has(app.frame.style.height)) {
+        heights.add(app.frame.style.height);
+        seen();
+      }
+    }
+    expect(seen.mock.calls.length).toBeLessThanOrEqual(60);
+    bridge.onsizechange?.({ height: Number.NaN });
+    expect(app.frame.style.height).not.toBe('NaNpx');
+  });
+
+  test('links: javascript: and data: refused without asking; http(s) after the user confirms', async () => {
+    const { d, log } = deps();
+    await mountApp(document.body, rec, d);
+    const bridge = FakeBridge.last!;
+    expect(await bridge.onopenlink?.({ url: 'javascript:alert(document.cookie)' })).toEqual({ isError: true });
+    expect(await bridge.onopenlink?.({ url: 'data:text/html,<script>1</script>' })).toEqual({ isError: true });
+    expect(log).toEqual([]);
+    expect(await bridge.onopenlink?.({ url: 'https://example.com/docs' })).toEqual({});
+    expect(log).toEqual(['confirm link https://example.com/docs', 'open https://example.com/docs']);
+  });
+
+  test('a link the user refuses is not opened', async () => {
+    const { d, log } = deps({ confirm: async () => false });
+    await mountApp(document.body, rec, d);
+    expect(await FakeBridge.last!.onopenlink?.({ url: 'https://example.com/' })).toEqual({ isError: true });
+    expect(log).toEqual([]);
+  });
+
+  test('tools/call: Ask through the popup, named as the App; Allow without; the App is named on every call', async () => {
+    const { d, log } = deps();
+    await mountApp(document.body, rec, d);
+    const bridge = FakeBridge.last!;
+    const moved = await bridge.oncalltool?.({ name: 'move', arguments: { to: 'e4' } });
+    expect(moved).toEqual({ content: [{ type: 'text', text: 'moved' }] });
+    await bridge.oncalltool?.({ name: 'board', arguments: {} });
+    expect(log).toEqual(['ask move from Chess: board', 'call move once board', 'call board none board']);
+  });
+
+  test('messages: posted after consent, refused when too long or not the user’s; the model context is replaced and kept until forgotten', async () => {
+    const { d, log, context } = deps();
+    const app = await mountApp(document.body, rec, d);
+    const bridge = FakeBridge.last!;
+    expect(await bridge.onmessage?.({ role: 'user', content: [{ type: 'text', text: 'I move e4' }] })).toEqual({});
+    expect(await bridge.onmessage?.({ role: 'user', content: [{ type: 'text', text: 'x'.repeat(100_000) }] })).toEqual({ isError: true });
+    expect(await bridge.onmessage?.({ role: 'assistant', content: [{ type: 'text', text: 'hi' }] })).toEqual({ isError: true });
+    expect(log).toEqual(['confirm message I move e4', 'send I move e4']);
+    await bridge.onupdatemodelcontext?.({ content: [{ type: 'text', text: 'white to move' }] });
+    await bridge.onupdatemodelcontext?.({ content: [{ type: 'text', text: 'black to move' }] });
+    expect([...context.values()]).toEqual(['[Chess: board] black to move']);
+    await app.teardown(false);
+    expect([...context.values()]).toEqual(['[Chess: board] black to move']);
+    expect(bridge.sent.at(-1)?.[0]).toBe('teardown');
+    expect(app.frame.isConnected).toBe(false);
+  });
+
+  test('teardown with forget clears the App’s model context', async () => {
+    const { d, context } = deps();
+    const app = await mountApp(document.body, rec, d);
+    await FakeBridge.last!.onupdatemodelcontext?.({ content: [{ type: 'text', text: 'state' }] });
+    await app.teardown(true);
+    expect([...context.values()]).toEqual([null]);
+  });
+
+  test('an interface that cannot be read leaves nothing behind', async () => {
+    const { d } = deps({ readInterface: async () => Promise.reject(new Error('mcp.app_resource_invalid')) });
+    const box = document.createElement('div');
+    await expect(mountApp(box, rec, d)).rejects.toThrow('mcp.app_resource_invalid');
+    expect(box.children.length).toBe(0);
+  });
+});

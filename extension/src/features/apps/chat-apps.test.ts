@@ -1,0 +1,99 @@
+import { afterEach, describe, expect, test } from 'vitest';
+import { useFrameWindows } from '../../../test/frame-windows';
+import type { AppFrameDeps, AppRecord } from './app-frame';
+import { APPS_EXTRA, appRecords, ChatApps, MAX_LIVE_APPS } from './chat-apps';
+
+function record(id: string): AppRecord {
+  return { invocationId: id, registrationId: 'r1', serverDisplayName: 'Chess', appToolName: 'board', arguments: {}, result: { content: [{ type: 'text', text: id }] } };
+}
+
+/** Deps whose interface read fails or succeeds; counts reads and teardowns. */
+function deps(fail = false) {
+  const reads: string[] = [];
+  const teardowns: string[] = [];
+  const d = {
+    readInterface: async (_r: string, tool: string) => {
+      reads.push(tool);
+      if (fail) throw new Error('mcp.app_unknown');
+      return { viewId: 'v', permissions: {}, declared: {} };
+    },
+    loadBridge: async () => ({
+      AppBridge: class {
+        async connect() {}
+        sendToolInput() {}
+        sendToolResult() {}
+        sendToolCancelled() {}
+        async teardownResource() {
+          teardowns.push('x');
+          return {};
+        }
+      },
+      PostMessageTransport: class {},
+    }),
+    viewUrl: (id: string) => `http://backend.invalid/apps/view/${id}`,
+    setModelContext: () => {},
+    now: () => 0,
+  } as unknown as AppFrameDeps;
+  return { d, reads, teardowns };
+}
+
+function chatDom(n: number): void {
+  document.body.innerHTML = '<div id="chat">' + Array.from({ length: n }, (_, i) => `<div class="mes" mesid="${i}"><div class="mes_text">m${i}</div></div>`).join('') + '</div>';
+}
+
+useFrameWindows();
+afterEach(() => document.body.replaceChildren());
+
+describe('ChatApps', () => {
+  test('records are read leniently: malformed ones are left out', () => {
+    expect(appRecords({ extra: { [APPS_EXTRA]: [record('a'), { invocationId: 1 }, null, 'x'] } })).toEqual([record('a')]);
+    expect(appRecords({})).toEqual([]);
+  });
+
+  test('each App below its message’s text, once; gone when its message is', async () => {
+    chatDom(3);
+    const { d, reads } = deps();
+    const apps = new ChatApps(d, () => document, false);
+    const chat = [{}, { extra: { [APPS_EXTRA]: [record('c1'), record('c2')] } }, {}];
+    apps.render(chat);
+    apps.render(chat); // again: nothing new
+    await new Promise((r) => setTimeout(r, 0));
+    const box = document.querySelector('.mes[mesid="1"] .ttmcp-apps')!;
+    expect(box.previousElementSibling?.className).toBe('mes_text');
+    expect(box.querySelectorAll('.ttmcp-app').length).toBe(2);
+    expect(reads.length).toBe(2);
+    expect(apps.live).toBe(2);
+    apps.render([{}, {}, {}]); // the message lost its Apps (deleted, swiped)
+    await new Promise((r) => setTimeout(r, 0));
+    expect(document.querySelectorAll('.ttmcp-app').length).toBe(0);
+    expect(apps.live).toBe(0);
+  });
+
+  test('an App that cannot be shown says so in its place, and is not retried on every render', async () => {
+    chatDom(1);
+    const { d, reads } = deps(true);
+    const apps = new ChatApps(d, () => document, false);
+    const chat = [{ extra: { [APPS_EXTRA]: [record('c1')] } }];
+    apps.render(chat);
+    await new Promise((r) => setTimeout(r, 0));
+    apps.render(chat);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(document.querySelector('.ttmcp-app-failed')?.textContent).toContain('mcp.app_unknown');
+    expect(reads.length).toBe(1);
+  });
+
+  test(`at most ${MAX_LIVE_APPS} live at once, however many messages have Apps; clear tears all down`, async () => {
+    chatDom(50);
+    const { d } = deps();
+    const apps = new ChatApps(d, () => document, false);
+    const chat = Array.from({ length: 50 }, (_, i) => ({ extra: { [APPS_EXTRA]: [record(`c${i}`)] } }));
+    apps.render(chat);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(apps.live).toBeLessThanOrEqual(MAX_LIVE_APPS);
+    expect(apps.live).toBe(MAX_LIVE_APPS); // the newest, the oldest torn down
+    expect(document.querySelectorAll('.ttmcp-app-frame').length).toBe(MAX_LIVE_APPS);
+    await apps.clear();
+    expect(apps.live).toBe(0);
+    expect(document.querySelectorAll('.ttmcp-app').length).toBe(0);
+  });
+});

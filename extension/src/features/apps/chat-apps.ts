@@ -1,0 +1,157 @@
+// MCP Apps in SillyTavern's chat (issue 30): each tool message whose calls
+// had an interface carries their records (extra.ttmcp_apps, saved with the
+// chat); each record's App is drawn below that message's text — message
+// HTML is sanitised and cannot hold an iframe — and drawn again from the
+// saved record when the chat is opened again. Apps far out of view are
+// torn down (and drawn again when scrolled back), at most MAX_LIVE_APPS
+// live at once; changing the chat or deleting a message tears its Apps
+// down first.
+
+import { mountApp, type AppFrameDeps, type AppRecord, type MountedApp } from './app-frame';
+
+/** The extra member of a tool message that holds its Apps. */
+export const APPS_EXTRA = 'ttmcp_apps';
+/** The most Apps live at once; the oldest beyond it are torn down. */
+export const MAX_LIVE_APPS = 12;
+
+export interface ChatMessageLike {
+  extra?: Record<string, unknown>;
+}
+
+/** The records of a message, as saved (anything malformed left out). */
+export function appRecords(message: ChatMessageLike | undefined): AppRecord[] {
+  const raw = message?.extra?.[APPS_EXTRA];
+  if (!Array.isArray(raw)) return [];
+  return raw.filter(
+    (r): r is AppRecord =>
+      !!r && typeof r === 'object' && typeof r.invocationId === 'string' && typeof r.registrationId === 'string' &&
+      typeof r.appToolName === 'string' && typeof r.serverDisplayName === 'string' && !!r.arguments && typeof r.arguments === 'object',
+  );
+}
+
+interface Live {
+  key: string;
+  mounting: Promise<MountedApp | null>;
+}
+
+export class ChatApps {
+  #live = new Map<string, Live>();
+  #observer: IntersectionObserver | null = null;
+  #visible = new Set<string>();
+  #failed = new Set<string>();
+
+  /**
+   * lazy (by default where the page has IntersectionObserver): an App is
+   * drawn only near the view and torn down once scrolled far away; else
+   * every App is drawn (within MAX_LIVE_APPS).
+   */
+  constructor(
+    private readonly deps: AppFrameDeps,
+    private readonly root: () => ParentNode = () => document,
+    lazy = typeof IntersectionObserver === 'function',
+  ) {
+    if (lazy) {
+      this.#observer = new IntersectionObserver((entries) => this.#seen(entries), { rootMargin: '600px 0px' });
+    }
+  }
+
+  /** Draws the Apps of chat's messages, tears down those no longer there. */
+  render(chat: readonly ChatMessageLike[]): void {
+    const wanted = new Set<string>();
+    chat.forEach((message, i) => {
+      const records = appRecords(message);
+      if (records.length === 0) return;
+      const mes = this.root().querySelector<HTMLElement>(`.mes[mesid="${i}"]`);
+      if (!mes) return; // not drawn (older messages not loaded)
+      const box = this.#box(mes);
+      for (const rec of records) {
+        const key = `${i}:${rec.invocationId}`;
+        wanted.add(key);
+        let slot = box.querySelector<HTMLElement>(`[data-ttmcp-app="${CSS.escape(key)}"]`);
+        if (!slot) {
+          slot = document.createElement('div');
+          slot.className = 'ttmcp-app';
+          slot.dataset.ttmcpApp = key;
+          box.append(slot);
+          if (this.#observer) this.#observer.observe(slot);
+          else this.#visible.add(key);
+        }
+        slot.dataset.ttmcpRecord = JSON.stringify(rec);
+        if (this.#visible.has(key)) this.#mount(key, slot, rec);
+      }
+    });
+    for (const key of [...this.#live.keys()]) if (!wanted.has(key)) void this.#unmount(key, true);
+    for (const slot of this.root().querySelectorAll<HTMLElement>('[data-ttmcp-app]')) {
+      if (!wanted.has(slot.dataset.ttmcpApp ?? '')) {
+        this.#observer?.unobserve(slot);
+        slot.remove();
+      }
+    }
+  }
+
+  /** Tears every App down (chat changed, extension stopping). */
+  async clear(): Promise<void> {
+    await Promise.all([...this.#live.keys()].map((k) => this.#unmount(k, true)));
+    for (const slot of this.root().querySelectorAll<HTMLElement>('[data-ttmcp-app]')) {
+      this.#observer?.unobserve(slot);
+      slot.remove();
+    }
+    this.#visible.clear();
+    this.#failed.clear();
+  }
+
+  /** How many Apps are live. */
+  get live(): number {
+    return this.#live.size;
+  }
+
+  #box(mes: HTMLElement): HTMLElement {
+    let box = mes.querySelector<HTMLElement>(':scope .ttmcp-apps');
+    if (!box) {
+      box = document.createElement('div');
+      box.className = 'ttmcp-apps';
+      const text = mes.querySelector('.mes_text');
+      if (text) text.after(box);
+      else mes.append(box);
+    }
+    return box;
+  }
+
+  #seen(entries: IntersectionObserverEntry[]): void {
+    for (const e of entries) {
+      const slot = e.target as HTMLElement;
+      const key = slot.dataset.ttmcpApp ?? '';
+      if (e.isIntersecting) {
+        this.#visible.add(key);
+        const rec = JSON.parse(slot.dataset.ttmcpRecord ?? 'null') as AppRecord | null;
+        if (rec) this.#mount(key, slot, rec);
+      } else {
+        this.#visible.delete(key);
+        void this.#unmount(key, false); // scrolled away: drawn again when back
+      }
+    }
+  }
+
+  #mount(key: string, slot: HTMLElement, rec: AppRecord): void {
+    if (this.#live.has(key) || this.#failed.has(key)) return;
+    while (this.#live.size >= MAX_LIVE_APPS) void this.#unmount(this.#live.keys().next().value!, false);
+    const mounting = mountApp(slot, rec, this.deps).catch((err: unknown) => {
+      this.#failed.add(key);
+      const note = document.createElement('div');
+      note.className = 'ttmcp-app-failed';
+      note.textContent = `${rec.serverDisplayName}: the App could not be shown (${err instanceof Error ? err.message : String(err)})`;
+      slot.append(note);
+      this.#live.delete(key);
+      return null;
+    });
+    this.#live.set(key, { key, mounting });
+  }
+
+  async #unmount(key: string, forget: boolean): Promise<void> {
+    const live = this.#live.get(key);
+    if (!live) return;
+    this.#live.delete(key);
+    const app = await live.mounting;
+    await app?.teardown(forget);
+  }
+}
