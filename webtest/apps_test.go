@@ -15,14 +15,19 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ttmcp/ttmcp/backend/server"
+	"github.com/ttmcp/ttmcp/jsapi"
 )
 
 // hits counts the requests a host received.
@@ -214,5 +219,98 @@ func TestSTAppOnlyToolNeverReachesTheModel(t *testing.T) {
 	}
 	if reach := e.reach(); !strings.Contains(reach, "2 tools from 1 server") {
 		t.Errorf("the Manager says %q", reach)
+	}
+}
+
+// @modelcontextprotocol/server-basic-vanillajs from npm, an independent
+// App server, in the SillyTavern stand-in with the real extension: the
+// model calls get-time, the App appears below the tool message with the
+// call's input and result (its initialisation and the result reach it
+// through AppBridge), and its own "Get Server Time" button calls get-time
+// back through ttmcp — audited as the App's, sent to its own server.
+func TestSTBasicAppInTheChat(t *testing.T) {
+	endpoint := startNodeMCP(t, "server-basic-vanillajs")
+	target, err := url.Parse(strings.TrimSuffix(endpoint, "/mcp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newSTEnvWith(t, httputil.NewSingleHostReverseProxy(target), map[string]string{"get-time": "allow"})
+	e.llm.script(calls(toolCall{"c1", "mcp__Demo__get-time", `{}`}), reply{Text: "Here is the time."})
+	if r := e.send("What time is it?", false); r.Status != "done" {
+		t.Fatalf("ended %s: %s", r.Status, r.Error)
+	}
+	state := evalJS[string](e.p, `
+		for (let i = 0; i < 400; i++) {
+			const f = document.querySelector('#chat .mes .mes_text + .ttmcp-apps .ttmcp-app-frame');
+			if (f && f.dataset.ttmcpState === 'shown') return 'shown';
+			const failed = document.querySelector('.ttmcp-app-failed');
+			if (failed) return 'failed: ' + failed.textContent;
+			await new Promise((r) => setTimeout(r, 50));
+		}
+		const f = document.querySelector('.ttmcp-app-frame');
+		return f ? 'stuck: ' + f.outerHTML + ' in ' + f.parentElement.parentElement.outerHTML.slice(0, 300) : 'no frame';`)
+	if state != "shown" {
+		t.Fatalf("the App: %s", state)
+	}
+	frame := evalJS[map[string]string](e.p, `
+		const f = document.querySelector('.ttmcp-app-frame');
+		return { sandbox: f.getAttribute('sandbox'), src: f.src, height: f.style.height };`)
+	if frame["sandbox"] != "allow-scripts" || !strings.HasPrefix(frame["src"], e.b.url("/apps/view/")) {
+		t.Errorf("frame %v", frame)
+	}
+	// The App's own button, inside its frame.
+	clickInFrame(t, e.p, ".ttmcp-app-frame", "#get-time-btn")
+	var appCall *jsapi.McpAuditEntry
+	for i := 0; i < 200 && appCall == nil; i++ {
+		for _, a := range e.audit() {
+			if a.Source == jsapi.AuditSourceApp && a.Kind == jsapi.AuditKindToolCall {
+				appCall = &a
+				break
+			}
+		}
+		if appCall == nil {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	if appCall == nil || appCall.NativeName != "get-time" || appCall.AppTool == nil || *appCall.AppTool != "get-time" || appCall.Outcome != jsapi.OutcomeKnownResponse {
+		t.Fatalf("the App's call: %+v", appCall)
+	}
+	if n := len(e.mcp.toolCalls()); n != 2 {
+		t.Errorf("the App's server got %d tool calls, want the model's and the App's", n)
+	}
+	screenshot(e.p, "apps-basic-vanillajs-1280", 1280, 800)
+	screenshot(e.p, "apps-basic-vanillajs-390", 390, 844)
+}
+
+// clickInFrame clicks selector inside the document of the iframe at
+// frameSel: in the page's process when Chrome keeps it there, else in the
+// iframe's own target (a sandboxed frame gets a process of its own).
+func clickInFrame(t *testing.T, p *page, frameSel, selector string) {
+	t.Helper()
+	src := evalJS[string](p, `return document.querySelector(%s).src;`, frameSel)
+	ctx, cancel := context.WithTimeout(p.ctx, evalTimeout)
+	defer cancel()
+	infos, err := chromedp.Targets(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, info := range infos {
+		if info.Type == "iframe" && info.URL == src {
+			fctx, fcancel := chromedp.NewContext(p.ctx, chromedp.WithTargetID(info.TargetID), chromedp.WithDetachOnCancel())
+			defer fcancel()
+			fctx, tcancel := context.WithTimeout(fctx, evalTimeout)
+			defer tcancel()
+			if err := chromedp.Do(fctx, chromedp.Click(chromedp.CSS(selector))); err != nil {
+				t.Fatalf("click %s in the App's target: %v", selector, err)
+			}
+			return
+		}
+	}
+	frames, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSS(frameSel)))
+	if err != nil || len(frames) == 0 {
+		t.Fatalf("frame %s: %v", frameSel, err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(selector), chromedp.FromNode(frames[0]))); err != nil {
+		t.Fatalf("click %s in %s: %v", selector, frameSel, err)
 	}
 }

@@ -35,9 +35,18 @@ import (
 // process group is killed when the test ends.
 func startEverythingHTTP(t *testing.T) string {
 	t.Helper()
+	return startNodeMCP(t, "server-everything", "streamableHttp")
+}
+
+// startNodeMCP runs the npm MCP server pkg of tools/node
+// (@modelcontextprotocol/<pkg>, dist/index.js with args) on a free port
+// (PORT) and returns its MCP endpoint; the process group is killed when the
+// test ends.
+func startNodeMCP(t *testing.T, pkg string, args ...string) string {
+	t.Helper()
 	dir := nodeTools(t)
 	node := filepath.Join(dir, "node_modules", ".bin", "node")
-	script := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	script := filepath.Join(dir, "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +56,7 @@ func startEverythingHTTP(t *testing.T) string {
 	var out bytes.Buffer
 	var mu sync.Mutex
 	w := writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return out.Write(p) })
-	cmd := exec.Command(node, script, "streamableHttp")
+	cmd := exec.Command(node, append([]string{script}, args...)...)
 	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
 	cmd.Stdout, cmd.Stderr = w, w
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -61,7 +70,7 @@ func startEverythingHTTP(t *testing.T) string {
 		<-exited
 		if t.Failed() {
 			mu.Lock()
-			t.Logf("server-everything output:\n%s", out.String())
+			t.Logf("%s output:\n%s", pkg, out.String())
 			mu.Unlock()
 		}
 	})
@@ -75,11 +84,11 @@ func startEverythingHTTP(t *testing.T) string {
 		select {
 		case err := <-exited:
 			exited <- err
-			t.Fatalf("server-everything exited before listening: %v", err)
+			t.Fatalf("%s exited before listening: %v", pkg, err)
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("server-everything did not listen on %s within 30 s", addr)
+			t.Fatalf("%s did not listen on %s within 30 s", pkg, addr)
 		}
 	}
 }

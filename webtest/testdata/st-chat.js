@@ -29,7 +29,7 @@
 // GENERATION_STOPPED. The chat's slash commands: /send (a user message
 // without a generation, sendUserMessageCallback) and /trigger (Generate).
 
-import { provide } from '/host/context.js';
+import { provide, provideGetter } from '/host/context.js';
 import { eventSource, event_types } from '/host/events.js';
 import { extension_prompt_roles, extension_prompt_types, extension_prompts, getExtensionPrompt } from '/host/prompts.js';
 import { SlashCommand, SlashCommandArgument, SlashCommandParser } from '/host/slash-commands.js';
@@ -210,12 +210,36 @@ async function Generate(type, { depth = 0, signal } = {}, dryRun = false) {
       ToolManager.showToolCallError(result.errors);
       return 'done';
     }
-    await ToolManager.saveFunctionToolInvocations(state.chat, result.invocations, { save: () => state.saves++ });
+    await ToolManager.saveFunctionToolInvocations(state.chat, result.invocations, { render: renderMessage, save: () => state.saves++ });
     return Generate('normal', { depth: depth + 1, signal }, dryRun);
   }
   state.chat.push({ is_user: false, mes: reply.text });
   state.saves++;
   return 'done';
+}
+
+// SillyTavern's chat (getContext().chat) and its messages' DOM, as
+// addOneMessage draws them: #chat > .mes[mesid] > .mes_block > .mes_text
+// (the tool message only: what MCP Apps are drawn below).
+provideGetter('chat', () => state.chat);
+function renderMessage(message) {
+  let chat = document.getElementById('chat');
+  if (!chat) {
+    chat = document.createElement('div');
+    chat.id = 'chat';
+    document.body.append(chat);
+  }
+  const mes = document.createElement('div');
+  mes.className = 'mes';
+  mes.setAttribute('mesid', String(state.chat.indexOf(message)));
+  const block = document.createElement('div');
+  block.className = 'mes_block';
+  const text = document.createElement('div');
+  text.className = 'mes_text';
+  text.textContent = message.mes;
+  block.append(text);
+  mes.append(block);
+  chat.append(mes);
 }
 
 provide('generate', Generate);

@@ -125,6 +125,8 @@ export async function mountApp(container: HTMLElement, rec: AppRecord, deps: App
   // Only what the App's resource declared; the backend's Permissions-Policy allows no more.
   frame.setAttribute('allow', allow.length > 0 ? allow.join('; ') : "camera 'none'; microphone 'none'; geolocation 'none'");
   frame.style.height = `${INITIAL_APP_HEIGHT}px`;
+  // How far the App got (loading → initialized → shown), for styles and tests.
+  frame.dataset.ttmcpState = 'loading';
   if (resource.prefersBorder === false) frame.classList.add('ttmcp-app-borderless');
   frame.addEventListener('load', () => {
     // A second load is the App navigating its frame elsewhere: it is no
@@ -198,9 +200,13 @@ export async function mountApp(container: HTMLElement, rec: AppRecord, deps: App
   };
   bridge.oninitialized = () => {
     if (gone) return;
-    void bridge.sendToolInput({ arguments: rec.arguments });
-    if (rec.result) void bridge.sendToolResult(rec.result);
-    else void bridge.sendToolCancelled({ reason: 'The tool call did not return a result' });
+    frame.dataset.ttmcpState = 'initialized';
+    void (async () => {
+      await bridge.sendToolInput({ arguments: rec.arguments });
+      if (rec.result) await bridge.sendToolResult(rec.result);
+      else await bridge.sendToolCancelled({ reason: 'The tool call did not return a result' });
+      if (!gone) frame.dataset.ttmcpState = 'shown';
+    })();
   };
   // The frame's window is both where messages go and the only source
   // answered: another frame's messages never reach this bridge.
