@@ -119,7 +119,10 @@ describe('mountApp', () => {
     expect(t.source).toBe(app.frame.contentWindow); // only its own frame is answered
     expect(bridge.client).toBeNull();
     expect(bridge.sent).toEqual([]); // nothing before initialized
+    expect(app.frame.dataset.ttmcpState).toBe('loading');
     bridge.oninitialized?.();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(app.frame.dataset.ttmcpState).toBe('shown');
     expect(bridge.sent).toEqual([
       ['tool-input', { arguments: { fen: 'start' } }],
       ['tool-result', rec.result],
@@ -131,6 +134,7 @@ describe('mountApp', () => {
     const { result: _drop, ...noResult } = rec;
     await mountApp(document.body, noResult, d);
     FakeBridge.last!.oninitialized?.();
+    await new Promise((r) => setTimeout(r, 0));
     expect(FakeBridge.last!.sent.map(([m]) => m)).toEqual(['tool-input', 'tool-cancelled']);
   });
 
