@@ -47,7 +47,7 @@ func newSTEnvWith(t *testing.T, h http.Handler, perms map[string]string) *stEnv 
 }
 
 // newSTEnvAt is newSTEnvWith with Demo registered at a protocol version ("": auto).
-func newSTEnvAt(t *testing.T, h http.Handler, protocol string, perms map[string]string) *stEnv {
+func newSTEnvAt(t testing.TB, h http.Handler, protocol string, perms map[string]string) *stEnv {
 	t.Helper()
 	e := &stEnv{mcp: newMCPServer(t, h), llm: newChatServer(t)}
 	e.b = newBackend(t, func(c *server.Config) {
