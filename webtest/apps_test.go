@@ -278,6 +278,32 @@ func TestSTBasicAppInTheChat(t *testing.T) {
 	if n := len(e.mcp.toolCalls()); n != 2 {
 		t.Errorf("the App's server got %d tool calls, want the model's and the App's", n)
 	}
+	// Set to Ask: the App's button asks first, naming the App; Deny sends
+	// nothing, Allow once sends it.
+	e.p.run(`await window.__TAURITAVERN__.api.mcp.tools.setPermission({ registrationId: %s, nativeName: 'get-time', permission: 'ask' });`, e.id)
+	clickInFrame(t, e.p, ".ttmcp-app-frame", "#get-time-btn")
+	if text := e.answerPopup("Deny"); !strings.Contains(text, "(App Demo: get-time)") || !strings.Contains(text, "An MCP App in the chat asked") {
+		t.Errorf("the Ask popup does not say the App asks: %q", text)
+	}
+	e.p.run(`while (document.querySelector('dialog.popup .tt-mcp-approval')) await new Promise((r) => setTimeout(r, 20));`)
+	clickInFrame(t, e.p, ".ttmcp-app-frame", "#get-time-btn")
+	e.answerPopup("Allow once")
+	var approvals []string
+	for i := 0; i < 200 && len(approvals) < 2; i++ {
+		approvals = approvals[:0]
+		for _, a := range e.audit() {
+			if a.Source == jsapi.AuditSourceApp && a.Permission == "ask" {
+				approvals = append(approvals, a.Approval+" "+a.Outcome)
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if want := []string{"once known_response", "denied not_sent"}; !slices.Equal(approvals, want) {
+		t.Errorf("the App's Ask calls, newest first: %v, want %v", approvals, want)
+	}
+	if n := len(e.mcp.toolCalls()); n != 3 {
+		t.Errorf("the App's server got %d tool calls, want 3 (the denied one never sent)", n)
+	}
 	screenshot(e.p, "apps-basic-vanillajs-1280", 1280, 800)
 	screenshot(e.p, "apps-basic-vanillajs-390", 390, 844)
 }

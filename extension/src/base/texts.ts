@@ -247,6 +247,7 @@ export const TEXTS = {
   ask_folded_other: '({count} more characters)',
   ask_show_all: 'Show all arguments',
   ask_note: 'The model asked to run this tool. Deny answers the model with an error; nothing is sent to the server.',
+  ask_note_app: 'An MCP App in the chat asked to run this tool. Deny answers the App with an error; nothing is sent to the server.',
   ask_allow_once: 'Allow once',
   ask_always_allow: 'Always allow',
   ask_deny: 'Deny',

@@ -113,7 +113,8 @@ export function appFrameDeps(tr: Tr): AppFrameDeps {
       const { servers } = await api().servers.list();
       return servers.find((s) => s.id === registrationId)?.toolPermissions[nativeName] ?? 'off';
     },
-    askApproval: (req, signal) => askApproval({ serverDisplayName: `${req.serverDisplayName} (App ${req.app})`, toolTitle: req.toolTitle, nativeName: req.nativeName, argumentsJson: req.argumentsJson }, signal, tr),
+    askApproval: (req, signal) =>
+      askApproval({ serverDisplayName: `${req.serverDisplayName} (App ${req.app})`, toolTitle: req.toolTitle, nativeName: req.nativeName, argumentsJson: req.argumentsJson, askedBy: 'app' }, signal, tr),
     confirm: (kind, text) => confirmPopup(text, kind === 'link' ? 'An MCP App wants to open this link' : 'An MCP App wants to send this message as you'),
     openLink: (url) => void window.open(url, '_blank', 'noopener,noreferrer'),
     async sendMessage(text) {

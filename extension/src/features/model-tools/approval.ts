@@ -16,6 +16,8 @@ export interface ApprovalRequest {
   nativeName: string;
   /** The arguments as they will be sent. */
   argumentsJson: string;
+  /** Who asks: the model (absent), or an MCP App in the chat. */
+  askedBy?: 'model' | 'app';
 }
 
 /** The result of the "Always allow" button (SillyTavern numbers custom buttons from 2). */
@@ -125,7 +127,7 @@ export function approvalContent(req: ApprovalRequest, tr: Tr): HTMLElement {
     details.append(element('summary', '', tr('ask_show_all')), element('pre', 'tt-mcp-approval-args', prettyAll(req.argumentsJson)));
     root.append(details);
   }
-  root.append(element('p', 'tt-mcp-note', tr('ask_note')));
+  root.append(element('p', 'tt-mcp-note', tr(req.askedBy === 'app' ? 'ask_note_app' : 'ask_note')));
   return root;
 }
 
