@@ -304,6 +304,20 @@ func TestSTBasicAppInTheChat(t *testing.T) {
 	if n := len(e.mcp.toolCalls()); n != 3 {
 		t.Errorf("the App's server got %d tool calls, want 3 (the denied one never sent)", n)
 	}
+	// The chat opened again: the App is drawn again from the record saved
+	// on the tool message (a new view: the old one was served once).
+	again := evalJS[string](e.p, `
+		const before = document.querySelector('.ttmcp-app-frame').src;
+		await SillyTavern.getContext().eventSource.emit('chat_id_changed', 'again');
+		for (let i = 0; i < 400; i++) {
+			const f = document.querySelector('#chat .mes .mes_text + .ttmcp-apps .ttmcp-app-frame');
+			if (f && f.src !== before && f.dataset.ttmcpState === 'shown') return document.querySelectorAll('.ttmcp-app-frame').length === 1 ? 'shown again' : 'two frames';
+			await new Promise((r) => setTimeout(r, 50));
+		}
+		return 'not shown: ' + [...document.querySelectorAll('.ttmcp-app-frame')].map((f) => f.dataset.ttmcpState + ' ' + (f.src === before)).join(', ');`)
+	if again != "shown again" {
+		t.Errorf("the reopened chat: %s", again)
+	}
 	screenshot(e.p, "apps-basic-vanillajs-1280", 1280, 800)
 	screenshot(e.p, "apps-basic-vanillajs-390", 390, 844)
 }
