@@ -318,7 +318,13 @@ func TestSTBasicAppInTheChat(t *testing.T) {
 	if again != "shown again" {
 		t.Errorf("the reopened chat: %s", again)
 	}
+	// The chat in view: SillyTavern's top drawer (the extensions) closed,
+	// the App's message scrolled to, as a user reading the chat sees it.
+	e.p.run(`
+		for (const c of document.querySelectorAll('.drawer-content.openDrawer')) c.closest('.drawer')?.querySelector('.drawer-toggle')?.click();
+		document.querySelector('.ttmcp-app-frame').scrollIntoView({ block: 'center' });`)
 	screenshot(e.p, "apps-basic-vanillajs-1280", 1280, 800)
+	e.p.run(`document.querySelector('.ttmcp-app-frame').scrollIntoView({ block: 'center' });`)
 	screenshot(e.p, "apps-basic-vanillajs-390", 390, 844)
 }
 

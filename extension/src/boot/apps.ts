@@ -43,6 +43,18 @@ function api() {
   return mcp;
 }
 
+/**
+ * dark or light: SillyTavern's theme sets its own text colour whatever the
+ * system's preference, so a light text is a dark theme (an App drawn on the
+ * chat's background must pick its colours by it).
+ */
+export function themeOf(textColor: string): 'dark' | 'light' {
+  const m = /rgba?\((\d+)[, ]+(\d+)[, ]+(\d+)/.exec(textColor);
+  if (!m) return matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
+  const [r, g, b] = [m[1], m[2], m[3]].map((x) => Number(x) / 255) as [number, number, number];
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5 ? 'dark' : 'light';
+}
+
 /** SillyTavern's theme as the App's host context (its CSS variables), its locale, the space it has. */
 export function hostContext(width: number): Record<string, unknown> {
   const style = getComputedStyle(document.body);
@@ -62,7 +74,7 @@ export function hostContext(width: number): Record<string, unknown> {
     if (value) variables[to] = value;
   }
   return {
-    theme: matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light',
+    theme: themeOf(getComputedStyle(document.body).color),
     styles: { variables },
     displayMode: 'inline',
     availableDisplayModes: ['inline'],
