@@ -218,3 +218,19 @@ describe('mountApp', () => {
     expect(box.children.length).toBe(0);
   });
 });
+
+describe('appResult', () => {
+  test('a refusal tells the App its code; an unknown outcome does not claim the tool did not run', async () => {
+    const { appResult } = await import('./policy');
+    expect(appResult({ outcome: 'not_sent', code: 'mcp.call_not_visible_to_app', message: 'not for Apps' })).toEqual({
+      content: [{ type: 'text', text: 'The tool was not run (mcp.call_not_visible_to_app: not for Apps)' }],
+      isError: true,
+    });
+    expect(appResult({ outcome: 'outcome_unknown', code: 'mcp.call_timeout', message: 'no answer' }).content[0]?.text).toBe('Whether the tool ran is unknown (mcp.call_timeout: no answer)');
+    expect(appResult({ outcome: 'known_response', response: { kind: 'tool_result', isError: true, textBlocks: [{ text: 'bad' } as never], diagnostics: [], structuredJson: '{"a":1}' } })).toEqual({
+      content: [{ type: 'text', text: 'bad' }],
+      structuredContent: { a: 1 },
+      isError: true,
+    });
+  });
+});

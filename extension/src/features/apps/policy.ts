@@ -82,6 +82,7 @@ export function appResult(outcome: McpCallOutcome): AppToolResult {
     if (r.isError) out.isError = true;
     return out;
   }
-  const why = outcome.outcome === 'known_response' ? outcome.response.kind : outcome.message || outcome.code;
-  return { content: [{ type: 'text', text: `The tool was not run: ${why}` }], isError: true };
+  const why = outcome.outcome === 'known_response' ? outcome.response.kind : `${outcome.code}: ${outcome.message}`;
+  const ran = outcome.outcome === 'outcome_unknown' ? 'Whether the tool ran is unknown' : 'The tool was not run';
+  return { content: [{ type: 'text', text: `${ran} (${why})` }], isError: true };
 }
