@@ -328,12 +328,11 @@ func TestSTBasicAppInTheChat(t *testing.T) {
 	screenshot(e.p, "apps-basic-vanillajs-390", 390, 844)
 }
 
-// clickInFrame clicks selector inside the document of the iframe at
-// frameSel: in the page's process when Chrome keeps it there, else in the
-// iframe's own target (a sandboxed frame gets a process of its own).
-func clickInFrame(t *testing.T, p *page, frameSel, selector string) {
+// appTarget returns a context on the App's own target — the iframe whose
+// document is at src (Chrome gives a sandboxed frame a process of its
+// own) — or false when the frame is in the page's process.
+func appTarget(t *testing.T, p *page, src string) (context.Context, func(), bool) {
 	t.Helper()
-	src := evalJS[string](p, `return document.querySelector(%s).src;`, frameSel)
 	ctx, cancel := context.WithTimeout(p.ctx, evalTimeout)
 	defer cancel()
 	infos, err := chromedp.Targets(ctx)
@@ -343,15 +342,27 @@ func clickInFrame(t *testing.T, p *page, frameSel, selector string) {
 	for _, info := range infos {
 		if info.Type == "iframe" && info.URL == src {
 			fctx, fcancel := chromedp.NewContext(p.ctx, chromedp.WithTargetID(info.TargetID), chromedp.WithDetachOnCancel())
-			defer fcancel()
-			fctx, tcancel := context.WithTimeout(fctx, evalTimeout)
-			defer tcancel()
-			if err := chromedp.Do(fctx, chromedp.Click(chromedp.CSS(selector))); err != nil {
-				t.Fatalf("click %s in the App's target: %v", selector, err)
-			}
-			return
+			tctx, tcancel := context.WithTimeout(fctx, evalTimeout)
+			return tctx, func() { tcancel(); fcancel() }, true
 		}
 	}
+	return nil, nil, false
+}
+
+// clickInFrame clicks selector inside the document of the iframe at
+// frameSel: in the App's own target, else through the page's DOM.
+func clickInFrame(t *testing.T, p *page, frameSel, selector string) {
+	t.Helper()
+	src := evalJS[string](p, `return document.querySelector(%s).src;`, frameSel)
+	if fctx, done, ok := appTarget(t, p, src); ok {
+		defer done()
+		if err := chromedp.Do(fctx, chromedp.Click(chromedp.CSS(selector))); err != nil {
+			t.Fatalf("click %s in the App's target: %v", selector, err)
+		}
+		return
+	}
+	ctx, cancel := context.WithTimeout(p.ctx, evalTimeout)
+	defer cancel()
 	frames, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSS(frameSel)))
 	if err != nil || len(frames) == 0 {
 		t.Fatalf("frame %s: %v", frameSel, err)
@@ -461,28 +472,17 @@ func TestSTHostileAppIsRefused(t *testing.T) {
 	}
 }
 
-// textInFrame reads the text of selector in the iframe whose document is at src.
+// textInFrame reads the text of selector in the App's own target (its document at src).
 func textInFrame(t *testing.T, p *page, src, selector string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(p.ctx, evalTimeout)
-	defer cancel()
-	infos, err := chromedp.Targets(ctx)
+	fctx, done, ok := appTarget(t, p, src)
+	if !ok {
+		t.Fatalf("no target for %s", src)
+	}
+	defer done()
+	text, err := chromedp.Run(fctx, chromedp.Text(chromedp.CSS(selector)))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("text of %s in the App: %v", selector, err)
 	}
-	for _, info := range infos {
-		if info.Type == "iframe" && info.URL == src {
-			fctx, fcancel := chromedp.NewContext(p.ctx, chromedp.WithTargetID(info.TargetID), chromedp.WithDetachOnCancel())
-			defer fcancel()
-			fctx, tcancel := context.WithTimeout(fctx, evalTimeout)
-			defer tcancel()
-			text, err := chromedp.Run(fctx, chromedp.Text(chromedp.CSS(selector)))
-			if err != nil {
-				t.Fatalf("text of %s in the App: %v", selector, err)
-			}
-			return text
-		}
-	}
-	t.Fatalf("no target for %s", src)
-	return ""
+	return text
 }
