@@ -171,7 +171,7 @@ func TestSillyTavernFromAnotherDevice(t *testing.T) {
 // machineAddress is an IPv4 address of one of this machine's interfaces
 // that is up and not loopback: where a phone on the LAN would reach
 // SillyTavern. A machine without one cannot show what this test is about.
-func machineAddress(t *testing.T) string {
+func machineAddress(t testing.TB) string {
 	t.Helper()
 	ifaces, err := net.Interfaces()
 	if err != nil {
@@ -195,6 +195,7 @@ func machineAddress(t *testing.T) string {
 // deviceSillyTavern is a running stand-in of SillyTavern with the plugin.
 type deviceSillyTavern struct {
 	origin        string // http(s)://<machine address>:<port>
+	backend       string // http://127.0.0.1:<port>, where the plugin starts ttmcp
 	authorization string // basic auth's header value
 	dataRoot      string // the one the plugin starts ttmcp serve with
 	client        *http.Client
@@ -206,7 +207,7 @@ type deviceSillyTavern struct {
 // scratch SillyTavern folder and starts the stand-in at ip: listen with
 // basic auth, the whitelist naming ip and loopback, user accounts alice
 // and bob, server plugins on.
-func startSillyTavern(t *testing.T, ip string, https bool) *deviceSillyTavern {
+func startSillyTavern(t testing.TB, ip string, https bool) *deviceSillyTavern {
 	t.Helper()
 	bin := ttmcpBinary(t)
 	tools := nodeTools(t)
@@ -228,8 +229,8 @@ func startSillyTavern(t *testing.T, ip string, https bool) *deviceSillyTavern {
 		}
 	}
 	port := freeLoopbackPort(t)
-	st := &deviceSillyTavern{dataRoot: filepath.Join(dir, "ttmcp-data"), exited: make(chan struct{})}
-	install := exec.Command(bin, "install-extension", "--sillytavern", stDir, "--backend", "http://127.0.0.1:"+port, "--data-root", st.dataRoot)
+	st := &deviceSillyTavern{backend: "http://127.0.0.1:" + port, dataRoot: filepath.Join(dir, "ttmcp-data"), exited: make(chan struct{})}
+	install := exec.Command(bin, "install-extension", "--sillytavern", stDir, "--backend", st.backend, "--data-root", st.dataRoot)
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("install-extension: %v\n%s", err, out)
 	}
@@ -286,7 +287,7 @@ func startSillyTavern(t *testing.T, ip string, https bool) *deviceSillyTavern {
 
 // stop ends SillyTavern as Ctrl-C does (SIGINT: the plugins' exit() runs)
 // and waits for it.
-func (st *deviceSillyTavern) stop(t *testing.T) {
+func (st *deviceSillyTavern) stop(t testing.TB) {
 	select {
 	case <-st.exited:
 		return
@@ -305,7 +306,7 @@ func (st *deviceSillyTavern) stop(t *testing.T) {
 // tab opens a page of a fresh browser context (its own cookies) with
 // SillyTavern's basic auth, signs in as handle through SillyTavern's login
 // and loads the API from the plugin's path; requests is its network log.
-func (st *deviceSillyTavern) tab(t *testing.T, bctx context.Context, handle string) (*page, func() []string) {
+func (st *deviceSillyTavern) tab(t testing.TB, bctx context.Context, handle string) (*page, func() []string) {
 	t.Helper()
 	p, requests := logTab(t, bctx, true)
 	if _, err := chromedp.Call(p.ctx, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"Authorization": st.authorization}}); err != nil {
@@ -361,7 +362,7 @@ func (st *deviceSillyTavern) findTTMCP() (int, bool) {
 	return 0, false
 }
 
-func (st *deviceSillyTavern) ttmcpPID(t *testing.T) int {
+func (st *deviceSillyTavern) ttmcpPID(t testing.TB) int {
 	t.Helper()
 	pid, ok := st.findTTMCP()
 	if !ok {
@@ -371,7 +372,7 @@ func (st *deviceSillyTavern) ttmcpPID(t *testing.T) int {
 }
 
 // deviceBrowser is a Chromium of its own (the suite's shares no flags).
-func deviceBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
+func deviceBrowser(t testing.TB, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	bctx, stop, err := launchBrowser(t.TempDir(), extra...)
 	if err != nil {
@@ -397,7 +398,7 @@ func wantOnlyOrigin(t *testing.T, who string, requests []string, origin string) 
 
 // ttmcpBinary is the ttmcp that make built (TTMCP_BIN, set by make
 // webtest), else ../bin/ttmcp.
-func ttmcpBinary(t *testing.T) string {
+func ttmcpBinary(t testing.TB) string {
 	t.Helper()
 	bin := cmp.Or(os.Getenv("TTMCP_BIN"), filepath.Join("..", "bin", "ttmcp"))
 	abs, err := filepath.Abs(bin)
@@ -410,7 +411,7 @@ func ttmcpBinary(t *testing.T) string {
 	return abs
 }
 
-func freeLoopbackPort(t *testing.T) string {
+func freeLoopbackPort(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -422,7 +423,7 @@ func freeLoopbackPort(t *testing.T) string {
 }
 
 // selfSignedCert writes a certificate for ip and its key as PEM files.
-func selfSignedCert(t *testing.T, dir, ip string) (cert, key string) {
+func selfSignedCert(t testing.TB, dir, ip string) (cert, key string) {
 	t.Helper()
 	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -454,14 +455,14 @@ func selfSignedCert(t *testing.T, dir, ip string) (cert, key string) {
 // testLog writes a process's output into the test's log, line by line,
 // until the test ends (a log call after that would panic).
 type testLog struct {
-	t    *testing.T
+	t    testing.TB
 	name string
 
 	mu   sync.Mutex
 	done bool
 }
 
-func newTestLog(t *testing.T, name string) *testLog {
+func newTestLog(t testing.TB, name string) *testLog {
 	l := &testLog{t: t, name: name}
 	t.Cleanup(func() { l.mu.Lock(); l.done = true; l.mu.Unlock() })
 	return l

@@ -143,7 +143,7 @@ func sillyTavernPage(t *testing.T) (p *page, requests func() []string) {
 // logTab opens a tab of the browser bctx — in a browser context of its
 // own (its own cookies and storage) when apart — and logs every request
 // it makes; requests returns them so far, as "METHOD URL".
-func logTab(t *testing.T, bctx context.Context, apart bool) (p *page, requests func() []string) {
+func logTab(t testing.TB, bctx context.Context, apart bool) (p *page, requests func() []string) {
 	t.Helper()
 	var opts []chromedp.ContextOption
 	if apart {
