@@ -408,7 +408,8 @@ export interface TtmcpMcpServersApi extends TauriTavernMcpServersApi {
    * resolves with the server (auth.state 'signed_in') once the authorization server has sent the window back
    * to the backend's callback. Rejects with e.g. mcp.auth_denied (the user refused), mcp.auth_expired (not
    * finished within 10 minutes), mcp.auth_cancelled, mcp.auth_client_required (no dynamic registration:
-   * pass a clientId), mcp.auth_failed. No token ever reaches the page.
+   * pass a clientId), mcp.auth_redirect_refused (the authorization server refused the redirect URI, e.g. plain
+   * http on a LAN address; the message says what works instead), mcp.auth_failed. No token ever reaches the page.
    */
   signIn(input: string | McpSignInInput, options?: McpSignInOptions): Promise<TauriTavernMcpServer>;
   /** Forgets the server's sign-in (tokens, client, last challenge); resolves with the server (auth.state 'none'). */

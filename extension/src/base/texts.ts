@@ -274,6 +274,7 @@ export const TEXTS = {
   sign_out: 'Sign out',
   auth_required_explained: 'This server asks you to sign in before it can be used.',
   auth_sign_in_hint: 'Sign in opens the server’s sign-in page in a new window. The access it grants stays with the ttmcp backend; this page never sees it.',
+  auth_lan_http_hint: 'This page is open at {origin} over plain http. Many sign-in servers send you back only to https addresses or to localhost, and refuse this one. If yours does, open SillyTavern over https (a reverse proxy or a tunnel), or sign in once on the machine that runs SillyTavern: the sign-in is kept for your SillyTavern user on every device.',
   call_auth_note: 'The server refused the request because it needs sign-in, so the tool did not run. Sign in on the server’s row, then try again.',
   client_title: 'Sign in with your own client ID',
   client_body: 'This server’s sign-in does not let ttmcp register itself. Register an application with it using the redirect URI below, then enter its client ID (and secret, if it has one).',
