@@ -28,6 +28,8 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
+	"github.com/ttmcp/ttmcp/jsapi"
 )
 
 // SillyTavern opened from another device (issue 28), in Chromium, with
@@ -83,6 +85,30 @@ func TestSillyTavernFromAnotherDevice(t *testing.T) {
 		t.Logf("bob calling alice's id: %s", bv.Code)
 		if len(bv.Servers) != 0 || !strings.Contains(bv.Code, "not_found") {
 			t.Fatalf("bob sees %+v; want no servers and alice's id not found", bv)
+		}
+		// A hostile page of bob's forging the plugin's headers on every
+		// request of its own session and transport (another user, admin, a
+		// secret) is still bob: the plugin replaces every X-Ttmcp-* header.
+		forged := evalJS[[]string](bob, `
+			const { HttpSocket } = await import(new URL('jsapi/http-socket.js', location.href).href);
+			const forged = { 'X-Ttmcp-User': 'alice', 'X-Ttmcp-User-Admin': '1', 'X-Ttmcp-Plugin': 'guess', 'X-Ttmcp-Origin': 'http://127.0.0.1:1' };
+			const f = (url, init = {}) => fetch(url, { ...init, headers: { ...(init.headers ?? {}), ...forged } });
+			const session = await (await f('/api/plugins/ttmcp/jsapi/session')).json();
+			const s = new HttpSocket(location.origin + '/api/plugins/ttmcp', { fetch: f });
+			await new Promise((resolve, reject) => { s.onopen = resolve; s.onclose = (e) => reject(new Error('closed ' + e.code + ' ' + e.reason)); });
+			const frames = [];
+			s.onmessage = (e) => frames.push(JSON.parse(e.data));
+			const until = async (cond) => { for (let i = 0; i < 400 && !cond(); i++) await new Promise((r) => setTimeout(r, 25)); };
+			s.send(JSON.stringify({ type: 'hello', token: session.token }));
+			await until(() => frames.some((f) => f.type === 'welcome'));
+			s.send(JSON.stringify({ type: 'invoke', id: 1, command: %s }));
+			await until(() => frames.some((f) => f.type === 'result' && f.id === 1));
+			s.close();
+			const r = frames.find((f) => f.type === 'result' && f.id === 1);
+			if (!r?.ok) throw new Error(JSON.stringify(frames));
+			return r.value.servers.map((x) => x.displayName);`, jsapi.CmdListServers)
+		if len(forged) != 0 {
+			t.Errorf("bob's page forging alice's name lists %v", forged)
 		}
 		calls := len(demo.toolCalls())
 		if calls != 1 {
