@@ -70,6 +70,33 @@ func TestSillyTavernFromAnotherDevice(t *testing.T) {
 			t.Fatalf("alice's test call through the plugin: %s", got)
 		}
 
+		// A model's call, as the extension's generation hook makes it (the
+		// legacy adapter), from this page — plain http at a LAN address is
+		// not a secure context, so the page has no crypto.randomUUID.
+		type modelCall struct {
+			Secure          bool
+			RandomUUID      string
+			Result, Offered string
+		}
+		mc := evalJS[modelCall](alice, `
+			const tt = window.__TAURITAVERN__;
+			await tt.api.mcp.tools.setPermission({ registrationId: %s, nativeName: 'echo', permission: 'allow' });
+			const { createLegacyMcpGenerationContext } = await import(new URL('jsapi/legacy-mcp-tools.js', location.href).href);
+			const round = (await createLegacyMcpGenerationContext()).createRound();
+			const data = { tools: [] };
+			round.mergeIntoToolData(data);
+			round.finalizeAdvertisedTools(data);
+			const name = data.tools.map((t) => t.function.name).find((n) => n.endsWith('echo')) ?? '';
+			const out = { secure: window.isSecureContext, randomUUID: typeof crypto.randomUUID, offered: name, result: '' };
+			if (name) out.result = (await round.resolveTool(name).invoke({ argumentsJson: JSON.stringify({ text: 'the model asked' }) })).result;
+			return out;`, aliceID)
+		if mc.Secure || mc.RandomUUID != "undefined" {
+			t.Logf("this page is a secure context (%+v): the insecure-context case is not shown", mc)
+		}
+		if mc.Offered == "" || !strings.Contains(mc.Result, "the model asked") {
+			t.Fatalf("alice's model call through the plugin: %+v", mc)
+		}
+
 		// Bob, another SillyTavern user on the same SillyTavern: nothing
 		// of alice's, and her id is not found for him.
 		type bobView struct {
@@ -111,8 +138,8 @@ func TestSillyTavernFromAnotherDevice(t *testing.T) {
 			t.Errorf("bob's page forging alice's name lists %v", forged)
 		}
 		calls := len(demo.toolCalls())
-		if calls != 1 {
-			t.Fatalf("the demo server got %d tool calls; want alice's one (bob's must not reach it)", calls)
+		if calls != 2 {
+			t.Fatalf("the demo server got %d tool calls; want alice's two (bob's must not reach it)", calls)
 		}
 
 		// SillyTavern's own gate refuses a request without its credentials:
