@@ -23,6 +23,10 @@ const coding: McpToolSet = {
   descriptionOverrides: { [`mcp/${SERVER_B}:fetch`]: { description: 'Fetch docs', properties: { url: 'The page' } } },
   resultInlineCharLimit: 20000,
   readerTool: false,
+  toolMode: 'all',
+  searchMaxTools: 40,
+  searchContextPercent: 10,
+  pinnedTools: [],
 };
 const tool = (server: string, name: string, title: string, serverName: string): LegacyMcpTool => ({
   toolId: `mcp/${server}:${name}`, nativeName: name, serverDisplayName: serverName, title, inputSchema: { type: 'object' },
