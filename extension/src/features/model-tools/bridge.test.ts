@@ -9,7 +9,7 @@ import type { ApprovalAnswer, ApprovalRequest } from './approval';
 import type { BindingScope } from '../../host/bindings';
 import { ToolBridge, type ToolBridgeHost } from './bridge';
 import { sentence } from './readable';
-import { CALL_TOOL, DETAILS_TOOL, SEARCH_TOOL, type SearchSettings } from './search';
+import { CALL_TOOL, definitionTokens, DETAILS_TOOL, SEARCH_TOOL, type SearchSettings } from './search';
 import { toolReach } from './reach';
 import { ST_EVENTS, type StFunctionTool, type StToolContext } from '../../host/sillytavern-tools';
 
@@ -493,7 +493,10 @@ describe('reach', () => {
   ] as const)('%s', async (kind, inputs) => {
     const r = await toolReach(inputs);
     expect(r.kind).toBe(kind);
-    if (r.kind === 'ready') expect(r).toEqual({ kind: 'ready', tools: 2, servers: 1, diagnostics: 1, total: 2, leftOut: 0, local: 0, limit: 128, missing: [] });
+    if (r.kind === 'ready') {
+      expect(r).toMatchObject({ kind: 'ready', tools: 2, servers: 1, diagnostics: 1, total: 2, leftOut: 0, local: 0, limit: 128, missing: [] });
+      expect(r).toMatchObject({ search: false, mode: 'all', request: 3, maxTools: 40, contextPercent: 10 });
+    }
   });
 });
 
@@ -731,5 +734,47 @@ describe('search mode (issue 31)', () => {
     await w.st.round();
     expect(w.bridge.searching).toBe(searching);
     expect((await w.st.offered()).includes(SEARCH_TOOL)).toBe(searching);
+  });
+});
+
+describe('honest sizes (issue 31)', () => {
+  /** What the request carries of ttmcp's: the registered definitions a request would include, and their estimate. */
+  async function carried(w: World): Promise<{ count: number; tokens: number }> {
+    const names = await w.st.offered();
+    let tokens = 0;
+    for (const n of names) {
+      const t = w.st.registry.get(n)!;
+      tokens += definitionTokens(t.name, t.description, t.parameters);
+    }
+    return { count: names.length, tokens };
+  }
+  const many = Array.from({ length: 300 }, (_, i): LegacyMcpTool => ({ ...echo, toolId: `mcp/${REG}:t${i}`, nativeName: `t${i}`, title: `T${i}`, description: `Tool ${i}.` }));
+
+  test.each([
+    ['all, two tools', 'all', [echo, add]],
+    ['all, 300 tools under the limit', 'all', many],
+    ['search, 300 tools', 'search', many],
+  ] as const)('%s: the reach line says what the next request carries', async (_name, mode, tools) => {
+    const w = world();
+    w.tools = [...tools];
+    w.defaultSearch = { mode, maxTools: 40, contextPercent: 10, pinned: [] };
+    await w.st.round();
+    const st = w.st.context();
+    const r = await toolReach({
+      context: st,
+      isTtmcp: true,
+      connected: true,
+      invokeCommand: async () => ({ tools: w.tools, diagnostics: [] }),
+      localTools: () => w.bridge.localToolCount(),
+      defaultSearch: () => w.defaultSearch!,
+    });
+    expect(r.kind).toBe('ready');
+    if (r.kind !== 'ready') return;
+    const got = await carried(w);
+    expect(r.request).toBe(got.count);
+    // the aliases may differ by a suffix where a local tool's name is taken: within a few tokens
+    expect(Math.abs(r.tokens - got.tokens)).toBeLessThanOrEqual(2);
+    expect(r.search).toBe(mode === 'search');
+    if (mode === 'search') expect(r.tools).toBe(300);
   });
 });

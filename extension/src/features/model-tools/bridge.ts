@@ -50,7 +50,7 @@ import type { Tr } from '../../base/texts';
 import { errorMessage } from '../../base/errors';
 import type { ApprovalAnswer, ApprovalRequest } from './approval';
 import { applyBindings, boundSetId, type AppliedToolSet, type BindingScope } from '../../host/bindings';
-import { fitToolLimit, providerToolLimit } from './limit';
+import { providerToolLimit } from './limit';
 import { notCalledText, unknownText } from './readable';
 import { READER_TOOL, readerDefinition } from './reader';
 import { ST_EVENTS, toolName, type StFunctionTool, type StToolContext } from '../../host/sillytavern-tools';
@@ -74,9 +74,8 @@ import {
   SEARCH_DESCRIPTION,
   SEARCH_PARAMETERS,
   SEARCH_TOOL,
-  searches,
+  planRequest,
   setSearch,
-  toolTokens,
   type SearchSettings,
   type StInvocation,
 } from './search';
@@ -134,9 +133,6 @@ interface RootListing {
   readable: { inlineCharLimit: number; readerTool: boolean };
   search: SearchSettings;
 }
-
-/** The constant set's size (search, details, call). */
-const CONSTANT_COUNT = 3;
 
 /** Upstream's default inline limit, without a set. */
 export const DEFAULT_INLINE_CHAR_LIMIT = 50_000;
@@ -427,43 +423,28 @@ export class ToolBridge {
     const ctx = this.#host.context();
     const tools = root?.context.tools ?? [];
     const limit = providerToolLimit(ctx);
-    const readerWanted = (root?.readable.readerTool ?? false) && !used.has(READER_TOOL);
     // aliases over the whole listing, in its order: the offered tools of
     // "all" are its first ones, so their aliases are the same in both modes
     const taken = new Set(used);
-    const catalog = new Map<string, LegacyMcpTool>();
-    let tokens = 0;
-    for (const tool of tools) {
-      const alias = allocateMcpAlias(tool.serverDisplayName, tool.nativeName, taken);
-      catalog.set(alias, tool);
-      tokens += toolTokens(tool, alias);
-    }
-    const search = tools.length > 0 && searches(root?.search ?? DEFAULT_SEARCH, tools.length, tokens, contextTokens(ctx));
+    const catalog = tools.map((tool): [string, LegacyMcpTool] => [allocateMcpAlias(tool.serverDisplayName, tool.nativeName, taken), tool]);
+    const plan = planRequest(catalog, {
+      settings: root?.search ?? DEFAULT_SEARCH,
+      limit,
+      local: used.size,
+      reader: (root?.readable.readerTool ?? false) && !used.has(READER_TOOL),
+      readerTokens: 0,
+      context: contextTokens(ctx),
+    });
+    if (plan.leftOut.length > 0) this.#leftOut(plan.leftOut, catalog.length, limit ?? 0, used.size);
     const round = new Map<string, Binding>();
-    let reader: boolean;
-    if (search) {
-      // the constant set, the pinned tools, the reader, under the limit
-      const room = limit === undefined ? Number.POSITIVE_INFINITY : Math.max(0, limit - used.size - CONSTANT_COUNT);
-      reader = readerWanted && room >= 1;
-      const byId = new Map([...catalog].map(([alias, t]) => [t.toolId, alias]));
-      const pinned = (root?.search.pinned ?? []).flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
-      for (const alias of pinned.slice(0, Math.max(0, room - (reader ? 1 : 0)))) round.set(alias, this.#binding(catalog.get(alias)!));
-      this.#catalog = catalog;
-      this.#aliasOf = byId;
-    } else {
-      const fit = fitToolLimit(tools, { limit, local: used.size, reader: readerWanted });
-      if (fit.leftOut.length > 0) this.#leftOut(fit.leftOut, fit.offered.length + fit.leftOut.length, fit.limit ?? 0, fit.local);
-      const aliases = [...catalog.keys()];
-      fit.offered.forEach((tool, i) => round.set(aliases[i]!, this.#binding(tool)));
-      reader = fit.reader;
-      this.#catalog = new Map();
-      this.#aliasOf = new Map();
-    }
+    for (const [alias, tool] of plan.offered) round.set(alias, this.#binding(tool));
+    this.#catalog = plan.search ? new Map(catalog) : new Map();
+    this.#aliasOf = plan.search ? new Map(catalog.map(([alias, t]) => [t.toolId, alias])) : new Map();
     this.#round = round;
-    this.#reader = reader;
-    this.#search = search;
+    this.#reader = plan.reader;
+    this.#search = plan.search;
     const offers: Offer[] = [];
-    if (search) {
+    if (plan.search) {
       offers.push(
         { name: SEARCH_TOOL, signature: SEARCH_TOOL, define: () => this.#searchDefinition() },
         { name: DETAILS_TOOL, signature: DETAILS_TOOL, define: () => this.#detailsDefinition() },
@@ -471,7 +452,7 @@ export class ToolBridge {
       );
     }
     for (const [alias, binding] of round) offers.push({ name: alias, signature: binding.signature, define: () => this.#definition(alias, binding.tool) });
-    if (reader) offers.push({ name: READER_TOOL, signature: READER_TOOL, define: () => this.#readerDefinition() });
+    if (plan.reader) offers.push({ name: READER_TOOL, signature: READER_TOOL, define: () => this.#readerDefinition() });
     this.#sync(offers);
   }
 

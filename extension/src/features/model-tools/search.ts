@@ -264,3 +264,58 @@ export function relabelInvocations(
   message.mes = mes;
   return changed;
 }
+
+// ---------------------------------------------------------------- one round's plan
+
+export interface RequestPlan {
+  /** The round offers the constant set. */
+  search: boolean;
+  /** The MCP tools offered by their own names (all: the listing's first; search: the pinned ones), alias first. */
+  offered: Array<[string, LegacyMcpTool]>;
+  /** Left out by the provider's limit ("all" only). */
+  leftOut: LegacyMcpTool[];
+  reader: boolean;
+  /** ttmcp's tools in the request, and their estimated tokens. */
+  count: number;
+  tokens: number;
+}
+
+/** The reader's definition size is fixed; its estimate is passed in (reader.ts owns the definition). */
+export interface PlanOptions {
+  settings: SearchSettings;
+  /** The provider's tool limit; undefined: none. */
+  limit: number | undefined;
+  /** SillyTavern's own tools, counted against the limit. */
+  local: number;
+  /** The set offers the reader (and no local tool has its name). */
+  reader: boolean;
+  readerTokens: number;
+  context: number | undefined;
+}
+
+/**
+ * What a round offers for a listing (catalog: alias → tool in the
+ * listing's order): the mode, under the provider's limit (local tools
+ * first, then ttmcp's: search's constant set, or the listing's tools; the
+ * reader only with room beside them), and its estimated size. The bridge
+ * registers it; the Manager's reach line says it.
+ */
+export function planRequest(catalog: ReadonlyArray<[string, LegacyMcpTool]>, o: PlanOptions): RequestPlan {
+  let all = 0;
+  for (const [alias, tool] of catalog) all += toolTokens(tool, alias);
+  const search = catalog.length > 0 && searches(o.settings, catalog.length, all, o.context);
+  const room = o.limit === undefined ? Number.POSITIVE_INFINITY : Math.max(0, o.limit - o.local);
+  if (search) {
+    const left = room - CONSTANT_TOOLS.length;
+    const reader = o.reader && left >= 1;
+    const byId = new Map(catalog.map(([alias, t]) => [t.toolId, [alias, t] as [string, LegacyMcpTool]]));
+    const pinned = o.settings.pinned.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])).slice(0, Math.max(0, left - (reader ? 1 : 0)));
+    const tokens = constantTokens() + pinned.reduce((n, [alias, t]) => n + toolTokens(t, alias), 0) + (reader ? o.readerTokens : 0);
+    return { search, offered: pinned, leftOut: [], reader, count: CONSTANT_TOOLS.length + pinned.length + (reader ? 1 : 0), tokens };
+  }
+  const reader = o.reader && catalog.length > 0 && (o.limit === undefined || room >= 2);
+  const fits = room === Number.POSITIVE_INFINITY ? catalog.length : Math.max(0, room - (reader ? 1 : 0));
+  const offered = catalog.slice(0, fits);
+  const tokens = offered.reduce((n, [alias, t]) => n + toolTokens(t, alias), 0) + (reader ? o.readerTokens : 0);
+  return { search, offered, leftOut: catalog.slice(fits).map(([, t]) => t), reader, count: offered.length + (reader ? 1 : 0), tokens };
+}
