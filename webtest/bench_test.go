@@ -414,7 +414,9 @@ func BenchmarkWarmTestCall(b *testing.B) {
 	b.Cleanup(func() { cs.Close() })
 	args := json.RawMessage(`{"text":"bench"}`)
 	const per = 10
-	page := func() float64 { return median(evalJS[[]float64](p, `return await tt.bench.testCalls(%s, %s);`, per, input)) }
+	page := func() float64 {
+		return median(evalJS[[]float64](p, `return await tt.bench.testCalls(%s, %s);`, per, input))
+	}
 	plain := func() float64 { return median(evalJS[[]float64](p, `return await tt.bench.plainRoundTrips(%s);`, per)) }
 	bare := func() float64 {
 		d := make([]float64, per)
