@@ -699,6 +699,25 @@ describe('search mode (issue 31)', () => {
     expect(await w.st.offered()).toEqual([SEARCH_TOOL, DETAILS_TOOL, CALL_TOOL, 'mcp__Demo__t007', 'ttmcp_read_result']);
   });
 
+  test('only the root\'s tools are found and called: a hit outside the listing is not shown; a listing change applies at the next root', async () => {
+    const w = world();
+    w.defaultSearch = { mode: 'search', maxTools: 40, contextPercent: 10, pinned: [] };
+    w.tools = [echo];
+    // the backend's index answering a tool this root does not list (an Off tool, another set's) is never shown
+    w.searchHits = () => [hit(add, 5), hit(echo, 2)];
+    await w.st.round();
+    expect(await w.st.call(SEARCH_TOOL, { query: 'x' })).toBe(
+      '1 MCP tool for "x" (read one\'s parameters with ttmcp_tool_details, call it with ttmcp_call_tool):\n\nDemo:\n- mcp__Demo__echo — Echo: Does thing.',
+    );
+    expect(await w.st.call(CALL_TOOL, { name: 'mcp__Demo__add', arguments: {} })).toContain('nothing was called');
+    expect(w.commands.filter(([c]) => c === 'call_legacy_mcp_tool')).toHaveLength(0);
+    // the listing changed (a refresh, a permission): the next root finds and calls the new tool
+    w.tools = [echo, add];
+    await w.st.round();
+    expect(await w.st.call(CALL_TOOL, { name: 'mcp__Demo__add__2', arguments: {} })).toBe('{}');
+    expect(w.commands.filter(([c]) => c === 'call_legacy_mcp_tool')).toHaveLength(1);
+  });
+
   test('a server filter, unknown names and a missing query: told in words, nothing called', async () => {
     const w = world();
     w.defaultSearch = { mode: 'search', maxTools: 40, contextPercent: 10, pinned: [] };
