@@ -108,6 +108,9 @@ func TestSTToolSearchMode(t *testing.T) {
 		!strings.Contains(reach, "The next request carries 4 of ttmcp’s tool definitions") {
 		t.Errorf("before sending the Manager says %q", reach)
 	}
+	// the reach line and the default's search settings, for a person to look at (and the contrast check)
+	e.p.run(`document.querySelector('.tt-mcp-default-search summary').click(); document.querySelector('.tt-mcp-reach').scrollIntoView();`)
+	screenshot(e.p, "toolsearch-reach", 1000, 900)
 	constant := []string{"ttmcp_search_tools", "ttmcp_tool_details", "ttmcp_call_tool", "ttmcp_read_result"}
 	const alias = "mcp__Demo__validate_ci_lint"
 	e.llm.script(

@@ -110,21 +110,32 @@ export function ToolReachSection(props: { version?: unknown }) {
   if (!deps || !reach) return null;
   const ok = (reach.kind === 'ready' && reach.leftOut === 0) || reach.kind === 'host_offers_tools';
   return (
-    <section className={`tt-mcp-reach tt-mcp-reach-${ok ? 'ok' : 'off'}`} aria-label={tr('tools_title')}>
-      <i className={ok ? 'fa-solid fa-circle-check' : 'fa-solid fa-circle-exclamation'} aria-hidden="true" />
-      <p role="status" data-reach={reach.kind}>
-        {reachText(reach, tr)}
-        {reachDetails(reach, tr).map((d) => (
-          <span key={d}> {d}</span>
-        ))}
-        {(reach.kind === 'ready' || reach.kind === 'set_offers_nothing') && reach.diagnostics > 0 && <> {tr('reach_diagnostics', { count: reach.diagnostics })}</>}
-        {reach.kind === 'backend_down' && reach.message !== '' && <> {tr('error_details', { message: reach.message })}</>}
-      </p>
-      <button type="button" className="menu_button" disabled={checking} onClick={() => void check()}>
-        {tr('check_again')}
-      </button>
+    <>
+      <section className={`tt-mcp-reach tt-mcp-reach-${ok ? 'ok' : 'off'}`} aria-label={tr('tools_title')}>
+        <i className={ok ? 'fa-solid fa-circle-check' : 'fa-solid fa-circle-exclamation'} aria-hidden="true" />
+        <p role="status" data-reach={reach.kind}>
+          {reachText(reach, tr)}
+          {reachDetails(reach, tr).map((d) => (
+            <span key={d}> {d}</span>
+          ))}
+          {(reach.kind === 'ready' || reach.kind === 'set_offers_nothing') && reach.diagnostics > 0 && <> {tr('reach_diagnostics', { count: reach.diagnostics })}</>}
+          {reach.kind === 'backend_down' && reach.message !== '' && <> {tr('error_details', { message: reach.message })}</>}
+        </p>
+        <button type="button" className="menu_button" disabled={checking} onClick={() => void check()}>
+          {tr('check_again')}
+        </button>
+      </section>
       {deps.defaultSearch && <DefaultSearch store={deps.defaultSearch} changed={() => void check()} />}
-    </section>
+    </>
+  );
+}
+
+function BudgetField(props: { label: string; value: string; onChange: (v: string) => void; onDone: () => void }) {
+  return (
+    <label>
+      <span>{props.label}</span>
+      <input className="text_pole" inputMode="numeric" value={props.value} onChange={(e) => props.onChange(e.target.value)} onBlur={props.onDone} />
+    </label>
   );
 }
 
@@ -156,26 +167,8 @@ function DefaultSearch(props: { store: NonNullable<ToolsPanelDeps['defaultSearch
       </label>
       {settings.mode === 'automatic' && (
         <div className="tt-mcp-field tt-mcp-toolset-budget">
-          <label>
-            <span>{tr('toolset_budget_tools')}</span>
-            <input
-              className="text_pole"
-              inputMode="numeric"
-              value={maxTools}
-              onChange={(e) => setMaxTools(e.target.value)}
-              onBlur={() => budget(maxTools, 'maxTools', 2048)}
-            />
-          </label>
-          <label>
-            <span>{tr('toolset_budget_percent')}</span>
-            <input
-              className="text_pole"
-              inputMode="numeric"
-              value={percent}
-              onChange={(e) => setPercent(e.target.value)}
-              onBlur={() => budget(percent, 'contextPercent', 100)}
-            />
-          </label>
+          <BudgetField label={tr('toolset_budget_tools')} value={maxTools} onChange={setMaxTools} onDone={() => budget(maxTools, 'maxTools', 2048)} />
+          <BudgetField label={tr('toolset_budget_percent')} value={percent} onChange={setPercent} onDone={() => budget(percent, 'contextPercent', 100)} />
         </div>
       )}
       <small className="tt-mcp-hint">{tr('default_search_hint')}</small>
