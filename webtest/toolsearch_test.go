@@ -18,6 +18,9 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ttmcp/ttmcp/backend/storage"
+	"github.com/ttmcp/ttmcp/backend/storage/storagetest"
 )
 
 // fixtureServer serves the first 300 distinct tool names of the fixtures
@@ -203,4 +206,60 @@ func TestSTToolSearchMode(t *testing.T) {
 	}
 	t.Logf("tools array per request: search mode %d tools, %d bytes; all mode %d tools, %d bytes (%.0f×); ten requests each, one array per mode",
 		count, n, allCount, allBytes, float64(allBytes)/float64(n))
+}
+
+// The page keeps a large model listing and lists it again only when the
+// backend's digest changed (issue 31, "big catalogs stay cheap";
+// jsapi/bridge-transport.js): three roots of an unchanged listing carry it
+// twice (the second to learn its digest) and then not again; a permission
+// change is in the very next listing; every caller gets a value of its own.
+func TestLegacyListingKeptWhileUnchanged(t *testing.T) {
+	be := newBackend(t)
+	store := storage.Open(be.root)
+	ids, err := storagetest.Servers(store, 5, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := be.openHost(t)
+	type listing struct {
+		Tools  int
+		Frames []int // characters of each frame the page received
+		Same   bool
+	}
+	p.run(`
+		for (const id of %s) await tt.mcp.servers.discover(id);
+		// every frame the page's socket receives, by size
+		tt.frames = [];
+		tt.listing = async () => {
+			tt.frames.length = 0;
+			const v = await window.__TAURITAVERN__.invoke.safeInvoke('list_legacy_mcp_tools');
+			const same = tt.last !== undefined && JSON.stringify(tt.last) === JSON.stringify(v) && tt.last !== v;
+			tt.last = v;
+			return { tools: v.tools.length, frames: [...tt.frames], same };
+		};`, ids)
+	// count the frames through the socket's own event: wrap MessageEvent data reads
+	p.run(`
+		const get = Object.getOwnPropertyDescriptor(MessageEvent.prototype, 'data').get;
+		Object.defineProperty(MessageEvent.prototype, 'data', { configurable: true, get() { const d = get.call(this); if (typeof d === 'string' && tt.frames) tt.frames.push(d.length); return d; } });`)
+	var got []listing
+	for range 3 {
+		got = append(got, evalJS[listing](p, `return await tt.listing();`))
+	}
+	big := func(l listing) int {
+		n := 0
+		for _, f := range l.Frames {
+			if f > 256*1024 {
+				n++
+			}
+		}
+		return n
+	}
+	if got[0].Tools != 500 || big(got[0]) != 1 || big(got[1]) != 1 || big(got[2]) != 0 || !got[1].Same || !got[2].Same {
+		t.Fatalf("three listings of an unchanged setup: %+v", got)
+	}
+	p.run(`await tt.mcp.tools.setPermission({ registrationId: %s, nativeName: 'tool.007', permission: 'off' });`, ids[0])
+	after := evalJS[listing](p, `return await tt.listing();`)
+	if after.Tools != 499 || big(after) != 1 {
+		t.Fatalf("after a permission change: %+v", after)
+	}
 }
