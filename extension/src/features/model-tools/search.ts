@@ -92,9 +92,25 @@ export function definitionTokens(name: string, description: string, parameters: 
   return Math.ceil(JSON.stringify({ type: 'function', function: { name, description, parameters } }).length / 4);
 }
 
-/** The estimated tokens of a listed tool, offered under alias. */
+/** The JSON around a definition's name, description and parameters, as JSON.stringify writes it. */
+const DEFINITION_FRAME = '{"type":"function","function":{"name":,"description":,"parameters":}}'.length;
+
+/** Per listed tool (a root's tools are the same objects round after round): its description's and schema's JSON length. */
+const bodyChars = new WeakMap<LegacyMcpTool, number>();
+
+/**
+ * The estimated tokens of a listed tool, offered under alias: exactly
+ * definitionTokens of its definition, with the description's and schema's
+ * JSON measured once per tool (a root of 5,000 tools would stringify 4 MB
+ * of schemas in every round otherwise).
+ */
 export function toolTokens(tool: LegacyMcpTool, alias: string): number {
-  return definitionTokens(alias, tool.description || tool.title || tool.nativeName, tool.inputSchema);
+  let body = bodyChars.get(tool);
+  if (body === undefined) {
+    body = JSON.stringify(tool.description || tool.title || tool.nativeName).length + (JSON.stringify(tool.inputSchema)?.length ?? 0);
+    bodyChars.set(tool, body);
+  }
+  return Math.ceil((DEFINITION_FRAME + JSON.stringify(alias).length + body) / 4);
 }
 
 /**
