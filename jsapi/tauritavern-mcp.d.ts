@@ -621,7 +621,20 @@ export interface McpToolSet {
   resultInlineCharLimit: number;
   /** Whether the model gets the built-in reader tool ttmcp_read_result beside the set's tools. */
   readerTool: boolean;
+  /**
+   * How the set's tools reach the model (issue 31): every schema ("all"), a small constant set
+   * that searches them ("search"), or every schema until they pass the budget ("automatic").
+   */
+  toolMode: McpToolMode;
+  /** Automatic mode searches once more tools than this would be offered. Default 40. */
+  searchMaxTools: number;
+  /** … or once their schemas' estimated tokens pass this share (1–100 %) of the model's context. Default 10. */
+  searchContextPercent: number;
+  /** ToolIds offered beside the search tools in search mode, in this order; each selected by the set (at most 32). */
+  pinnedTools: string[];
 }
+
+export type McpToolMode = 'all' | 'search' | 'automatic';
 
 export interface McpToolSetList {
   /** By name (case-insensitive), then id. */
@@ -641,6 +654,13 @@ export interface SaveMcpToolSetInput {
   resultInlineCharLimit?: number;
   /** Default true. */
   readerTool?: boolean;
+  /** Default "all" (mcp.tool_set_mode_invalid). */
+  toolMode?: McpToolMode;
+  /** Default 40, 1–2048; searchContextPercent default 10, 1–100 (mcp.tool_set_search_budget_invalid). */
+  searchMaxTools?: number;
+  searchContextPercent?: number;
+  /** Default []; selected ToolIds, each once, at most 32 (mcp.tool_set_pinned_invalid). */
+  pinnedTools?: string[];
 }
 
 // ---------------------------------------------------------------- readable results (ttmcp, SPEC §10)
