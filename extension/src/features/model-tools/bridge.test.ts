@@ -709,7 +709,7 @@ describe('search mode (issue 31)', () => {
     expect(await w.st.call(SEARCH_TOOL, { query: 'x' })).toBe(
       '1 MCP tool for "x" (read one\'s parameters with ttmcp_tool_details, call it with ttmcp_call_tool):\n\nDemo:\n- mcp__Demo__echo — Echo: Does thing.',
     );
-    expect(await w.st.call(CALL_TOOL, { name: 'mcp__Demo__add', arguments: {} })).toContain('nothing was called');
+    expect(await w.st.call(CALL_TOOL, { name: 'mcp__Demo__add', arguments: {} })).toContain('Nothing was called');
     expect(w.commands.filter(([c]) => c === 'call_legacy_mcp_tool')).toHaveLength(0);
     // the listing changed (a refresh, a permission): the next root finds and calls the new tool
     w.tools = [echo, add];
@@ -729,7 +729,7 @@ describe('search mode (issue 31)', () => {
     expect(await w.st.call(SEARCH_TOOL, {})).toBe('ttmcp_search_tools needs a query: a few words on what you want to do.');
     expect(await w.st.call(DETAILS_TOOL, { name: 'mcp__Demo__nothing' })).toBe('No MCP tool is named "mcp__Demo__nothing" here. Find one with ttmcp_search_tools.');
     expect(await w.st.call(CALL_TOOL, { name: 'nothing', arguments: {} })).toBe(
-      'No MCP tool is named "nothing" here, so nothing was called. Find one with ttmcp_search_tools.',
+      'No MCP tool is named "nothing" here. Nothing was called; find one with ttmcp_search_tools.',
     );
     // a native name only one tool has is taken; arguments as a JSON string too
     expect(await w.st.call(CALL_TOOL, { name: 'echo', arguments: '{"text":"x"}' })).toBe('{"text":"x"}');

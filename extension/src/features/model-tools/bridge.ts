@@ -71,6 +71,7 @@ import {
   MAX_SEARCH_LIMIT,
   relabelInvocations,
   resolveName,
+  unresolvedName,
   SEARCH_DESCRIPTION,
   SEARCH_PARAMETERS,
   SEARCH_TOOL,
@@ -614,7 +615,7 @@ export class ToolBridge {
   async details(args: unknown): Promise<string> {
     const name = isRecord(args) && typeof args.name === 'string' ? args.name : '';
     const alias = resolveName(name, this.#catalog);
-    if (!alias) return `No MCP tool is named "${name}" here. Find one with ${SEARCH_TOOL}.`;
+    if (!alias) return unresolvedName(name, this.#catalog, `Find one with ${SEARCH_TOOL}.`);
     return formatDetails(alias, this.#catalog.get(alias)!);
   }
 
@@ -623,7 +624,7 @@ export class ToolBridge {
     const call = callArguments(args);
     if (!call) return `${CALL_TOOL} needs {"name": "<a tool's name from ${SEARCH_TOOL}>", "arguments": {…}}. Nothing was called.`;
     const alias = resolveName(call.name, this.#catalog);
-    if (!alias) return `No MCP tool is named "${call.name}" here, so nothing was called. Find one with ${SEARCH_TOOL}.`;
+    if (!alias) return unresolvedName(call.name, this.#catalog, `Nothing was called; find one with ${SEARCH_TOOL}.`);
     return this.#run(this.#catalog.get(alias)!, call.arguments);
   }
 

@@ -3,7 +3,7 @@
 
 import { describe, expect, test } from 'vitest';
 import type { LegacyMcpTool } from '../../../../jsapi/tauritavern-mcp';
-import { CALL_TOOL, definitionTokens, formatHits, planRequest, relabelInvocations, searches, toolTokens, type SearchSettings } from './search';
+import { CALL_TOOL, definitionTokens, formatHits, planRequest, relabelInvocations, resolveName, searches, toolTokens, unresolvedName, type SearchSettings } from './search';
 
 const tool = (name: string, description = 'Does it.'): LegacyMcpTool => ({
   toolId: `mcp/r:${name}`, nativeName: name, serverDisplayName: 'Demo', title: name.toUpperCase(), description,
@@ -82,5 +82,25 @@ describe('what the model and the record read', () => {
     // nothing of ttmcp's in a batch: nothing changes
     const other = [{ name: 'weather', displayName: 'Weather' }];
     expect(relabelInvocations(other, () => 'x', { mes: 'Tool calls: Weather' })).toBe(false);
+  });
+});
+
+describe('names the model calls by', () => {
+  const tool = (toolId: string, nativeName: string) => ({ toolId, nativeName }) as unknown as LegacyMcpTool;
+  const catalog = new Map<string, LegacyMcpTool>([
+    ['mcp__a__get-sum', tool('mcp/a:get-sum', 'get-sum')],
+    ['mcp__b__get-sum', tool('mcp/b:get-sum', 'get-sum')],
+    ['mcp__a__echo', tool('mcp/a:echo', 'echo')],
+  ]);
+  test('a full name, or a native name only one tool has; a shared native name resolves to none', () => {
+    expect(resolveName('mcp__b__get-sum', catalog)).toBe('mcp__b__get-sum');
+    expect(resolveName(' echo ', catalog)).toBe('mcp__a__echo');
+    expect(resolveName('get-sum', catalog)).toBeUndefined();
+  });
+  test('a shared native name is told as such, with the full names; an unknown one as unknown', () => {
+    expect(unresolvedName('get-sum', catalog, 'Nothing was called.')).toBe(
+      '"get-sum" is the name of 2 MCP tools (mcp__a__get-sum, mcp__b__get-sum): use the full name of the one you mean. Nothing was called.',
+    );
+    expect(unresolvedName('nope', catalog, 'Nothing was called.')).toBe('No MCP tool is named "nope" here. Nothing was called.');
   });
 });

@@ -217,8 +217,23 @@ export function callArguments(args: unknown): { name: string; arguments: unknown
 export function resolveName(name: string, catalog: ReadonlyMap<string, LegacyMcpTool>): string | undefined {
   const n = name.trim();
   if (catalog.has(n)) return n;
-  const matches = [...catalog].filter(([, t]) => t.nativeName === n);
-  return matches.length === 1 ? matches[0]![0] : undefined;
+  const matches = sameNative(n, catalog);
+  return matches.length === 1 ? matches[0] : undefined;
+}
+
+/** The aliases of the tools whose own (native) name is name. */
+function sameNative(name: string, catalog: ReadonlyMap<string, LegacyMcpTool>): string[] {
+  return [...catalog].filter(([, t]) => t.nativeName === name).map(([alias]) => alias);
+}
+
+/**
+ * What the model reads when name resolves to no tool: that it names
+ * several (a native name two servers share: use the full name), or none.
+ */
+export function unresolvedName(name: string, catalog: ReadonlyMap<string, LegacyMcpTool>, nothing: string): string {
+  const several = sameNative(name.trim(), catalog);
+  if (several.length > 1) return `"${name}" is the name of ${several.length} MCP tools (${several.join(', ')}): use the full name of the one you mean. ${nothing}`;
+  return `No MCP tool is named "${name}" here. ${nothing}`;
 }
 
 // ---------------------------------------------------------------- SillyTavern's tool-call record
