@@ -208,6 +208,7 @@ export const TEXTS = {
   reach_ready_search: 'MCP tools reach the model through search: it can find {tools} from {servers}.',
   reach_request: 'The next request carries {count} of ttmcp’s tool definitions, about {tokens} tokens of schemas.',
   reach_automatic: 'Automatic: search once more than {maxTools} tools or {percent} % of the context ({budget}) would be offered.',
+  reach_context_heavy: 'These schemas take about {percent} % of the model’s context ({context} tokens), and SillyTavern drops chat history to make room for them. Search (or Automatic) mode offers a small constant set instead.',
   reach_context_unknown: 'the context size is not known',
   reach_context_tokens: '{tokens} tokens',
   server_count_one: '{count} server',

@@ -117,6 +117,26 @@ describe('tools for the model', () => {
     expect(line.textContent).not.toContain('Automatic');
   });
 
+  test('all tools whose schemas take more than a quarter of a known context: the line warns that the chat is crowded out', async () => {
+    const ready = { kind: 'ready' as const, search: false, mode: 'all' as const, request: 32, maxTools: 40, contextPercent: 10, tools: 31, servers: 3, diagnostics: 0, total: 31, leftOut: 0, local: 0, limit: 128, missing: [] };
+    const d = deps([
+      { ...ready, tokens: 3857, context: 4095 },
+      { ...ready, tokens: 3858, context: 32768 },
+      { ...ready, tokens: 3859 },
+      { ...ready, search: true, mode: 'search' as const, request: 4, tokens: 558, context: 1000 },
+    ]);
+    renderWith(d, <ToolReachSection />);
+    const line = await screen.findByRole('status');
+    await waitFor(() => expect(line.textContent).toContain('These schemas take about 94 % of the model’s context (4,095 tokens)'));
+    expect(line.textContent).toContain('Search (or Automatic) mode offers a small constant set instead.');
+    // 12 % of the context, an unknown context, search mode: no warning
+    for (const tokens of ['about 3,858 tokens', 'about 3,859 tokens', 'about 558 tokens']) {
+      d.fire();
+      await waitFor(() => expect(line.textContent).toContain(tokens));
+      expect(line.textContent).not.toContain('of the model’s context');
+    }
+  });
+
   test('the default\'s search mode is read, saved as it changes, and the reach is checked again', async () => {
     let stored: SearchSettings = { mode: 'all', maxTools: 40, contextPercent: 10, pinned: [] };
     const write = vi.fn((s: SearchSettings) => void (stored = s));

@@ -30,6 +30,12 @@ export const ToolsContext = createContext<ToolsPanelDeps | undefined>(undefined)
 
 const RECENT_LIMIT = 10;
 
+/**
+ * The share of the model's context above which the reach line warns that
+ * the offered schemas crowd the chat out (SillyTavern trims history to fit).
+ */
+const HEAVY_SHARE = 0.25;
+
 /** Which tool set the reach is for, and the limit's effect, in words (empty: nothing to say). */
 function reachDetails(reach: ToolReach, tr: ReturnType<typeof useTr>): string[] {
   const out: string[] = [];
@@ -39,6 +45,10 @@ function reachDetails(reach: ToolReach, tr: ReturnType<typeof useTr>): string[] 
   if (reach.missing.length > 0) out.push(tr('reach_set_missing'));
   if (reach.kind === 'ready') {
     out.push(tr('reach_request', { count: reach.request, tokens: reach.tokens.toLocaleString() }));
+    // all tools: schemas past a quarter of a known context crowd the chat out of the request
+    if (!reach.search && reach.context !== undefined && reach.context > 0 && reach.tokens > reach.context * HEAVY_SHARE) {
+      out.push(tr('reach_context_heavy', { percent: Math.round((reach.tokens * 100) / reach.context), context: reach.context.toLocaleString() }));
+    }
     if (reach.mode === 'automatic') {
       const budget =
         reach.context === undefined
