@@ -5,6 +5,8 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -51,9 +53,7 @@ func (c *collect) steps() []domain.Progress {
 // HTTP in both eras and over stdio in both (the steps tool answers the
 // token it received); each request gets a token of its own (two calls on
 // the same kept session: two tokens), and no route is left once the calls
-// ended. (That every step then reaches the call in order is not yet
-// asserted: go-sdk hands a response to the call before its queued
-// notifications, see progress.go.)
+// ended (TestCallProgressEveryStepInOrder: every step reaches the call).
 func TestCallProgressTokensBothErasHTTPAndStdio(t *testing.T) {
 	type target struct {
 		name string
@@ -120,5 +120,103 @@ func TestProgressRoutes(t *testing.T) {
 	pr.attach("a", nil, p2)()
 	if p2.GetProgressToken() == tok || pr.inFlight() != 0 {
 		t.Fatalf("token reused or route left: %v", p2.GetProgressToken())
+	}
+}
+
+// Every step of a call reaches its ProgressFunc, in order, with total and
+// message, before the call returns: over HTTP in both eras and over stdio
+// in both, steps sent back to back (no gap), so the last ones are still in
+// go-sdk's notification queue when the response comes.
+func TestCallProgressEveryStepInOrder(t *testing.T) {
+	type target struct {
+		name string
+		g    *Gateway
+		r    domain.Registration
+	}
+	var targets []target
+	for _, era := range eras {
+		targets = append(targets, target{"http-" + era.name, callGateway(t, 5*time.Second), registration(t, progressServer(t, era.stateless), era.protocol, nil)})
+	}
+	for _, protocol := range []domain.Protocol{domain.Protocol20251125, domain.Protocol20260728} {
+		r := stdioReg(t, "tools", t.TempDir())
+		r.Protocol = protocol
+		targets = append(targets, target{"stdio-" + string(protocol), stdioGateway(t, nil), r})
+	}
+	const n = 50
+	for _, tg := range targets {
+		t.Run(tg.name, func(t *testing.T) {
+			for round := range 3 {
+				c := &collect{}
+				out := tg.g.Call(context.Background(), tg.r, domain.ToolCall{NativeName: "steps", Arguments: json.RawMessage(fmt.Sprintf(`{"n":%d}`, n)), Progress: c.fn})
+				callText(t, out)
+				got := c.steps()
+				if len(got) != n {
+					t.Fatalf("round %d: %d of %d steps reached the call", round, len(got), n)
+				}
+				for i, p := range got {
+					want := domain.Progress{Progress: float64(i + 1), Total: n, Message: fmt.Sprintf("step %d of %d", i+1, n)}
+					if p != want {
+						t.Fatalf("round %d: step %d is %+v, want %+v", round, i, p, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// A call's progress, however much, is neither kept with its answer nor
+// counted against the answer's cap: 3,000 progress notifications (some
+// 400 KB of SSE) on a call whose answer may be 32 KiB reach the call, and
+// the call's answer is its own.
+func TestCallProgressFloodWithinCap(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			g := newGateway(t, Config{StartupTimeout: 5 * time.Second, ListTimeout: 5 * time.Second, CallWait: 5 * time.Second, CloseTimeout: 200 * time.Millisecond, MaxResponseBytes: 32 << 10})
+			r := registration(t, progressServer(t, era.stateless), era.protocol, nil)
+			c := &collect{}
+			out := g.Call(context.Background(), r, domain.ToolCall{NativeName: "steps", Arguments: json.RawMessage(`{"n":3000,"flood":true}`), Progress: c.fn})
+			callText(t, out)
+			got := c.steps()
+			if len(got) != 3000 || got[2999].Progress != 3000 || got[0].Total != 0 || got[0].Message != "" {
+				t.Fatalf("%d steps, last %+v", len(got), got[len(got)-1])
+			}
+		})
+	}
+}
+
+// The guard gives back the bytes of a small progress-only event to its
+// stream's cap and keeps them out of the call's answer; an event that is
+// more than progress is kept and counted.
+func TestGuardProgressEvents(t *testing.T) {
+	var pr progressRoutes
+	cases := []struct {
+		name  string
+		event string
+		quiet bool
+	}{
+		{"progress", `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}` + "\n\n", true},
+		{"answer", `data: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"\"notifications/progress\""}]}}` + "\n\n", false},
+		{"request", `data: {"jsonrpc":"2.0","id":2,"method":"notifications/progress","params":{}}` + "\n\n", false},
+		{"long", `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"message":"` + strings.Repeat("x", maxProgressEvent) + `"}}` + "\n\n", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := pr.sawEvent("a", []byte(c.event)); got != c.quiet {
+				t.Fatalf("sawEvent = %v", got)
+			}
+			var teed []byte
+			refunded := 0
+			g := newGuardReader(io.NopCloser(strings.NewReader(c.event)), guardSSE)
+			g.progress = func(e []byte) bool { return pr.sawEvent("a", e) }
+			g.refund = func(n int) { refunded += n }
+			g.tee = func(p []byte) { teed = append(teed, p...) }
+			all, _ := io.ReadAll(g)
+			if string(all) != c.event {
+				t.Fatalf("handed on %q", all)
+			}
+			if c.quiet != (len(teed) == 0) || c.quiet != (refunded == len(c.event)) {
+				t.Fatalf("teed %d bytes, refunded %d", len(teed), refunded)
+			}
+		})
 	}
 }

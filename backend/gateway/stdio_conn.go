@@ -72,6 +72,9 @@ type stdioConn struct {
 	// question sees the params of each elicitation/create the server
 	// sends, as read (elicit.go keeps them for the asking call).
 	question func(json.RawMessage)
+	// progress sees the params of each notifications/progress as read,
+	// before go-sdk queues it (progress.go seen).
+	progress func(params []byte)
 
 	wmu   sync.Mutex // serialises writes, so in's count is per message
 	mu    sync.Mutex
@@ -136,6 +139,9 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
 	if req, ok := msg.(*jsonrpc.Request); ok && err == nil && req.Method == "elicitation/create" && c.question != nil {
 		c.question(req.Params)
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && err == nil && req.Method == "notifications/progress" && c.progress != nil {
+		c.progress(req.Params)
 	}
 	if resp, ok := msg.(*jsonrpc.Response); ok && err == nil {
 		c.mu.Lock()
