@@ -21,6 +21,10 @@ import { menuLabel } from '../features/model-tools/menu-label';
 import { toolReach } from '../features/model-tools/reach';
 import { ST_EVENTS, stToolContext } from '../host/sillytavern-tools';
 import type { ToolsPanelDeps } from '../features/model-tools/ToolsPanel';
+import { createElement } from 'react';
+import type { McpCallProgress } from '../../../jsapi/tauritavern-mcp';
+import { mountChatStatus } from '../host/chat-status';
+import { CallProgress } from '../ui/CallProgress';
 
 interface Toastr {
   warning?(text: string, title?: string, options?: object): unknown;
@@ -46,6 +50,16 @@ async function appliedSet(): Promise<AppliedToolSet> {
   const toolSets = ttmcpApi()?.toolSets;
   if (!toolSets) return { missing: [] };
   return applyBindings(scope(), (await toolSets.list()).toolSets);
+}
+
+/** A model's call in the chat while it runs: its name, progress and time (issue 29). */
+function chatCallStatus(tr: Tr, name: string): { progress(p: McpCallProgress): void; end(): void } {
+  const slot = mountChatStatus(tr);
+  const startedAt = Date.now();
+  const label = tr('chat_call_running', { name });
+  const render = (progress: McpCallProgress | undefined) => slot.render(createElement(CallProgress, { progress, startedAt, label }));
+  render(undefined);
+  return { progress: render, end: () => slot.remove() };
 }
 
 function toast(level: 'warning' | 'error', text: string, title: string, persistent = false): void {
@@ -75,6 +89,7 @@ export function pageToolHost(tr: Tr, opts: PageToolOptions = {}): ToolBridgeHost
     ...(wake ? { wake } : {}),
     ...(stoppedWhileAsked ? { stoppedWhileAsked } : {}),
     askApproval: (req, signal) => askApproval(req, signal, tr),
+    callStatus: (name) => chatCallStatus(tr, name),
     toast,
     listed: () => void window.dispatchEvent(new Event(TOOLS_LISTED_EVENT)),
     changed: notifyRegistrationsChanged,
