@@ -6,6 +6,7 @@
 // is its own element, removed when its call ends.
 
 import type { ReactNode } from 'react';
+import { flushSync } from 'react-dom';
 import { createRoot } from 'react-dom/client';
 import type { Tr } from '../base/texts';
 import { TrContext } from '../base/tr';
@@ -28,7 +29,8 @@ export function mountChatStatus(tr: Tr, doc: Document = document): ChatStatus {
   let removed = false;
   return {
     render(node) {
-      if (!removed) root.render(<TrContext.Provider value={tr}>{node}</TrContext.Provider>);
+      // at once: the call's last update is shown before its result ends the status (a few a second at most)
+      if (!removed) flushSync(() => root.render(<TrContext.Provider value={tr}>{node}</TrContext.Provider>));
     },
     remove() {
       if (removed) return;
