@@ -193,3 +193,53 @@ func TestTestConsoleShowsProgress(t *testing.T) {
 	p.run(`await ui.withText('Server responded'); await ui.withText('Progress · 5 updates · step 5 of 5');`)
 	wantSteps(t, progressStates(p), 5)
 }
+
+// The independent peer: server-everything's trigger-long-running-operation
+// (4 steps in 2 s) called from the page with onProgress, over Streamable
+// HTTP and over stdio: the page gets 1/4 … 4/4, each once, in order, before
+// the outcome.
+func TestEverythingProgressInThePage(t *testing.T) {
+	needBundle(t)
+	call := func(t *testing.T, p *page, id string) []jsapi.McpCallProgress {
+		t.Helper()
+		got := evalJS[struct {
+			Seen    []jsapi.McpCallProgress
+			Outcome string
+			Text    string
+		}](p, `
+			const seen = [];
+			const o = await window.__TAURITAVERN__.api.mcp.tools.testCall(
+				{ registrationId: %s, nativeName: 'trigger-long-running-operation', argumentsJson: '{"duration":2,"steps":4}' },
+				{ onProgress: (v) => seen.push(v) });
+			return { seen, outcome: o.outcome, text: o.response?.textBlocks?.[0]?.text ?? '' };`, id)
+		if got.Outcome != jsapi.OutcomeKnownResponse || !strings.Contains(got.Text, "Steps: 4") {
+			t.Fatalf("outcome %s %q", got.Outcome, got.Text)
+		}
+		return got.Seen
+	}
+	want := func(t *testing.T, seen []jsapi.McpCallProgress) {
+		t.Helper()
+		if len(seen) != 4 {
+			t.Fatalf("the page saw %d updates: %+v", len(seen), seen)
+		}
+		for i, s := range seen {
+			if s.Progress != float64(i+1) || s.Total == nil || *s.Total != 4 || s.Updates != i+1 || s.Message != nil {
+				t.Fatalf("update %d: %+v", i, s)
+			}
+		}
+	}
+	t.Run("http", func(t *testing.T) {
+		endpoint := startEverythingHTTP(t)
+		b := newBackend(t, withManager(nil))
+		p := openManager(t, b)
+		id := registerAsker(p, endpoint, jsapi.Protocol20251125)
+		want(t, call(t, p, id))
+	})
+	t.Run("stdio", func(t *testing.T) {
+		b, added := stdioEverythingBackend(t)
+		p := openManager(t, b)
+		p.run(`const mcp = window.__TAURITAVERN__.api.mcp;
+			await mcp.servers.setState({ registrationId: %s, state: 'active' });`, added.ID)
+		want(t, call(t, p, string(added.ID)))
+	})
+}
