@@ -216,11 +216,12 @@ type guardReader struct {
 	kind guardKind
 	tee  func([]byte) // sees every byte handed on, when set, but progress's
 	// progress, when set, sees each whole SSE event that names
-	// notifications/progress before it is handed on, and says whether it is
-	// one small progress notification only (progress.go sawEvent): such an
-	// event is not teed, and its bytes are given back to the stream's cap
-	// (refund), so a call's progress, however much, neither grows what is
-	// kept of its answer nor fails it as too large.
+	// notifications/progress and says whether it took it (progress.go
+	// takeEvent): such an event is handed on as its id alone, if it had
+	// one (go-sdk keeps it for resumption and decodes nothing), is not
+	// teed, and its bytes are given back to the stream's cap (refund), so
+	// a call's progress, however much, neither grows go-sdk's queue nor
+	// what is kept of its answer, nor fails it as too large.
 	progress func(event []byte) bool
 	refund   func(n int)
 	quiet    bool // out is such an event
@@ -285,8 +286,11 @@ func (g *guardReader) Read(p []byte) (int, error) {
 			}
 			g.unit = screen(g.unit)
 			quiet := g.progress != nil && bytes.Contains(g.unit, progressMethod) && g.progress(g.unit)
-			if quiet && g.refund != nil {
-				g.refund(len(g.unit))
+			if quiet {
+				if g.refund != nil {
+					g.refund(len(g.unit))
+				}
+				g.unit = eventID(g.unit)
 			}
 			g.flush()
 			g.quiet = quiet
@@ -300,6 +304,17 @@ func (g *guardReader) Read(p []byte) (int, error) {
 	}
 	g.out = g.out[n:]
 	return n, nil
+}
+
+// eventID is what is left of a taken event: its id line and a blank line,
+// or nothing when it had no id.
+func eventID(event []byte) []byte {
+	for _, line := range bytes.SplitAfter(event, []byte("\n")) {
+		if bytes.HasPrefix(line, []byte("id:")) {
+			return append(bytes.TrimRight(line, "\r\n"), '\n', '\n')
+		}
+	}
+	return nil
 }
 
 // flush hands on the message read so far.

@@ -27,14 +27,21 @@ import (
 // or naming another server's call, is dropped.
 //
 // go-sdk hands a request's response to its caller at once but queues the
-// notifications read before it for the session's handler, so when the
-// request returns its last steps may still be queued. The transports
-// therefore count each notifications/progress they read for a routed token
-// (seen: stdio_conn.go's Read, the SSE guard of a call's response stream,
-// the session's notification stream) before go-sdk queues it, and a
-// request's end waits until the handler has taken as many as were read
-// (at most Config.ProgressDrain) before it removes the route: a server's
-// last step, sent before its answer, is never lost.
+// notifications read before it for the session's handler, one goroutine
+// each, in an unbounded queue: when the request returns its last steps
+// may still be queued, and a server flooding progress faster than the
+// queue drains grows it without bound (a 100,000-step flood left 15,000
+// queued). So the transports take a call's progress themselves, before
+// go-sdk sees it: stdio_conn.go's Read and the SSE guard of a call's
+// response stream (guard.go) hand each notifications/progress to its route
+// on the reading goroutine (take), in the order read and before the
+// answer that follows it, and pass go-sdk nothing of it (an SSE event
+// keeps only its id, for resumption). Nothing is queued, and the last step
+// is never lost. A server may still send a call's progress on the
+// session's notification stream (2025); there the transport counts it
+// (seen) and go-sdk's handler delivers it, and a request's end waits until
+// the handler has taken as many as were read (at most
+// Config.ProgressDrain) before it removes the route.
 
 // progressRoutes maps the tokens of the requests in flight to their calls.
 type progressRoutes struct {
@@ -137,29 +144,83 @@ func (pr *progressRoutes) seen(reg domain.RegistrationID, params []byte) {
 	}
 }
 
-// sawMessages counts the progress notifications among the JSON-RPC
-// messages of an SSE event as read (seen), and reports whether the event
-// is one small progress notification and nothing else: its bytes need not
-// be kept with the call's answer nor counted against its cap.
-func (pr *progressRoutes) sawEvent(reg domain.RegistrationID, event []byte) (onlyProgress bool) {
+// progressOf returns the params of msg when it is a notifications/progress
+// (a notification: no id).
+func progressOf(msg []byte) (json.RawMessage, bool) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if json.Unmarshal(msg, &m) != nil || m.Method != "notifications/progress" || len(m.ID) > 0 {
+		return nil, false
+	}
+	return m.Params, true
+}
+
+// sawEvent counts the progress notifications of an SSE event of the
+// session's notification stream as read (seen): go-sdk's handler delivers
+// them.
+func (pr *progressRoutes) sawEvent(reg domain.RegistrationID, event []byte) {
 	if !bytes.Contains(event, progressMethod) {
+		return
+	}
+	for _, msg := range responseMessages("text/event-stream", event) {
+		if params, ok := progressOf(msg); ok {
+			pr.seen(reg, params)
+		}
+	}
+}
+
+// takeEvent takes an SSE event of a call's response stream that is one
+// small progress notification and nothing else (take), and reports
+// whether it did: then neither go-sdk nor the call's kept answer sees it,
+// and its bytes do not count against the answer's cap.
+func (pr *progressRoutes) takeEvent(reg domain.RegistrationID, event []byte) bool {
+	if len(event) > maxProgressEvent || !bytes.Contains(event, progressMethod) || !isMessageEvent(event) {
 		return false
 	}
 	msgs := responseMessages("text/event-stream", event)
-	only := len(msgs) == 1 && len(event) <= maxProgressEvent
-	for _, msg := range msgs {
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
-		}
-		if json.Unmarshal(msg, &m) != nil || m.Method != "notifications/progress" || len(m.ID) > 0 {
-			only = false
-			continue
-		}
-		pr.seen(reg, m.Params)
+	if len(msgs) != 1 {
+		return false
 	}
-	return only
+	params, ok := progressOf(msgs[0])
+	return ok && pr.take(reg, params)
+}
+
+// take hands a notifications/progress that reg's transport read to the
+// call its token names, on the reading goroutine, and reports whether the
+// params were a progress notification's (go-sdk's decoder would take
+// them): such a notification is consumed, delivered or (its call ended,
+// another server's, not a token of ours) dropped. Params go-sdk would
+// refuse are left to it.
+func (pr *progressRoutes) take(reg domain.RegistrationID, params []byte) bool {
+	var p struct {
+		Token    json.RawMessage `json:"progressToken"`
+		Progress *float64        `json:"progress"`
+		Total    *float64        `json:"total"`
+		Message  *string         `json:"message"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.Progress == nil || len(p.Token) == 0 {
+		return false
+	}
+	var tok string
+	if p.Token[0] != '"' || json.Unmarshal(p.Token, &tok) != nil {
+		return true // not one of ours: ours are strings
+	}
+	got := domain.Progress{Progress: *p.Progress}
+	if p.Total != nil {
+		got.Total = *p.Total
+	}
+	if p.Message != nil {
+		got.Message = *p.Message
+	}
+	pr.mu.RLock()
+	defer pr.mu.RUnlock()
+	if r := pr.m[tok]; r != nil && r.reg == reg {
+		r.fn(got)
+	}
+	return true
 }
 
 // progressMethod is in every progress notification; maxProgressEvent is

@@ -184,39 +184,57 @@ func TestCallProgressFloodWithinCap(t *testing.T) {
 	}
 }
 
-// The guard gives back the bytes of a small progress-only event to its
-// stream's cap and keeps them out of the call's answer; an event that is
-// more than progress is kept and counted.
+// The guard takes a small progress-only event of a call's stream: its
+// route gets it on the reading goroutine, go-sdk gets only its id (or
+// nothing), its bytes go back to the stream's cap and stay out of the
+// call's kept answer. An event that is more than progress, or too long,
+// is handed on whole, kept and counted.
 func TestGuardProgressEvents(t *testing.T) {
 	var pr progressRoutes
+	c := &collect{}
+	p := &mcp.CallToolParams{Name: "x"}
+	defer pr.attach("a", c.fn, p)()
+	tok := p.GetProgressToken().(string)
+	progress := `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"` + tok + `","progress":1,"total":2,"message":"half"}}` + "\n\n"
 	cases := []struct {
-		name  string
-		event string
-		quiet bool
+		name, event, handedOn string
+		taken                 bool
 	}{
-		{"progress", `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}` + "\n\n", true},
-		{"answer", `data: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"\"notifications/progress\""}]}}` + "\n\n", false},
-		{"request", `data: {"jsonrpc":"2.0","id":2,"method":"notifications/progress","params":{}}` + "\n\n", false},
-		{"long", `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"message":"` + strings.Repeat("x", maxProgressEvent) + `"}}` + "\n\n", false},
+		{"progress", progress, "", true},
+		{"with an id", "id: 7\n" + progress, "id: 7\n\n", true},
+		{"another token", `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"ttmcp-x","progress":1}}` + "\n\n", "", true},
+		{"answer", `data: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"\"notifications/progress\""}]}}` + "\n\n", "", false},
+		{"request", `data: {"jsonrpc":"2.0","id":2,"method":"notifications/progress","params":{}}` + "\n\n", "", false},
+		{"no progress value", `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"` + tok + `"}}` + "\n\n", "", false},
+		{"long", `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"` + tok + `","progress":1,"message":"` + strings.Repeat("x", maxProgressEvent) + `"}}` + "\n\n", "", false},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			if got := pr.sawEvent("a", []byte(c.event)); got != c.quiet {
-				t.Fatalf("sawEvent = %v", got)
-			}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(c.steps())
 			var teed []byte
 			refunded := 0
-			g := newGuardReader(io.NopCloser(strings.NewReader(c.event)), guardSSE)
-			g.progress = func(e []byte) bool { return pr.sawEvent("a", e) }
+			g := newGuardReader(io.NopCloser(strings.NewReader(tc.event)), guardSSE)
+			g.progress = func(e []byte) bool { return pr.takeEvent("a", e) }
 			g.refund = func(n int) { refunded += n }
 			g.tee = func(p []byte) { teed = append(teed, p...) }
 			all, _ := io.ReadAll(g)
-			if string(all) != c.event {
-				t.Fatalf("handed on %q", all)
+			want := tc.event
+			if tc.taken {
+				want = tc.handedOn
 			}
-			if c.quiet != (len(teed) == 0) || c.quiet != (refunded == len(c.event)) {
+			if string(all) != want {
+				t.Fatalf("handed on %q, want %q", all, want)
+			}
+			if tc.taken != (len(teed) == 0) || tc.taken != (refunded == len(tc.event)) {
 				t.Fatalf("teed %d bytes, refunded %d", len(teed), refunded)
 			}
+			delivered := len(c.steps()) - before
+			if wantN := map[bool]int{true: 1}[tc.taken && strings.Contains(tc.event, tok)]; delivered != wantN {
+				t.Fatalf("delivered %d", delivered)
+			}
 		})
+	}
+	if got := c.steps(); got[0] != (domain.Progress{Progress: 1, Total: 2, Message: "half"}) {
+		t.Fatalf("delivered %+v", got[0])
 	}
 }

@@ -55,9 +55,11 @@ type transport struct {
 	// elicitation/create that comes on it (an eliciting session's).
 	streams  atomic.Pointer[streamState]
 	question func(params json.RawMessage)
-	// progress sees each SSE event naming notifications/progress before
-	// go-sdk reads it (progress.go sawEvent), nil: none are counted.
-	progress func(event []byte) bool
+	// progress takes the progress events of a call's response stream
+	// before go-sdk reads them (progress.go takeEvent), and progressSeen
+	// counts those of the notification stream (sawEvent); nil: neither.
+	progress     func(event []byte) bool
+	progressSeen func(event []byte)
 	// lostAge is Config.LostStreamAge: how long a stream must have
 	// followed before its end counts as lost (streamState.end).
 	lostAge time.Duration

@@ -38,7 +38,7 @@ func askingFixture(t *testing.T) (*fixture, string) {
 // stateless Streamable HTTP), the service made with cfg over the
 // fixture's storage and a real gateway; it returns the fixture and the
 // server's id.
-func serveOne(t *testing.T, s *mcp.Server, name string, cfg service.Config) (*fixture, string) {
+func serveOne(t testing.TB, s *mcp.Server, name string, cfg service.Config) (*fixture, string) {
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
 	t.Cleanup(ts.Close)
 	root := t.TempDir()

@@ -11,13 +11,14 @@ import (
 
 	"github.com/ttmcp/ttmcp/backend/gateway/stdiotest"
 	"github.com/ttmcp/ttmcp/backend/service"
+	"github.com/ttmcp/ttmcp/internal/heappeak"
 	"github.com/ttmcp/ttmcp/jsapi"
 )
 
 // progressFixture serves a backend with one active server whose tool
 // steps reports progress (stdiotest.AddSteps); it returns the fixture and
 // the server's id.
-func progressFixture(t *testing.T, interval time.Duration) (*fixture, string) {
+func progressFixture(t testing.TB, interval time.Duration) (*fixture, string) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "steps", Version: "1"}, nil)
 	stdiotest.AddSteps(s)
 	return serveOne(t, s, "Steps", service.Config{ProgressInterval: interval})
@@ -142,4 +143,39 @@ func TestProgressFramesFlood(t *testing.T) {
 		t.Fatalf("last %+v", last)
 	}
 	t.Logf("20,000 updates in %v: %d frames", elapsed, len(got))
+}
+
+// BenchmarkProgressFloodMemory: a test call whose server floods progress
+// (the steps tool's notifications back to back) through the whole backend
+// to a page's socket that reads them, for floods of 10,000 and 100,000
+// updates: the live heap (/gc/heap/live:bytes, sampled every 2 ms; this
+// process also runs the MCP server) at its peak over its level before the
+// call, the frames the page got, and the updates per second. Flat memory
+// is the same growth for 10× the updates.
+func BenchmarkProgressFloodMemory(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			f, id := progressFixture(b, 0)
+			c := f.connect(b)
+			var frames int
+			var growth, seconds float64
+			for i := range b.N {
+				stop := heappeak.Watch(2 * time.Millisecond)
+				start := time.Now()
+				callID := fmt.Sprint("flood-", i)
+				stepsCall(c, callID, id, fmt.Sprintf(`{"n":%d,"flood":true}`, n), uint64(10+4*i), true)
+				got, _ := progressUntilResult(c, uint64(11+4*i))
+				seconds += time.Since(start).Seconds()
+				before, peak := stop()
+				if last := got[len(got)-1]; last.Updates != n {
+					b.Fatalf("the last frame counted %d of %d", last.Updates, n)
+				}
+				frames += len(got)
+				growth += peak - before
+			}
+			b.ReportMetric(growth/float64(b.N), "peak-live-heap-growth-MiB")
+			b.ReportMetric(float64(frames)/float64(b.N), "frames/call")
+			b.ReportMetric(float64(n*b.N)/seconds, "updates/s")
+		})
+	}
 }
