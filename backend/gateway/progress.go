@@ -51,6 +51,9 @@ type progressRoutes struct {
 	// (Config.ProgressDrain): go-sdk may drop a queued notification when
 	// its connection closes, and the call's answer must not wait for it.
 	drain time.Duration
+	// viaHandler counts the notifications go-sdk's handler delivered (a
+	// call's own stream's never reach it; tests).
+	viaHandler atomic.Int64
 }
 
 type progressRoute struct {
@@ -264,6 +267,7 @@ func (pr *progressRoutes) handler(reg domain.RegistrationID) func(context.Contex
 			return // ended, or another server's
 		}
 		defer r.took()
+		pr.viaHandler.Add(1)
 		r.fn(domain.Progress{Progress: req.Params.Progress, Total: req.Params.Total, Message: req.Params.Message})
 	}
 }

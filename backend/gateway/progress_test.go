@@ -125,8 +125,9 @@ func TestProgressRoutes(t *testing.T) {
 
 // Every step of a call reaches its ProgressFunc, in order, with total and
 // message, before the call returns: over HTTP in both eras and over stdio
-// in both, steps sent back to back (no gap), so the last ones are still in
-// go-sdk's notification queue when the response comes.
+// in both, steps sent back to back (no gap). The transport takes them
+// before go-sdk: none goes through go-sdk's notification queue, where the
+// last ones were still waiting when the response came.
 func TestCallProgressEveryStepInOrder(t *testing.T) {
 	type target struct {
 		name string
@@ -159,6 +160,9 @@ func TestCallProgressEveryStepInOrder(t *testing.T) {
 						t.Fatalf("round %d: step %d is %+v, want %+v", round, i, p, want)
 					}
 				}
+			}
+			if n := tg.g.progress.viaHandler.Load(); n != 0 {
+				t.Fatalf("%d steps went through go-sdk's queue: the transport takes a call's own", n)
 			}
 		})
 	}
