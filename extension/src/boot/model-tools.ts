@@ -52,14 +52,46 @@ async function appliedSet(): Promise<AppliedToolSet> {
   return applyBindings(scope(), (await toolSets.list()).toolSets);
 }
 
-/** A model's call in the chat while it runs: its name, progress and time (issue 29). */
+/** How long the last progress stays in the chat after the call, so a last step sent with the answer is seen. */
+export const CHAT_STATUS_LINGER_MS = 800;
+
+/** The status of a call that ended and lingers; the next call's replaces it at once. */
+let lingering: { remove(): void } | undefined;
+
+/**
+ * A model's call in the chat while it runs: its name, progress and time
+ * (issue 29). A server often sends its last step just before its answer:
+ * that state stays CHAT_STATUS_LINGER_MS after it came, then the status
+ * goes (at once for a call that reported nothing, or when the next call
+ * shows its own).
+ */
 function chatCallStatus(tr: Tr, name: string): { progress(p: McpCallProgress): void; end(): void } {
+  lingering?.remove();
+  lingering = undefined;
   const slot = mountChatStatus(tr);
   const startedAt = Date.now();
   const label = tr('chat_call_running', { name });
+  let lastAt = 0;
   const render = (progress: McpCallProgress | undefined) => slot.render(createElement(CallProgress, { progress, startedAt, label }));
   render(undefined);
-  return { progress: render, end: () => slot.remove() };
+  return {
+    progress(p) {
+      lastAt = Date.now();
+      render(p);
+    },
+    end() {
+      const wait = lastAt === 0 ? 0 : Math.max(0, lastAt + CHAT_STATUS_LINGER_MS - Date.now());
+      if (wait === 0) {
+        slot.remove();
+        return;
+      }
+      lingering = slot;
+      setTimeout(() => {
+        slot.remove();
+        if (lingering === slot) lingering = undefined;
+      }, wait);
+    },
+  };
 }
 
 function toast(level: 'warning' | 'error', text: string, title: string, persistent = false): void {
