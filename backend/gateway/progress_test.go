@@ -242,3 +242,21 @@ func TestGuardProgressEvents(t *testing.T) {
 		t.Fatalf("delivered %+v", got[0])
 	}
 }
+
+// Progress never extends a call's wait for its answer (DECISIONS
+// "Progress"): a server reporting a step every 50 ms for a second still
+// has its call end at CallWait (300 ms), as an unknown outcome, with the
+// steps that came before it.
+func TestCallProgressDoesNotExtendTheWait(t *testing.T) {
+	g := callGateway(t, 300*time.Millisecond)
+	r := registration(t, progressServer(t, true), domain.Protocol20260728, nil)
+	c := &collect{}
+	start := time.Now()
+	out := g.Call(context.Background(), r, domain.ToolCall{NativeName: "steps", Arguments: json.RawMessage(`{"n":20,"gap":50}`), Progress: c.fn})
+	if out.Outcome != domain.OutcomeUnknown || out.Code != CodeCallTimeout {
+		t.Fatalf("outcome %+v after %v", out, time.Since(start))
+	}
+	if n := len(c.steps()); n == 0 || n >= 20 {
+		t.Fatalf("%d steps reached the call before its wait ended", n)
+	}
+}
