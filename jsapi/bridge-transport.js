@@ -117,8 +117,10 @@ export function createTransport(hooks, layout) {
 
   // call sends one call on the open socket and returns its Promise, or
   // returns undefined when it cannot (no open socket, arguments that may be
-  // too large): the caller then hands it to Go.
-  function call(command, args, onProgress) {
+  // too large): the caller then hands it to Go. onProgress, when a
+  // function, takes the call's progress frames; onFrame, when given, gets
+  // the text of a successful result's frame before the call settles.
+  function call(command, args, onProgress, onFrame) {
     if (ws === null || args.length > maxFastArgs) return undefined;
     const id = ++nextID;
     let resolve, reject;
@@ -131,9 +133,53 @@ export function createTransport(hooks, layout) {
     } catch (err) {
       return Promise.reject(hooks.sendFailed(err));
     }
-    pending.set(id, { command, resolve, reject });
+    pending.set(id, { command, resolve, reject, onFrame });
     listen(id, onProgress);
     return promise;
+  }
+
+  // A large model listing (list_legacy_mcp_tools, issue 31) is kept as its
+  // frame's text, per arguments, with the digest the backend gave for it
+  // (digest_legacy_mcp_tools, asked before the listing, so a digest never
+  // names a newer listing than the text it is kept with). The next listing
+  // with the same arguments asks for the digest first — a small round trip
+  // — and, when it is the same, parses the kept text instead of carrying
+  // megabytes through the socket again: every caller still gets a value of
+  // its own. Small listings are not kept (one round trip is all they cost).
+  const LIST = 'list_legacy_mcp_tools';
+  const DIGEST = 'digest_legacy_mcp_tools';
+  const KEEP_ABOVE = 256 * 1024; // characters of the frame
+  const KEEP_AT_MOST = 4; // argument sets (the upstream listing, a few tool sets)
+  const listings = new Map(); // args text → { frame, digest | null }
+  let digests = true; // false once the backend said it does not know DIGEST
+
+  function listLegacy(args) {
+    const kept = digests ? listings.get(args) : undefined;
+    if (kept === undefined) return fetchListing(args, null);
+    const asked = call(DIGEST, args);
+    if (asked === undefined) return fastOrGo(LIST, args);
+    return asked.then(
+      (d) => {
+        const digest = isObject(d) && typeof d.digest === 'string' ? d.digest : null;
+        if (digest !== null && digest === kept.digest && listings.get(args) === kept) return JSON.parse(kept.frame).value;
+        return fetchListing(args, digest);
+      },
+      (err) => {
+        listings.delete(args);
+        if (err?.code === 'mcp.command_unknown') digests = false; // an older backend
+        return fetchListing(args, null);
+      },
+    );
+  }
+
+  function fetchListing(args, digest) {
+    const keep = (frame) => {
+      listings.delete(args);
+      if (frame.length < KEEP_ABOVE) return;
+      listings.set(args, { frame, digest });
+      if (listings.size > KEEP_AT_MOST) listings.delete(listings.keys().next().value);
+    };
+    return call(LIST, args, undefined, keep) ?? hooks.call(LIST, args);
   }
 
   function fastOrGo(command, args, onProgress) {
@@ -197,6 +243,7 @@ export function createTransport(hooks, layout) {
       }
       if (typeof text !== 'string') return hooks.safeInvoke(command, args); // a toJSON without a JSON form
     }
+    if (command === LIST) return listLegacy(text);
     return fastOrGo(command, text, onProgress);
   }
 
@@ -340,8 +387,11 @@ export function createTransport(hooks, layout) {
     if (v.type !== 'result') return; // a frame this page does not know: ignore
     const id = v.id;
     if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) return;
-    if (v.ok === true) settle(id, 1, v.value);
-    else settle(id, 0, v.error);
+    if (v.ok === true) {
+      const c = pending.get(id);
+      if (c !== undefined && c !== GO && c.onFrame !== undefined) c.onFrame(data);
+      settle(id, 1, v.value);
+    } else settle(id, 0, v.error);
   }
 
   // malformed handles a frame that is not JSON: when its head names a call

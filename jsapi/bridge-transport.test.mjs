@@ -419,6 +419,79 @@ test('elicitation: the handlers frame on set and on every socket; questions answ
   assert.throws(() => t.setElicitationHandler('no'), TypeError);
 });
 
+// issue 31: a large model listing is kept and asked for again only when the
+// backend's digest changed; small ones, errors and an older backend are
+// served as before.
+test('a large listing is kept and parsed again while its digest holds', async () => {
+  const { ws, t } = setup();
+  const big = JSON.stringify({ tools: [{ toolId: 'mcp/a:x', description: 'd'.repeat(300 * 1024) }], diagnostics: [] });
+  const lastId = () => JSON.parse(ws.sent.at(-1)).id;
+  const lastCommand = () => JSON.parse(ws.sent.at(-1)).command;
+  // 1: nothing kept: one listing
+  let p = t.safeInvoke('list_legacy_mcp_tools');
+  assert.equal(lastCommand(), 'list_legacy_mcp_tools');
+  ws.reply(lastId(), big);
+  const first = await p;
+  assert.equal(first.tools[0].description.length, 300 * 1024);
+  // 2: kept without a digest: the digest, then the listing again (kept with that digest)
+  p = t.safeInvoke('list_legacy_mcp_tools');
+  assert.equal(lastCommand(), 'digest_legacy_mcp_tools');
+  ws.reply(lastId(), '{"digest":"d1"}');
+  await new Promise((r) => setImmediate(r));
+  assert.equal(lastCommand(), 'list_legacy_mcp_tools');
+  ws.reply(lastId(), big);
+  await p;
+  // 3: the same digest: the kept text, parsed into a value of the caller's own
+  const sent = ws.sent.length;
+  p = t.safeInvoke('list_legacy_mcp_tools');
+  ws.reply(lastId(), '{"digest":"d1"}');
+  const third = await p;
+  assert.equal(ws.sent.length, sent + 1); // only the digest went out
+  assert.deepEqual(third, first);
+  assert.notEqual(third, first);
+  third.tools.length = 0; // a caller's change is its own
+  // 4: another digest: listed again
+  p = t.safeInvoke('list_legacy_mcp_tools');
+  ws.reply(lastId(), '{"digest":"d2"}');
+  await new Promise((r) => setImmediate(r));
+  assert.equal(lastCommand(), 'list_legacy_mcp_tools');
+  ws.reply(lastId(), JSON.stringify({ tools: [], diagnostics: [] }));
+  assert.deepEqual(await p, { tools: [], diagnostics: [] });
+  // 5: small now: nothing kept, one listing
+  p = t.safeInvoke('list_legacy_mcp_tools');
+  assert.equal(lastCommand(), 'list_legacy_mcp_tools');
+  ws.reply(lastId(), '{"tools":[],"diagnostics":[]}');
+  await p;
+  // a set's listing is kept apart from the upstream one, by its arguments
+  p = t.safeInvoke('list_legacy_mcp_tools', { dto: { toolSetId: 's' } });
+  assert.deepEqual(JSON.parse(ws.sent.at(-1)).args, { dto: { toolSetId: 's' } });
+  ws.reply(lastId(), big);
+  await p;
+  p = t.safeInvoke('list_legacy_mcp_tools', { dto: { toolSetId: 's' } });
+  assert.equal(lastCommand(), 'digest_legacy_mcp_tools');
+  assert.deepEqual(JSON.parse(ws.sent.at(-1)).args, { dto: { toolSetId: 's' } });
+  // an older backend: the digest is unknown; listed as before, and never asked again
+  ws.replyError(lastId(), '{"kind":"BadRequest","code":"mcp.command_unknown","message":"unknown"}');
+  await new Promise((r) => setImmediate(r));
+  assert.equal(lastCommand(), 'list_legacy_mcp_tools');
+  ws.reply(lastId(), big);
+  await p;
+  p = t.safeInvoke('list_legacy_mcp_tools', { dto: { toolSetId: 's' } });
+  assert.equal(lastCommand(), 'list_legacy_mcp_tools');
+  ws.reply(lastId(), big);
+  await p;
+  assert.equal(t.inflight(), 0);
+});
+
+test('a listing error is the caller\'s, and nothing is kept of it', async () => {
+  const { ws, t } = setup();
+  const p = t.safeInvoke('list_legacy_mcp_tools', { dto: { toolSetId: 'gone' } });
+  ws.replyError(JSON.parse(ws.sent.at(-1)).id, '{"kind":"NotFound","code":"mcp.tool_set_not_found","message":"mcp.tool_set_not_found: gone"}');
+  assert.equal((await settled(p)).error.code, 'mcp.tool_set_not_found');
+  t.safeInvoke('list_legacy_mcp_tools', { dto: { toolSetId: 'gone' } });
+  assert.equal(JSON.parse(ws.sent.at(-1)).command, 'list_legacy_mcp_tools');
+});
+
 test('progress: a call with onProgress asks for it and gets its own frames until its result, none after', async () => {
   const { ws, t, seen } = setup();
   const got = [];

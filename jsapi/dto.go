@@ -608,6 +608,13 @@ type McpToolSet struct {
 	DescriptionOverrides  map[string]ToolDescriptionOverride `json:"descriptionOverrides"`
 	ResultInlineCharLimit int                                `json:"resultInlineCharLimit"`
 	ReaderTool            bool                               `json:"readerTool"`
+	// How the set's tools reach the model (issue 31): "all", "search" or
+	// "automatic", with automatic mode's budget (defaults resolved) and
+	// the tools pinned beside the search tools.
+	ToolMode             string   `json:"toolMode"`
+	SearchMaxTools       int      `json:"searchMaxTools"`
+	SearchContextPercent int      `json:"searchContextPercent"`
+	PinnedTools          []string `json:"pinnedTools"`
 }
 
 // McpToolSetList is the result of list_mcp_tool_sets: the sets by name,
@@ -627,6 +634,11 @@ type SaveMcpToolSetDto struct {
 	DescriptionOverrides  *map[string]ToolDescriptionOverride `json:"descriptionOverrides,omitzero"`
 	ResultInlineCharLimit *int                                `json:"resultInlineCharLimit,omitzero"`
 	ReaderTool            *bool                               `json:"readerTool,omitzero"`
+	// Defaults: "all", 40 tools, 10 %, none pinned.
+	ToolMode             *string   `json:"toolMode,omitzero"`
+	SearchMaxTools       *int      `json:"searchMaxTools,omitzero"`
+	SearchContextPercent *int      `json:"searchContextPercent,omitzero"`
+	PinnedTools          *[]string `json:"pinnedTools,omitzero"`
 }
 
 // McpToolSetIdDto names a tool set.

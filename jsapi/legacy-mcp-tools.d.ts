@@ -16,7 +16,7 @@ export type LegacyMcpInvokeCommand = (command: string, args?: unknown, options?:
 export interface LegacyMcpContextOptions {
   /** Default: window.__TAURITAVERN__.invoke.safeInvoke, looked up when a command is sent. */
   invokeCommand?: LegacyMcpInvokeCommand;
-  /** Names each call (executionCallId). Default: crypto.randomUUID(). */
+  /** Names each call (executionCallId). Default: a v4 UUID (crypto.randomUUID(), or from getRandomValues where a page that is not a secure context lacks it). */
   createExecutionCallId?: () => string;
 }
 

@@ -281,6 +281,24 @@ test('execution: an executionCallId per call, start then call with the exact arg
   for (const id of ids) assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
 });
 
+test('without crypto.randomUUID (an insecure context: SillyTavern at a LAN address over http) the default id is still a fresh v4 UUID', async () => {
+  const randomUUID = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(globalThis.crypto), 'randomUUID');
+  Object.defineProperty(Object.getPrototypeOf(globalThis.crypto), 'randomUUID', { value: undefined, configurable: true });
+  try {
+    assert.equal(typeof globalThis.crypto.randomUUID, 'undefined');
+    const known = { outcome: 'known_response', response: { kind: 'tool_result', isError: false, textBlocks: [], diagnostics: [] } };
+    const plain = fakeHost({ ...resolution([tool()]), call_legacy_mcp_tool: known });
+    const { r } = await round({ invokeCommand: plain.invokeCommand });
+    for (let i = 0; i < 2; i++) await r.resolveTool('mcp__my_server__issue_create').invoke({ argumentsJson: '{}' });
+    const ids = plain.calls.filter(([c]) => c === 'start_legacy_mcp_tool_call').map(([, a]) => a.dto.executionCallId);
+    assert.equal(ids.length, 2);
+    assert.notEqual(ids[0], ids[1]);
+    for (const id of ids) assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  } finally {
+    Object.defineProperty(Object.getPrototypeOf(globalThis.crypto), 'randomUUID', randomUUID);
+  }
+});
+
 test('an omitted argumentsJson is passed on omitted, an empty one as it is', async () => {
   const known = { outcome: 'known_response', response: { kind: 'tool_result', isError: false, textBlocks: [], diagnostics: [] } };
   for (const [options, wire] of [[{ argumentsJson: undefined }, '{"dto":{"executionCallId":"exec-1","toolId":"T"}}'],

@@ -411,7 +411,8 @@ export interface TtmcpMcpServersApi extends TauriTavernMcpServersApi {
    * resolves with the server (auth.state 'signed_in') once the authorization server has sent the window back
    * to the backend's callback. Rejects with e.g. mcp.auth_denied (the user refused), mcp.auth_expired (not
    * finished within 10 minutes), mcp.auth_cancelled, mcp.auth_client_required (no dynamic registration:
-   * pass a clientId), mcp.auth_failed. No token ever reaches the page.
+   * pass a clientId), mcp.auth_redirect_refused (the authorization server refused the redirect URI, e.g. plain
+   * http on a LAN address; the message says what works instead), mcp.auth_failed. No token ever reaches the page.
    */
   signIn(input: string | McpSignInInput, options?: McpSignInOptions): Promise<TauriTavernMcpServer>;
   /** Forgets the server's sign-in (tokens, client, last challenge); resolves with the server (auth.state 'none'). */
@@ -623,7 +624,20 @@ export interface McpToolSet {
   resultInlineCharLimit: number;
   /** Whether the model gets the built-in reader tool ttmcp_read_result beside the set's tools. */
   readerTool: boolean;
+  /**
+   * How the set's tools reach the model (issue 31): every schema ("all"), a small constant set
+   * that searches them ("search"), or every schema until they pass the budget ("automatic").
+   */
+  toolMode: McpToolMode;
+  /** Automatic mode searches once more tools than this would be offered. Default 40. */
+  searchMaxTools: number;
+  /** … or once their schemas' estimated tokens pass this share (1–100 %) of the model's context. Default 10. */
+  searchContextPercent: number;
+  /** ToolIds offered beside the search tools in search mode, in this order; each selected by the set (at most 32). */
+  pinnedTools: string[];
 }
+
+export type McpToolMode = 'all' | 'search' | 'automatic';
 
 export interface McpToolSetList {
   /** By name (case-insensitive), then id. */
@@ -643,6 +657,13 @@ export interface SaveMcpToolSetInput {
   resultInlineCharLimit?: number;
   /** Default true. */
   readerTool?: boolean;
+  /** Default "all" (mcp.tool_set_mode_invalid). */
+  toolMode?: McpToolMode;
+  /** Default 40, 1–2048; searchContextPercent default 10, 1–100 (mcp.tool_set_search_budget_invalid). */
+  searchMaxTools?: number;
+  searchContextPercent?: number;
+  /** Default []; selected ToolIds, each once, at most 32 (mcp.tool_set_pinned_invalid). */
+  pinnedTools?: string[];
 }
 
 // ---------------------------------------------------------------- readable results (ttmcp, SPEC §10)

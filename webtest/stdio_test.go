@@ -150,7 +150,7 @@ func waitStdio(t *testing.T, root string, id domain.RegistrationID, ok func(doma
 // nodeTools returns tools/node (`make node-tools`: Node 22 and
 // server-everything), or skips the test when it is not installed and
 // TTMCP_NODE_TOOLS is unset (make webtest sets it, so the test runs there).
-func nodeTools(t *testing.T) string {
+func nodeTools(t testing.TB) string {
 	t.Helper()
 	dir := cmp.Or(os.Getenv("TTMCP_NODE_TOOLS"), filepath.Join("..", "tools", "node"))
 	dir, err := filepath.Abs(dir)

@@ -64,6 +64,9 @@ func NewCommands(svc *service.Service, log *slog.Logger) *Commands {
 		jsapi.CmdCancelLegacyToolCall: withDTO(svc.CancelLegacyCall),
 		jsapi.CmdListAuditEntries:     withDTO(svc.ListAudit),
 		jsapi.CmdSearchTools:          withDTO(svc.SearchTools), // issue 31
+		jsapi.CmdLegacyToolsDigest: optionalDTO(func(ctx context.Context, dto jsapi.ListLegacyMcpToolsDto) (jsapi.LegacyToolsDigest, error) {
+			return svc.LegacyToolsDigest(ctx, dto, encodeResult)
+		}),
 		// api.extension.store (args flat, as upstream's; store_commands.go)
 		jsapi.CmdGetExtensionStoreJSON:      withArgs(svc.GetExtensionStoreJSON),
 		jsapi.CmdTryGetExtensionStoreJSON:   withArgs(svc.TryGetExtensionStoreJSON),

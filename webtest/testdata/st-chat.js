@@ -29,7 +29,7 @@
 // GENERATION_STOPPED. The chat's slash commands: /send (a user message
 // without a generation, sendUserMessageCallback) and /trigger (Generate).
 
-import { provide } from '/host/context.js';
+import { provide, provideGetter } from '/host/context.js';
 import { eventSource, event_types } from '/host/events.js';
 import { extension_prompt_roles, extension_prompt_types, extension_prompts, getExtensionPrompt } from '/host/prompts.js';
 import { SlashCommand, SlashCommandArgument, SlashCommandParser } from '/host/slash-commands.js';
@@ -219,6 +219,8 @@ async function Generate(type, { depth = 0, signal } = {}, dryRun = false) {
 }
 
 provide('generate', Generate);
+// SillyTavern's getContext().chat: the chat array (the bridge mends a tool-call record in it)
+provideGetter('chat', () => state.chat);
 provide('stopGeneration', stopGeneration);
 
 // The chat's slash commands (slash-commands.js): /send adds a user message

@@ -19,6 +19,8 @@ import { ToolBridge, type ToolBridgeHost } from '../features/model-tools/bridge'
 import { mountChatMenu } from '../host/chat-menu';
 import { menuLabel } from '../features/model-tools/menu-label';
 import { toolReach } from '../features/model-tools/reach';
+import { parseSearchSetting, SEARCH_SETTING } from '../features/model-tools/search';
+import { readSetting, writeSetting } from '../host/settings';
 import { ST_EVENTS, stToolContext } from '../host/sillytavern-tools';
 import type { ToolsPanelDeps } from '../features/model-tools/ToolsPanel';
 import { createElement } from 'react';
@@ -126,6 +128,7 @@ export function pageToolHost(tr: Tr, opts: PageToolOptions = {}): ToolBridgeHost
     listed: () => void window.dispatchEvent(new Event(TOOLS_LISTED_EVENT)),
     changed: notifyRegistrationsChanged,
     scope,
+    defaultSearch: () => parseSearchSetting(readSetting(SEARCH_SETTING)),
     tr,
   };
 }
@@ -170,9 +173,18 @@ export function startModelTools(tr: Tr, opts: PageToolOptions = {}): ModelTools 
       invokeCommand: host.invokeCommand(),
       appliedSet,
       localTools: () => bridge.localToolCount(),
+      defaultSearch: () => parseSearchSetting(readSetting(SEARCH_SETTING)),
     });
   const panel: ToolsPanelDeps = {
     reach,
+    defaultSearch: {
+      read: () => parseSearchSetting(readSetting(SEARCH_SETTING)),
+      write: (settings) => {
+        // the default has no pins of its own (a set has)
+        const { mode, maxTools, contextPercent } = settings;
+        writeSetting(SEARCH_SETTING, { mode, maxTools, contextPercent });
+      },
+    },
     onChange(fn) {
       const offBridge = onBridgeChange(fn);
       window.addEventListener(TOOLS_LISTED_EVENT, fn);
