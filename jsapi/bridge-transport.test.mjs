@@ -12,6 +12,7 @@ const layout = {
   invokeCommand: ',"command":',
   invokeArgs: ',"args":',
   invokeTail: '}',
+  invokeProgress: ',"progress":true',
   resultHead: '{"type":"result","id":',
   resultOK: ',"ok":true,"value":',
   resultError: ',"ok":false,"error":',
@@ -31,8 +32,8 @@ class GoError extends Error {
 function fakeGo() {
   const seen = { calls: [], safeInvokes: [], results: [] };
   const hooks = {
-    call(command, args) {
-      seen.calls.push([command, args]);
+    call(command, args, onProgress) {
+      seen.calls.push(onProgress === undefined ? [command, args] : [command, args, onProgress]);
       return Promise.resolve(`go:${command}`);
     },
     safeInvoke(command, args) {
@@ -489,4 +490,70 @@ test('a listing error is the caller\'s, and nothing is kept of it', async () => 
   assert.equal((await settled(p)).error.code, 'mcp.tool_set_not_found');
   t.safeInvoke('list_legacy_mcp_tools', { dto: { toolSetId: 'gone' } });
   assert.equal(JSON.parse(ws.sent.at(-1)).command, 'list_legacy_mcp_tools');
+});
+
+test('progress: a call with onProgress asks for it and gets its own frames until its result, none after', async () => {
+  const { ws, t, seen } = setup();
+  const got = [];
+  const other = [];
+  const p = t.safeInvoke('call_legacy_mcp_tool', { dto: { executionCallId: 'e' } }, { onProgress: (v) => got.push(v) });
+  const q = t.safeInvoke('list_mcp_servers', undefined, { onProgress: 'not a function' });
+  const r = t.safeInvoke('test_mcp_tool_call', { dto: {} }, { onProgress: (v) => other.push(v) });
+  assert.deepEqual(
+    ws.sent.map((f) => JSON.parse(f)),
+    [
+      { type: 'invoke', id: 1, command: 'call_legacy_mcp_tool', args: { dto: { executionCallId: 'e' } }, progress: true },
+      { type: 'invoke', id: 2, command: 'list_mcp_servers', args: {} },
+      { type: 'invoke', id: 3, command: 'test_mcp_tool_call', args: { dto: {} }, progress: true },
+    ],
+  );
+  const frame = (id, value) => ws.deliver(JSON.stringify({ type: 'progress', id, value }));
+  frame(1, { progress: 1, total: 5, message: 'step 1 of 5', updates: 1 });
+  frame(2, { progress: 9, updates: 1 }); // a call that did not ask: dropped
+  frame(3, { progress: 7, updates: 3 });
+  frame(1, { progress: 2, total: 5, message: 'step 2 of 5', updates: 2 });
+  frame(1, 'not an object');
+  ws.reply(1, '{"outcome":"known_response"}');
+  frame(1, { progress: 3, total: 5, updates: 3 }); // after the result: dropped
+  assert.deepEqual(got, [
+    { progress: 1, total: 5, message: 'step 1 of 5', updates: 1 },
+    { progress: 2, total: 5, message: 'step 2 of 5', updates: 2 },
+  ]);
+  assert.deepEqual(other, [{ progress: 7, updates: 3 }]);
+  assert.deepEqual(await p, { outcome: 'known_response' });
+  ws.reply(2, 'null');
+  await q;
+
+  // a callback that throws is logged and keeps getting frames
+  const errors = [];
+  const log = console.error;
+  console.error = (...a) => errors.push(a);
+  try {
+    let n = 0;
+    t.safeInvoke('x', {}, {
+      onProgress: () => {
+        n++;
+        throw new Error('boom');
+      },
+    });
+    frame(4, { progress: 1, updates: 1 });
+    frame(4, { progress: 2, updates: 2 });
+    assert.equal(n, 2);
+    assert.equal(errors.length, 2);
+  } finally {
+    console.error = log;
+  }
+
+  // Go's own calls (testCall) take it through send; drop forgets them all
+  const got5 = [];
+  const id = t.send('test_mcp_tool_call', '{"dto":{}}', (v) => got5.push(v));
+  assert.equal(JSON.parse(ws.sent.at(-1)).progress, true);
+  frame(id, { progress: 1, updates: 1 });
+  t.drop();
+  frame(id, { progress: 2, updates: 2 });
+  assert.deepEqual(got5, [{ progress: 1, updates: 1 }]);
+  // a call queued for Go passes its onProgress on
+  const fn = () => {};
+  await t.safeInvoke('call_legacy_mcp_tool', { dto: {} }, { onProgress: fn });
+  assert.equal(seen.calls.at(-1)[2], fn);
 });

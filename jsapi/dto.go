@@ -543,6 +543,25 @@ type McpAuditEntry struct {
 	// answer, in order; absent for a call that asked nothing.
 	Rounds       *int                   `json:"rounds,omitzero"`
 	Elicitations []McpElicitationRecord `json:"elicitations,omitzero"`
+	// ProgressUpdates and ProgressMessage: a tools/call whose server
+	// reported progress (notifications/progress, issue 29): how many
+	// updates came and the last message one carried; absent for a call
+	// without progress.
+	ProgressUpdates *int    `json:"progressUpdates,omitzero"`
+	ProgressMessage *string `json:"progressMessage,omitzero"`
+}
+
+// McpCallProgress is the value of a FrameProgress: the latest progress of
+// a call as its server reported it (coalesced: at most a few a second).
+// Total is absent when the server did not say how much there is, Message
+// when no update carried one (the last message stays until a new one
+// comes); Updates counts the server's notifications so far, all of them,
+// including those coalesced away.
+type McpCallProgress struct {
+	Progress float64  `json:"progress"`
+	Total    *float64 `json:"total,omitzero"`
+	Message  *string  `json:"message,omitzero"`
+	Updates  int      `json:"updates"`
 }
 
 // Audit record kinds.

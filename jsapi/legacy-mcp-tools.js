@@ -57,10 +57,10 @@ function abortError(reason) {
 }
 
 /** The host's safeInvoke, looked up when a command is sent. */
-function hostSafeInvoke(command, args) {
+function hostSafeInvoke(command, args, options) {
   const safeInvoke = globalThis.window?.__TAURITAVERN__?.invoke?.safeInvoke ?? globalThis.__TAURITAVERN__?.invoke?.safeInvoke;
   if (typeof safeInvoke !== 'function') throw new Error('Host ABI safeInvoke is missing');
-  return safeInvoke(command, args);
+  return options === undefined ? safeInvoke(command, args) : safeInvoke(command, args, options);
 }
 
 /**
@@ -317,10 +317,13 @@ function withoutCode(code, message) {
  * without calling the tool. `readable` (a ttmcp addition:
  * { inlineCharLimit?, readerTool? }) asks the backend for what the model
  * reads of the outcome, returned as `readable` ({ text, isError, stored? })
- * beside `result`, which stays upstream's outcome JSON.
+ * beside `result`, which stays upstream's outcome JSON. `onProgress` (a
+ * ttmcp addition) takes the call's progress while it runs (McpCallProgress,
+ * coalesced by the backend); it is handed to invokeCommand as a third
+ * argument, { onProgress }, which ttmcp's safeInvoke understands.
  */
 export async function invokeLegacyMcpTool({ invokeCommand = hostSafeInvoke, createExecutionCallId = randomExecutionCallId } = {},
-  { toolId, argumentsJson, signal, approval, readable } = {}) {
+  { toolId, argumentsJson, signal, approval, readable, onProgress } = {}) {
   if (signal?.aborted) throw abortError(signal.reason);
   const executionCallId = createExecutionCallId();
   const cancel = () => {
@@ -342,7 +345,9 @@ export async function invokeLegacyMcpTool({ invokeCommand = hostSafeInvoke, crea
   if (readable !== undefined) dto.readable = readable;
   let outcome;
   try {
-    outcome = await invokeCommand('call_legacy_mcp_tool', { dto });
+    outcome = typeof onProgress === 'function'
+      ? await invokeCommand('call_legacy_mcp_tool', { dto }, { onProgress })
+      : await invokeCommand('call_legacy_mcp_tool', { dto });
   } catch (err) {
     cancel();
     // The socket dropped with the call in flight: it may have been sent.

@@ -363,6 +363,9 @@ export interface McpAuditEntry {
    */
   rounds?: number;
   elicitations?: McpElicitationRecord[];
+  /** A tools/call whose server reported progress (ttmcp, issue 29): how many updates came, and the last message one carried. */
+  progressUpdates?: number;
+  progressMessage?: string;
 }
 
 export type McpAuditKind = 'tool_call' | 'resource_read' | 'prompt_get';
@@ -984,6 +987,7 @@ export interface McpCompletionsApi {
 /** api.mcp as ttmcp publishes it: upstream's surface plus ttmcp's additions. */
 export interface TtmcpMcpApi extends TauriTavernMcpApi {
   servers: TtmcpMcpServersApi;
+  tools: TtmcpMcpToolsApi;
   audit: McpAuditApi;
   stdio: McpStdioApi;
   connections: McpConnectionsApi;
@@ -1285,3 +1289,44 @@ declare global {
     'tauritavern-mcp:state': McpBridgeStateEvent;
   }
 }
+
+// ---------------------------------------------------------------- progress (ttmcp, issue 29)
+
+/**
+ * A call's progress as its server reports it (notifications/progress), coalesced by the backend:
+ * at most a few a second, the latest state, the last before the call's outcome and none after.
+ * total: absent when the server did not say how much there is; message: the last one any update
+ * carried; updates: how many notifications came so far, including those coalesced away.
+ */
+export interface McpCallProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+  updates: number;
+}
+
+/** Takes a call's progress; what it throws is logged and ignored. */
+export type McpProgressCallback = (progress: McpCallProgress) => void;
+
+/** testCall's options as ttmcp takes them: upstream's, and onProgress. */
+export interface TtmcpTestCallOptions extends McpTestCallOptions {
+  onProgress?: McpProgressCallback;
+}
+
+export interface TtmcpMcpToolsApi extends TauriTavernMcpToolsApi {
+  /** As upstream's; options.onProgress takes the test call's progress while it runs. */
+  testCall(input: TestMcpToolCallInput, options?: TtmcpTestCallOptions): Promise<McpTestCallOutcome>;
+}
+
+/**
+ * ttmcp's invoke.safeInvoke also takes a third argument: onProgress takes the progress of the
+ * call the command makes (call_legacy_mcp_tool, test_mcp_tool_call); other commands have none.
+ */
+export interface TtmcpSafeInvokeOptions {
+  onProgress?: McpProgressCallback;
+}
+export type TtmcpSafeInvoke = <C extends TauriTavernCommandName>(
+  command: C,
+  args: TauriTavernCommandMap[C]['args'],
+  options?: TtmcpSafeInvokeOptions,
+) => Promise<TauriTavernCommandMap[C]['result']>;

@@ -122,6 +122,11 @@ type CallRecord struct {
 	// for a call that asked nothing.
 	Rounds       int
 	Elicitations []ElicitRecord
+	// ProgressUpdates and ProgressMessage: a tools/call whose server
+	// reported progress — how many notifications came and the last
+	// message one carried. 0 and "" for a call without progress.
+	ProgressUpdates int
+	ProgressMessage string
 }
 
 // DigestArguments returns the size and hex SHA-256 of argumentsJson.

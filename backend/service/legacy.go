@@ -414,7 +414,10 @@ func (s *Service) callLegacy(ctx context.Context, dto jsapi.CallLegacyMcpToolDto
 	}
 	call := s.toolCall(reg, name, args)
 	call.Elicit = s.elicitFor(ctx, domain.SourceModel, dto.ExecutionCallID, reg, name)
-	return s.gateway.Call(callCtx, reg, call), &reg, nil
+	endProgress := s.progressFor(ctx, &call, audit)
+	o := s.gateway.Call(callCtx, reg, call)
+	endProgress()
+	return o, &reg, nil
 }
 
 // loaded returns the registration of toolID, if it can be loaded (to name

@@ -610,6 +610,15 @@ export const TEXTS = {
   // found walking issues 18 and 19 in SillyTavern 1.18.0
   result_notes: 'Notes · {count}',
   reach_limit_no_set: 'This source takes at most {limit} tools and SillyTavern has {local} of its own, so {leftOut} of the {total} MCP tools are left out (by server name, then tool).',
+
+  // a long call's progress (issue 29)
+  progress_of: '{progress} of {total}',
+  progress_step: 'Step {step}',
+  progress_elapsed: '{time}',
+  progress_bar: 'Progress',
+  progress_chip_one: 'Progress · {count} update',
+  progress_chip_other: 'Progress · {count} updates',
+  chat_call_running: 'Running {name}',
 } as const;
 
 // Plural forms: a text that depends on a number is written once per plural

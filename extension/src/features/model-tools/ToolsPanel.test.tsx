@@ -199,6 +199,18 @@ describe('tools for the model', () => {
     ]);
   });
 
+  test('a call whose server reported progress shows how many updates came and the last message', async () => {
+    const d = deps([], [{ ...entry, callId: 'p1', progressUpdates: 5, progressMessage: 'step 5 of 5' }, { ...entry, callId: 'p2', progressUpdates: 1 }, entry]);
+    renderWith(d, <RecentCalls registrationId="r" />);
+    await userEvent.click(screen.getByText('Recent calls'));
+    const rows = await screen.findAllByRole('listitem');
+    expect(rows.map((r) => r.querySelector('.tt-mcp-chip-progress')?.textContent ?? null)).toEqual([
+      'Progress · 5 updates · step 5 of 5',
+      'Progress · 1 update',
+      null,
+    ]);
+  });
+
   test('a resource read and a prompt get name what they asked for; a known response says what kind it was', async () => {
     const page = { ...entry, source: 'page' as const, nativeName: '', permission: '' as const, approval: 'none' as const };
     const d = deps([], [

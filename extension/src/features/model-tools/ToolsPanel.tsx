@@ -8,6 +8,7 @@ import { createContext, useCallback, useContext, useEffect, useRef, useState } f
 import type { McpAuditEntry } from '../../../../jsapi/tauritavern-mcp';
 import type { TextKey } from '../../base/texts';
 import { askedItem } from '../../ui/Asked';
+import { ProgressSummary } from '../../ui/CallProgress';
 import { errorMessage } from '../../base/errors';
 import { useTr } from '../../base/tr';
 import type { ToolReach } from './reach';
@@ -234,6 +235,7 @@ function CallRow(props: { entry: McpAuditEntry; openResult: ((id: string) => Pro
           {(e.rounds ?? 1) > 1 && <> · {tr('asked_rounds', { count: e.rounds ?? 1 })}</>}
         </span>
       )}
+      <ProgressSummary updates={e.progressUpdates} message={e.progressMessage} />
       <span className="tt-mcp-call-duration">{tr('duration_ms', { ms: Math.round(e.durationMs) })}</span>
       {e.resultId !== undefined && openResult && (
         <button type="button" className="menu_button tt-mcp-call-result" onClick={() => void openResult(e.resultId!)}>

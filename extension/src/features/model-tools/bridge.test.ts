@@ -3,7 +3,16 @@
 // roots and rounds, aliases, Ask answers, unknown outcomes and Stop.
 
 import { describe, expect, test, vi } from 'vitest';
-import type { LegacyMcpTool, McpCallOutcome, McpToolSearchHit, McpToolSet, SearchMcpToolsInput, TauriTavernMcpServer, TtmcpMcpApi } from '../../../../jsapi/tauritavern-mcp';
+import type {
+  LegacyMcpTool,
+  McpCallOutcome,
+  McpCallProgress,
+  McpToolSearchHit,
+  McpToolSet,
+  SearchMcpToolsInput,
+  TauriTavernMcpServer,
+  TtmcpMcpApi,
+} from '../../../../jsapi/tauritavern-mcp';
 import { englishTr } from '../../base/texts';
 import type { ApprovalAnswer, ApprovalRequest } from './approval';
 import type { BindingScope } from '../../host/bindings';
@@ -99,7 +108,9 @@ interface World {
   asked: ApprovalRequest[];
   setPermission: ReturnType<typeof vi.fn>;
   tools: LegacyMcpTool[];
-  callAnswer: (dto: Record<string, unknown>) => Promise<McpCallOutcome> | McpCallOutcome;
+  callAnswer: (dto: Record<string, unknown>, options?: { onProgress?: (p: McpCallProgress) => void }) => Promise<McpCallOutcome> | McpCallOutcome;
+  /** The chat statuses the calls showed (issue 29). */
+  statuses: Array<{ name: string; progress: McpCallProgress[]; ended: boolean }>;
   connected: boolean;
   ttmcp: boolean;
   /** Whether invoke.safeInvoke is published (false: the API never loaded). */
@@ -148,6 +159,7 @@ function world(): World {
     setTools: {},
     reads: [],
     stoppedInQuestion: false,
+    statuses: [],
     searchHits: () => [],
     searches: [],
   } as unknown as World;
@@ -178,7 +190,7 @@ function world(): World {
     api: () => api,
     invokeCommand: () =>
       w.loaded
-        ? async (command: string, args?: unknown) => {
+        ? async (command: string, args?: unknown, options?: { onProgress?: (p: McpCallProgress) => void }) => {
             w.commands.push([command, args]);
             if (command === 'list_legacy_mcp_tools') {
               const setId = (args as { dto?: { toolSetId?: string } } | undefined)?.dto?.toolSetId;
@@ -186,7 +198,7 @@ function world(): World {
             }
             if (command === 'call_legacy_mcp_tool') {
               const dto = (args as { dto: Record<string, unknown> }).dto;
-              const o = await w.callAnswer(dto);
+              const o = await w.callAnswer(dto, options);
               // the backend answers the readable text when asked (and never otherwise)
               return dto.readable ? { ...o, readable: { text: projected(o), isError: o.outcome !== 'known_response' } } : o;
             }
@@ -206,6 +218,11 @@ function world(): World {
       return new Promise((resolve) => signal.addEventListener('abort', () => resolve('denied'), { once: true }));
     },
     toast: (level, text, title, persistent = false) => void w.toasts.push([level, `${title}: ${text}`, persistent]),
+    callStatus: (name) => {
+      const st = { name, progress: [] as McpCallProgress[], ended: false };
+      w.statuses.push(st);
+      return { progress: (p) => void st.progress.push(p), end: () => void (st.ended = true) };
+    },
     listed: () => void w.listed++,
     changed: () => void w.changed++,
     scope: () => w.scope,
@@ -324,6 +341,27 @@ describe('roots and rounds', () => {
 });
 
 describe('calls', () => {
+  test('a call shows its progress in the chat while it runs, and the status ends with the call; a denial shows none', async () => {
+    const w = world();
+    await w.st.round();
+    const seenWhileRunning: boolean[] = [];
+    w.callAnswer = (dto, options) => {
+      options?.onProgress?.({ progress: 1, total: 2, message: 'half', updates: 1 });
+      options?.onProgress?.({ progress: 2, total: 2, updates: 2 });
+      seenWhileRunning.push(w.statuses[0]?.ended === false);
+      return known(String(dto.argumentsJson));
+    };
+    await w.st.call('mcp__Demo__echo', { text: 'hi' });
+    expect(w.statuses).toEqual([
+      { name: 'Echo (Demo)', progress: [{ progress: 1, total: 2, message: 'half', updates: 1 }, { progress: 2, total: 2, updates: 2 }], ended: true },
+    ]);
+    expect(seenWhileRunning).toEqual([true]);
+    w.permission.value = 'ask';
+    w.answers.push('denied');
+    await w.st.call('mcp__Demo__echo', { text: 'no' });
+    expect(w.statuses).toHaveLength(1);
+  });
+
   test.each([
     ['may have executed', 'may have executed.'],
     ['Timed out.', 'Timed out.'],

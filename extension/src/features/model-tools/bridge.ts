@@ -45,7 +45,7 @@ import {
   type LegacyMcpGenerationContext,
   type LegacyMcpInvokeCommand,
 } from '../../../../jsapi/legacy-mcp-tools.js';
-import type { LegacyMcpTool, McpReadableOptions, McpToolPermission, TtmcpMcpApi } from '../../../../jsapi/tauritavern-mcp';
+import type { LegacyMcpTool, McpCallProgress, McpReadableOptions, McpToolPermission, TtmcpMcpApi } from '../../../../jsapi/tauritavern-mcp';
 import type { Tr } from '../../base/texts';
 import { errorMessage } from '../../base/errors';
 import type { ApprovalAnswer, ApprovalRequest } from './approval';
@@ -122,6 +122,11 @@ export interface ToolBridgeHost {
    * Absent: the page cannot say.
    */
   stoppedWhileAsked?(): boolean;
+  /**
+   * Shows a model's call in the chat while it runs, with its server's
+   * progress (issue 29); end() removes it. Absent: nothing is shown.
+   */
+  callStatus?(name: string): { progress(p: McpCallProgress): void; end(): void };
   /** The search settings of the default (no tool set applies); absent: every schema. */
   defaultSearch?(): SearchSettings;
   tr: Tr;
@@ -662,6 +667,7 @@ export class ToolBridge {
     const argumentsJson = JSON.stringify(args ?? {});
     const controller = new AbortController();
     this.#inflight.add(controller);
+    let status: ReturnType<NonNullable<ToolBridgeHost['callStatus']>> | undefined;
     try {
       let approval: ApprovalAnswer | undefined;
       if ((await this.#permission(tool)) === 'ask') {
@@ -672,9 +678,11 @@ export class ToolBridge {
         if (approval === 'denied') return await this.#deny(invokeCommand, tool, argumentsJson, readable, controller.signal.aborted);
         if (approval === 'always') await this.#allowAlways(tool);
       }
+      status = this.#host.callStatus?.(displayNameOf(tool));
+      const onProgress = status && ((p: McpCallProgress) => status?.progress(p));
       const { result, readable: text } = await invokeLegacyMcpTool(
         { invokeCommand },
-        { toolId: tool.toolId, argumentsJson, signal: controller.signal, readable, ...(approval ? { approval } : {}) },
+        { toolId: tool.toolId, argumentsJson, signal: controller.signal, readable, ...(approval ? { approval } : {}), ...(onProgress ? { onProgress } : {}) },
       );
       return text?.text ?? result;
     } catch (err) {
@@ -686,6 +694,7 @@ export class ToolBridge {
       }
       throw err;
     } finally {
+      status?.end();
       this.#inflight.delete(controller);
     }
   }
