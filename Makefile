@@ -168,8 +168,8 @@ test-go: playground-vendor extension
 test-wasm:
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec=$(WASM_RUN) ./wasm
 
-webtest: chromium wasm playground-vendor extension node-tools
-	CHROME=$(CHROME) TTMCP_NODE_TOOLS=$(NODE_TOOLS) $(GO) test -count=1 -timeout 15m ./webtest
+webtest: chromium backend node-tools
+	CHROME=$(CHROME) TTMCP_BIN=$(CURDIR)/bin/ttmcp TTMCP_NODE_TOOLS=$(NODE_TOOLS) $(GO) test -count=1 -timeout 15m ./webtest
 
 # Node tooling pinned by tools/node/package-lock.json, installed once (and
 # again when the lock changes); everything after runs offline.

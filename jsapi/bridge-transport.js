@@ -26,7 +26,7 @@
 // results come back through hooks.result.
 //
 // createTransport(hooks, layout):
-//   hooks.call(command, argsText)     → Promise  a call while no socket is open, or too large for the fast path
+//   hooks.call(command, argsText, onProgress) → Promise  a call while no socket is open, or too large for the fast path
 //   hooks.safeInvoke(command, args)   → Promise  safeInvoke with arguments it must refuse
 //   hooks.argsError(thrown)           → Error    JSON.stringify of the arguments failed
 //   hooks.backendError(errorBody)     → Error    the error object of a result frame
@@ -49,19 +49,28 @@
 //                            'registrationIdOrDto'
 //   safeInvoke             → the stub of invoke.safeInvoke
 //   open(ws)               → the welcomed socket: calls are sent on it, its frames read here
-//   send(command, argsText) → id: a call whose result goes to hooks.result
+//   send(command, argsText, onProgress) → id: a call whose result goes to hooks.result
 //   drop()                 → [command, reject, …]: the socket is gone; the calls this
 //                            transport settles that were in flight, for Go to reject
 //                            (the questions its handler was asked on it are withdrawn)
 //   setElicitationHandler(fn | null) → api.mcp.elicitation.setHandler
 //   setAppsRenderer(bool)  → api.mcp.apps.setRenderer (MCP Apps, issue 30)
 //   inflight()             → how many calls are in flight (tests)
+//
+// Progress (issue 29): a call made with an onProgress function asks the
+// backend for its progress ("progress":true in its invoke frame); the
+// backend's progress frames for that invoke id ({"type":"progress","id":N,
+// "value":McpCallProgress}) go to the function until the call's result
+// settles it, and none after (the backend sends none after the result;
+// a late or unknown one is dropped here too). A function that throws is
+// logged and keeps getting them. safeInvoke(command, args, {onProgress})
+// takes it as a third argument (ttmcp's addition).
 
 // EVENT is the window event of the backend's event frames (jsapi.FrameEvent).
 export const EVENT = 'tauritavern-mcp:event';
 
 export function createTransport(hooks, layout) {
-  const { invokeHead, invokeCommand, invokeArgs, invokeTail, maxFrame } = layout;
+  const { invokeHead, invokeCommand, invokeArgs, invokeTail, invokeProgress, maxFrame } = layout;
   // Arguments up to this many UTF-16 units always fit in a frame (no unit
   // takes more than 3 bytes of UTF-8; 256 bytes cover the envelope of any
   // command name we send); larger ones go to Go, which measures them.
@@ -70,6 +79,8 @@ export function createTransport(hooks, layout) {
   // pending: id → a Call (settled here) or GO (settled by Go through hooks.result).
   const GO = Symbol('go');
   const pending = new Map();
+  // progress: id → the onProgress function of a call in flight that asked.
+  const progress = new Map();
   let ws = null;
   let nextID = 0;
 
@@ -84,14 +95,33 @@ export function createTransport(hooks, layout) {
     return q;
   }
 
-  function frame(id, command, args) {
-    return invokeHead + id + invokeCommand + quote(command) + invokeArgs + args + invokeTail;
+  function frame(id, command, args, onProgress) {
+    const tail = typeof onProgress === 'function' ? invokeProgress + invokeTail : invokeTail;
+    return invokeHead + id + invokeCommand + quote(command) + invokeArgs + args + tail;
+  }
+
+  // listen keeps a call's onProgress until its result.
+  function listen(id, onProgress) {
+    if (typeof onProgress === 'function') progress.set(id, onProgress);
+  }
+
+  // progressed hands a progress frame to its call's function.
+  function progressed(v) {
+    const fn = progress.get(v.id);
+    if (fn === undefined || !isObject(v.value)) return; // ended, or never asked
+    try {
+      fn(v.value);
+    } catch (err) {
+      console.error('ttmcp bridge: an onProgress callback threw:', err);
+    }
   }
 
   // call sends one call on the open socket and returns its Promise, or
   // returns undefined when it cannot (no open socket, arguments that may be
-  // too large): the caller then hands it to Go.
-  function call(command, args) {
+  // too large): the caller then hands it to Go. onProgress, when a
+  // function, takes the call's progress frames; onFrame, when given, gets
+  // the text of a successful result's frame before the call settles.
+  function call(command, args, onProgress, onFrame) {
     if (ws === null || args.length > maxFastArgs) return undefined;
     const id = ++nextID;
     let resolve, reject;
@@ -100,16 +130,61 @@ export function createTransport(hooks, layout) {
       reject = rej;
     });
     try {
-      ws.send(frame(id, command, args));
+      ws.send(frame(id, command, args, onProgress));
     } catch (err) {
       return Promise.reject(hooks.sendFailed(err));
     }
-    pending.set(id, { command, resolve, reject });
+    pending.set(id, { command, resolve, reject, onFrame });
+    listen(id, onProgress);
     return promise;
   }
 
-  function fastOrGo(command, args) {
-    return call(command, args) ?? hooks.call(command, args);
+  // A large model listing (list_legacy_mcp_tools, issue 31) is kept as its
+  // frame's text, per arguments, with the digest the backend gave for it
+  // (digest_legacy_mcp_tools, asked before the listing, so a digest never
+  // names a newer listing than the text it is kept with). The next listing
+  // with the same arguments asks for the digest first — a small round trip
+  // — and, when it is the same, parses the kept text instead of carrying
+  // megabytes through the socket again: every caller still gets a value of
+  // its own. Small listings are not kept (one round trip is all they cost).
+  const LIST = 'list_legacy_mcp_tools';
+  const DIGEST = 'digest_legacy_mcp_tools';
+  const KEEP_ABOVE = 256 * 1024; // characters of the frame
+  const KEEP_AT_MOST = 4; // argument sets (the upstream listing, a few tool sets)
+  const listings = new Map(); // args text → { frame, digest | null }
+  let digests = true; // false once the backend said it does not know DIGEST
+
+  function listLegacy(args) {
+    const kept = digests ? listings.get(args) : undefined;
+    if (kept === undefined) return fetchListing(args, null);
+    const asked = call(DIGEST, args);
+    if (asked === undefined) return fastOrGo(LIST, args);
+    return asked.then(
+      (d) => {
+        const digest = isObject(d) && typeof d.digest === 'string' ? d.digest : null;
+        if (digest !== null && digest === kept.digest && listings.get(args) === kept) return JSON.parse(kept.frame).value;
+        return fetchListing(args, digest);
+      },
+      (err) => {
+        listings.delete(args);
+        if (err?.code === 'mcp.command_unknown') digests = false; // an older backend
+        return fetchListing(args, null);
+      },
+    );
+  }
+
+  function fetchListing(args, digest) {
+    const keep = (frame) => {
+      listings.delete(args);
+      if (frame.length < KEEP_ABOVE) return;
+      listings.set(args, { frame, digest });
+      if (listings.size > KEEP_AT_MOST) listings.delete(listings.keys().next().value);
+    };
+    return call(LIST, args, undefined, keep) ?? hooks.call(LIST, args);
+  }
+
+  function fastOrGo(command, args, onProgress) {
+    return call(command, args, onProgress) ?? hooks.call(command, args, onProgress);
   }
 
   function isObject(v) {
@@ -152,9 +227,11 @@ export function createTransport(hooks, layout) {
     };
   }
 
-  // safeInvoke(command, args): any command with an upstream-shaped args
-  // object; what it must refuse, Go refuses (with its messages).
-  function safeInvoke(command, args) {
+  // safeInvoke(command, args, options): any command with an upstream-shaped
+  // args object; what it must refuse, Go refuses (with its messages).
+  // options.onProgress (ttmcp's) takes the progress of the call it makes.
+  function safeInvoke(command, args, options) {
+    const onProgress = isObject(options) && typeof options.onProgress === 'function' ? options.onProgress : undefined;
     if (typeof command !== 'string' || command === '' || (args != null && (typeof args !== 'object' || Array.isArray(args)))) {
       return hooks.safeInvoke(command, args);
     }
@@ -167,7 +244,8 @@ export function createTransport(hooks, layout) {
       }
       if (typeof text !== 'string') return hooks.safeInvoke(command, args); // a toJSON without a JSON form
     }
-    return fastOrGo(command, text);
+    if (command === LIST) return listLegacy(text);
+    return fastOrGo(command, text, onProgress);
   }
 
   // The page's elicitation handler, and the backend's questions it is
@@ -274,6 +352,7 @@ export function createTransport(hooks, layout) {
     const c = pending.get(id);
     if (c === undefined) return; // an unknown id: nothing to settle
     pending.delete(id);
+    progress.delete(id);
     if (c === GO) {
       hooks.result(id, status, value);
     } else if (status === 1) {
@@ -312,11 +391,18 @@ export function createTransport(hooks, layout) {
       withdraw(v.id);
       return;
     }
+    if (v.type === 'progress') {
+      progressed(v);
+      return;
+    }
     if (v.type !== 'result') return; // a frame this page does not know: ignore
     const id = v.id;
     if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) return;
-    if (v.ok === true) settle(id, 1, v.value);
-    else settle(id, 0, v.error);
+    if (v.ok === true) {
+      const c = pending.get(id);
+      if (c !== undefined && c !== GO && c.onFrame !== undefined) c.onFrame(data);
+      settle(id, 1, v.value);
+    } else settle(id, 0, v.error);
   }
 
   // malformed handles a frame that is not JSON: when its head names a call
@@ -343,14 +429,16 @@ export function createTransport(hooks, layout) {
       ws.onmessage = onmessage;
       if (handler !== null || apps) sendHandlers();
     },
-    send(command, args) {
+    send(command, args, onProgress) {
       const id = ++nextID;
-      ws.send(frame(id, command, args));
+      ws.send(frame(id, command, args, onProgress));
       pending.set(id, GO);
+      listen(id, onProgress);
       return id;
     },
     drop() {
       ws = null;
+      progress.clear();
       for (const id of [...questions.keys()]) withdraw(id);
       const lost = [];
       for (const c of pending.values()) if (c !== GO) lost.push(c.command, c.reject);

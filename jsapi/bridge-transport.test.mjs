@@ -12,6 +12,7 @@ const layout = {
   invokeCommand: ',"command":',
   invokeArgs: ',"args":',
   invokeTail: '}',
+  invokeProgress: ',"progress":true',
   resultHead: '{"type":"result","id":',
   resultOK: ',"ok":true,"value":',
   resultError: ',"ok":false,"error":',
@@ -31,8 +32,8 @@ class GoError extends Error {
 function fakeGo() {
   const seen = { calls: [], safeInvokes: [], results: [] };
   const hooks = {
-    call(command, args) {
-      seen.calls.push([command, args]);
+    call(command, args, onProgress) {
+      seen.calls.push(onProgress === undefined ? [command, args] : [command, args, onProgress]);
       return Promise.resolve(`go:${command}`);
     },
     safeInvoke(command, args) {
@@ -417,6 +418,144 @@ test('elicitation: the handlers frame on set and on every socket; questions answ
   assert.deepEqual(JSON.parse(next.sent.at(-1)), { type: 'handlers', elicitation: false, apps: false });
   assert.throws(() => t.setElicitationHandler('no'), TypeError);
 });
+
+// issue 31: a large model listing is kept and asked for again only when the
+// backend's digest changed; small ones, errors and an older backend are
+// served as before.
+test('a large listing is kept and parsed again while its digest holds', async () => {
+  const { ws, t } = setup();
+  const big = JSON.stringify({ tools: [{ toolId: 'mcp/a:x', description: 'd'.repeat(300 * 1024) }], diagnostics: [] });
+  const lastId = () => JSON.parse(ws.sent.at(-1)).id;
+  const lastCommand = () => JSON.parse(ws.sent.at(-1)).command;
+  // 1: nothing kept: one listing
+  let p = t.safeInvoke('list_legacy_mcp_tools');
+  assert.equal(lastCommand(), 'list_legacy_mcp_tools');
+  ws.reply(lastId(), big);
+  const first = await p;
+  assert.equal(first.tools[0].description.length, 300 * 1024);
+  // 2: kept without a digest: the digest, then the listing again (kept with that digest)
+  p = t.safeInvoke('list_legacy_mcp_tools');
+  assert.equal(lastCommand(), 'digest_legacy_mcp_tools');
+  ws.reply(lastId(), '{"digest":"d1"}');
+  await new Promise((r) => setImmediate(r));
+  assert.equal(lastCommand(), 'list_legacy_mcp_tools');
+  ws.reply(lastId(), big);
+  await p;
+  // 3: the same digest: the kept text, parsed into a value of the caller's own
+  const sent = ws.sent.length;
+  p = t.safeInvoke('list_legacy_mcp_tools');
+  ws.reply(lastId(), '{"digest":"d1"}');
+  const third = await p;
+  assert.equal(ws.sent.length, sent + 1); // only the digest went out
+  assert.deepEqual(third, first);
+  assert.notEqual(third, first);
+  third.tools.length = 0; // a caller's change is its own
+  // 4: another digest: listed again
+  p = t.safeInvoke('list_legacy_mcp_tools');
+  ws.reply(lastId(), '{"digest":"d2"}');
+  await new Promise((r) => setImmediate(r));
+  assert.equal(lastCommand(), 'list_legacy_mcp_tools');
+  ws.reply(lastId(), JSON.stringify({ tools: [], diagnostics: [] }));
+  assert.deepEqual(await p, { tools: [], diagnostics: [] });
+  // 5: small now: nothing kept, one listing
+  p = t.safeInvoke('list_legacy_mcp_tools');
+  assert.equal(lastCommand(), 'list_legacy_mcp_tools');
+  ws.reply(lastId(), '{"tools":[],"diagnostics":[]}');
+  await p;
+  // a set's listing is kept apart from the upstream one, by its arguments
+  p = t.safeInvoke('list_legacy_mcp_tools', { dto: { toolSetId: 's' } });
+  assert.deepEqual(JSON.parse(ws.sent.at(-1)).args, { dto: { toolSetId: 's' } });
+  ws.reply(lastId(), big);
+  await p;
+  p = t.safeInvoke('list_legacy_mcp_tools', { dto: { toolSetId: 's' } });
+  assert.equal(lastCommand(), 'digest_legacy_mcp_tools');
+  assert.deepEqual(JSON.parse(ws.sent.at(-1)).args, { dto: { toolSetId: 's' } });
+  // an older backend: the digest is unknown; listed as before, and never asked again
+  ws.replyError(lastId(), '{"kind":"BadRequest","code":"mcp.command_unknown","message":"unknown"}');
+  await new Promise((r) => setImmediate(r));
+  assert.equal(lastCommand(), 'list_legacy_mcp_tools');
+  ws.reply(lastId(), big);
+  await p;
+  p = t.safeInvoke('list_legacy_mcp_tools', { dto: { toolSetId: 's' } });
+  assert.equal(lastCommand(), 'list_legacy_mcp_tools');
+  ws.reply(lastId(), big);
+  await p;
+  assert.equal(t.inflight(), 0);
+});
+
+test('a listing error is the caller\'s, and nothing is kept of it', async () => {
+  const { ws, t } = setup();
+  const p = t.safeInvoke('list_legacy_mcp_tools', { dto: { toolSetId: 'gone' } });
+  ws.replyError(JSON.parse(ws.sent.at(-1)).id, '{"kind":"NotFound","code":"mcp.tool_set_not_found","message":"mcp.tool_set_not_found: gone"}');
+  assert.equal((await settled(p)).error.code, 'mcp.tool_set_not_found');
+  t.safeInvoke('list_legacy_mcp_tools', { dto: { toolSetId: 'gone' } });
+  assert.equal(JSON.parse(ws.sent.at(-1)).command, 'list_legacy_mcp_tools');
+});
+
+test('progress: a call with onProgress asks for it and gets its own frames until its result, none after', async () => {
+  const { ws, t, seen } = setup();
+  const got = [];
+  const other = [];
+  const p = t.safeInvoke('call_legacy_mcp_tool', { dto: { executionCallId: 'e' } }, { onProgress: (v) => got.push(v) });
+  const q = t.safeInvoke('list_mcp_servers', undefined, { onProgress: 'not a function' });
+  const r = t.safeInvoke('test_mcp_tool_call', { dto: {} }, { onProgress: (v) => other.push(v) });
+  assert.deepEqual(
+    ws.sent.map((f) => JSON.parse(f)),
+    [
+      { type: 'invoke', id: 1, command: 'call_legacy_mcp_tool', args: { dto: { executionCallId: 'e' } }, progress: true },
+      { type: 'invoke', id: 2, command: 'list_mcp_servers', args: {} },
+      { type: 'invoke', id: 3, command: 'test_mcp_tool_call', args: { dto: {} }, progress: true },
+    ],
+  );
+  const frame = (id, value) => ws.deliver(JSON.stringify({ type: 'progress', id, value }));
+  frame(1, { progress: 1, total: 5, message: 'step 1 of 5', updates: 1 });
+  frame(2, { progress: 9, updates: 1 }); // a call that did not ask: dropped
+  frame(3, { progress: 7, updates: 3 });
+  frame(1, { progress: 2, total: 5, message: 'step 2 of 5', updates: 2 });
+  frame(1, 'not an object');
+  ws.reply(1, '{"outcome":"known_response"}');
+  frame(1, { progress: 3, total: 5, updates: 3 }); // after the result: dropped
+  assert.deepEqual(got, [
+    { progress: 1, total: 5, message: 'step 1 of 5', updates: 1 },
+    { progress: 2, total: 5, message: 'step 2 of 5', updates: 2 },
+  ]);
+  assert.deepEqual(other, [{ progress: 7, updates: 3 }]);
+  assert.deepEqual(await p, { outcome: 'known_response' });
+  ws.reply(2, 'null');
+  await q;
+
+  // a callback that throws is logged and keeps getting frames
+  const errors = [];
+  const log = console.error;
+  console.error = (...a) => errors.push(a);
+  try {
+    let n = 0;
+    t.safeInvoke('x', {}, {
+      onProgress: () => {
+        n++;
+        throw new Error('boom');
+      },
+    });
+    frame(4, { progress: 1, updates: 1 });
+    frame(4, { progress: 2, updates: 2 });
+    assert.equal(n, 2);
+    assert.equal(errors.length, 2);
+  } finally {
+    console.error = log;
+  }
+
+  // Go's own calls (testCall) take it through send; drop forgets them all
+  const got5 = [];
+  const id = t.send('test_mcp_tool_call', '{"dto":{}}', (v) => got5.push(v));
+  assert.equal(JSON.parse(ws.sent.at(-1)).progress, true);
+  frame(id, { progress: 1, updates: 1 });
+  t.drop();
+  frame(id, { progress: 2, updates: 2 });
+  assert.deepEqual(got5, [{ progress: 1, updates: 1 }]);
+  // a call queued for Go passes its onProgress on
+  const fn = () => {};
+  await t.safeInvoke('call_legacy_mcp_tool', { dto: {} }, { onProgress: fn });
+  assert.equal(seen.calls.at(-1)[2], fn);
 
 test('apps: setRenderer says so in the handlers frame, on set and on every new socket; anything but a boolean is refused', () => {
   const { hooks } = fakeGo();

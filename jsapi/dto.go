@@ -556,9 +556,28 @@ type McpAuditEntry struct {
 	// answer, in order; absent for a call that asked nothing.
 	Rounds       *int                   `json:"rounds,omitzero"`
 	Elicitations []McpElicitationRecord `json:"elicitations,omitzero"`
+	// ProgressUpdates and ProgressMessage: a tools/call whose server
+	// reported progress (notifications/progress, issue 29): how many
+	// updates came and the last message one carried; absent for a call
+	// without progress.
+	ProgressUpdates *int    `json:"progressUpdates,omitzero"`
+	ProgressMessage *string `json:"progressMessage,omitzero"`
 	// AppTool names the MCP App a source "app" request came from: the
 	// tool of the same server whose interface it is (issue 30).
 	AppTool *string `json:"appTool,omitzero"`
+}
+
+// McpCallProgress is the value of a FrameProgress: the latest progress of
+// a call as its server reported it (coalesced: at most a few a second).
+// Total is absent when the server did not say how much there is, Message
+// when no update carried one (the last message stays until a new one
+// comes); Updates counts the server's notifications so far, all of them,
+// including those coalesced away.
+type McpCallProgress struct {
+	Progress float64  `json:"progress"`
+	Total    *float64 `json:"total,omitzero"`
+	Message  *string  `json:"message,omitzero"`
+	Updates  int      `json:"updates"`
 }
 
 // Audit record kinds.
@@ -605,6 +624,13 @@ type McpToolSet struct {
 	DescriptionOverrides  map[string]ToolDescriptionOverride `json:"descriptionOverrides"`
 	ResultInlineCharLimit int                                `json:"resultInlineCharLimit"`
 	ReaderTool            bool                               `json:"readerTool"`
+	// How the set's tools reach the model (issue 31): "all", "search" or
+	// "automatic", with automatic mode's budget (defaults resolved) and
+	// the tools pinned beside the search tools.
+	ToolMode             string   `json:"toolMode"`
+	SearchMaxTools       int      `json:"searchMaxTools"`
+	SearchContextPercent int      `json:"searchContextPercent"`
+	PinnedTools          []string `json:"pinnedTools"`
 }
 
 // McpToolSetList is the result of list_mcp_tool_sets: the sets by name,
@@ -624,6 +650,11 @@ type SaveMcpToolSetDto struct {
 	DescriptionOverrides  *map[string]ToolDescriptionOverride `json:"descriptionOverrides,omitzero"`
 	ResultInlineCharLimit *int                                `json:"resultInlineCharLimit,omitzero"`
 	ReaderTool            *bool                               `json:"readerTool,omitzero"`
+	// Defaults: "all", 40 tools, 10 %, none pinned.
+	ToolMode             *string   `json:"toolMode,omitzero"`
+	SearchMaxTools       *int      `json:"searchMaxTools,omitzero"`
+	SearchContextPercent *int      `json:"searchContextPercent,omitzero"`
+	PinnedTools          *[]string `json:"pinnedTools,omitzero"`
 }
 
 // McpToolSetIdDto names a tool set.

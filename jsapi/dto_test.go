@@ -81,7 +81,7 @@ func TestCommands(t *testing.T) {
 	for _, c := range append([]string{jsapi.CmdListAuditEntries, jsapi.CmdStartSignIn, jsapi.CmdFinishSignIn, jsapi.CmdCancelSignIn, jsapi.CmdSignOut, jsapi.CmdGetStdioStatus, jsapi.CmdGetConnectionStatus,
 		jsapi.CmdListToolSets, jsapi.CmdSaveToolSet, jsapi.CmdRemoveToolSet, jsapi.CmdReadToolResult,
 		jsapi.CmdListResources, jsapi.CmdListResourceTemplates, jsapi.CmdReadResource, jsapi.CmdListPrompts, jsapi.CmdGetPrompt,
-		jsapi.CmdCompleteArgument, jsapi.CmdGetServerCapabilities, jsapi.CmdSetServerCapabilities, jsapi.CmdSearchTools,
+		jsapi.CmdCompleteArgument, jsapi.CmdGetServerCapabilities, jsapi.CmdSetServerCapabilities, jsapi.CmdSearchTools, jsapi.CmdLegacyToolsDigest,
 		jsapi.CmdStartAppToolCall, jsapi.CmdCallAppTool, jsapi.CmdCancelAppToolCall, jsapi.CmdReadAppResource}, jsapi.StoreCommands...) { // ttmcp's additions, the extension store
 		if !seen[c] {
 			t.Errorf("%s missing", c)

@@ -135,7 +135,7 @@ export class HttpSocket {
     } catch (err) {
       if (this.readyState === CLOSED) return;
       this._fire('onerror', { type: 'error', error: err });
-      this._closed(1006, '', false);
+      this._closed(1006, String(err?.message ?? err), false); // what failed, as the close's reason
     }
   }
 

@@ -246,7 +246,7 @@ test('a refused POST of frames closes the transport with 1006 and an error', asy
   assert.equal(s.errors.length, 1);
 });
 
-test('a transport the backend will not open closes with 1006', async (t) => {
+test('a transport the backend will not open closes with 1006, its reason saying what was refused', async (t) => {
   const st = await fakeBackend();
   t.after(st.close);
   const s = new HttpSocket(`${st.origin}/nowhere`, { csrf: '/csrf-token' });
@@ -254,6 +254,8 @@ test('a transport the backend will not open closes with 1006', async (t) => {
     s.onclose = resolve;
   });
   assert.equal(ev.code, 1006);
+  assert.equal(ev.wasClean, false);
+  assert.equal(ev.reason, `POST ${st.origin}/nowhere/transport answered HTTP 404`);
 });
 
 test("the page's fetch is called as a function, as a browser's must be", async (t) => {

@@ -1,7 +1,7 @@
 // Declarations of jsapi/legacy-mcp-tools.js, the legacy generation adapter.
 // The first three exports are TauriTavern's (tauritavern-reference §6.2);
 // the rest are ttmcp's helpers beside them.
-import type { LegacyMcpDiagnostic, LegacyMcpTool, McpReadableOptions, McpReadableResult } from './tauritavern-mcp.js';
+import type { LegacyMcpDiagnostic, LegacyMcpTool, McpProgressCallback, McpReadableOptions, McpReadableResult } from './tauritavern-mcp.js';
 
 /** Thrown when a call may have run but its result is unknown: end the generation, save nothing, retry nothing. */
 export declare class LegacyMcpOutcomeUnknownError extends Error {
@@ -11,12 +11,12 @@ export declare class LegacyMcpOutcomeUnknownError extends Error {
 }
 
 /** Sends one backend command (the host's safeInvoke by default). */
-export type LegacyMcpInvokeCommand = (command: string, args?: unknown) => Promise<unknown> | unknown;
+export type LegacyMcpInvokeCommand = (command: string, args?: unknown, options?: { onProgress?: McpProgressCallback }) => Promise<unknown> | unknown;
 
 export interface LegacyMcpContextOptions {
   /** Default: window.__TAURITAVERN__.invoke.safeInvoke, looked up when a command is sent. */
   invokeCommand?: LegacyMcpInvokeCommand;
-  /** Names each call (executionCallId). Default: crypto.randomUUID(). */
+  /** Names each call (executionCallId). Default: a v4 UUID (crypto.randomUUID(), or from getRandomValues where a page that is not a secure context lacks it). */
   createExecutionCallId?: () => string;
 }
 
@@ -116,6 +116,8 @@ export interface LegacyMcpToolCall extends LegacyToolInvokeOptions {
   approval?: McpCallApproval;
   /** Sent only when given: the result then carries `readable`. */
   readable?: McpReadableOptions;
+  /** ttmcp's: the call's progress while it runs, passed to invokeCommand as its third argument. */
+  onProgress?: McpProgressCallback;
 }
 
 /** Executes one call (start, call, cancel on abort) as resolveTool(...).invoke does. */

@@ -57,14 +57,26 @@ function abortError(reason) {
 }
 
 /** The host's safeInvoke, looked up when a command is sent. */
-function hostSafeInvoke(command, args) {
+function hostSafeInvoke(command, args, options) {
   const safeInvoke = globalThis.window?.__TAURITAVERN__?.invoke?.safeInvoke ?? globalThis.__TAURITAVERN__?.invoke?.safeInvoke;
   if (typeof safeInvoke !== 'function') throw new Error('Host ABI safeInvoke is missing');
-  return safeInvoke(command, args);
+  return options === undefined ? safeInvoke(command, args) : safeInvoke(command, args, options);
 }
 
+/**
+ * A v4 UUID: crypto.randomUUID() where the page has it, else one made from
+ * crypto.getRandomValues. randomUUID exists only in secure contexts, and a
+ * SillyTavern opened from a phone at http://<LAN address>/ is not one
+ * (getRandomValues is everywhere).
+ */
 function randomExecutionCallId() {
-  return globalThis.crypto.randomUUID();
+  const c = globalThis.crypto;
+  if (typeof c.randomUUID === 'function') return c.randomUUID();
+  const b = c.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40; // version 4
+  b[8] = (b[8] & 0x3f) | 0x80; // variant 10
+  const h = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 /**
@@ -305,10 +317,13 @@ function withoutCode(code, message) {
  * without calling the tool. `readable` (a ttmcp addition:
  * { inlineCharLimit?, readerTool? }) asks the backend for what the model
  * reads of the outcome, returned as `readable` ({ text, isError, stored? })
- * beside `result`, which stays upstream's outcome JSON.
+ * beside `result`, which stays upstream's outcome JSON. `onProgress` (a
+ * ttmcp addition) takes the call's progress while it runs (McpCallProgress,
+ * coalesced by the backend); it is handed to invokeCommand as a third
+ * argument, { onProgress }, which ttmcp's safeInvoke understands.
  */
 export async function invokeLegacyMcpTool({ invokeCommand = hostSafeInvoke, createExecutionCallId = randomExecutionCallId } = {},
-  { toolId, argumentsJson, signal, approval, readable } = {}) {
+  { toolId, argumentsJson, signal, approval, readable, onProgress } = {}) {
   if (signal?.aborted) throw abortError(signal.reason);
   const executionCallId = createExecutionCallId();
   const cancel = () => {
@@ -330,7 +345,9 @@ export async function invokeLegacyMcpTool({ invokeCommand = hostSafeInvoke, crea
   if (readable !== undefined) dto.readable = readable;
   let outcome;
   try {
-    outcome = await invokeCommand('call_legacy_mcp_tool', { dto });
+    outcome = typeof onProgress === 'function'
+      ? await invokeCommand('call_legacy_mcp_tool', { dto }, { onProgress })
+      : await invokeCommand('call_legacy_mcp_tool', { dto });
   } catch (err) {
     cancel();
     // The socket dropped with the call in flight: it may have been sent.

@@ -37,10 +37,10 @@ function fakeHost(answers = {}) {
       warning: (text, title) => host.toasts.push(['warning', title]),
       error: (text, title) => host.toasts.push(['error', title]),
     },
-    invokeCommand: async (command, args) => {
-      calls.push([command, args]);
+    invokeCommand: async (command, args, ...options) => {
+      calls.push([command, args, ...options]);
       const a = answers[command];
-      return typeof a === 'function' ? a(args) : a;
+      return typeof a === 'function' ? a(args, ...options) : a;
     },
   };
   return host;
@@ -281,6 +281,24 @@ test('execution: an executionCallId per call, start then call with the exact arg
   for (const id of ids) assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
 });
 
+test('without crypto.randomUUID (an insecure context: SillyTavern at a LAN address over http) the default id is still a fresh v4 UUID', async () => {
+  const randomUUID = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(globalThis.crypto), 'randomUUID');
+  Object.defineProperty(Object.getPrototypeOf(globalThis.crypto), 'randomUUID', { value: undefined, configurable: true });
+  try {
+    assert.equal(typeof globalThis.crypto.randomUUID, 'undefined');
+    const known = { outcome: 'known_response', response: { kind: 'tool_result', isError: false, textBlocks: [], diagnostics: [] } };
+    const plain = fakeHost({ ...resolution([tool()]), call_legacy_mcp_tool: known });
+    const { r } = await round({ invokeCommand: plain.invokeCommand });
+    for (let i = 0; i < 2; i++) await r.resolveTool('mcp__my_server__issue_create').invoke({ argumentsJson: '{}' });
+    const ids = plain.calls.filter(([c]) => c === 'start_legacy_mcp_tool_call').map(([, a]) => a.dto.executionCallId);
+    assert.equal(ids.length, 2);
+    assert.notEqual(ids[0], ids[1]);
+    for (const id of ids) assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  } finally {
+    Object.defineProperty(Object.getPrototypeOf(globalThis.crypto), 'randomUUID', randomUUID);
+  }
+});
+
 test('an omitted argumentsJson is passed on omitted, an empty one as it is', async () => {
   const known = { outcome: 'known_response', response: { kind: 'tool_result', isError: false, textBlocks: [], diagnostics: [] } };
   for (const [options, wire] of [[{ argumentsJson: undefined }, '{"dto":{"executionCallId":"exec-1","toolId":"T"}}'],
@@ -379,6 +397,25 @@ test('approval (a ttmcp addition) is sent only when given', async () => {
     { toolId: 'T', argumentsJson: '{}', approval: 'denied' });
   assert.deepEqual(host.calls[1], ['call_legacy_mcp_tool', { dto: { executionCallId: 'e', toolId: 'T', argumentsJson: '{}', approval: 'denied' } }]);
   assert.deepEqual(out, { result: JSON.stringify(denied, null, 2), error: true });
+});
+
+test('onProgress (a ttmcp addition) goes to invokeCommand as its third argument, only with the call and only when given', async () => {
+  const known = { outcome: 'known_response', response: { kind: 'tool_result', isError: false, textBlocks: [], diagnostics: [] } };
+  const seen = [];
+  const host = fakeHost({
+    call_legacy_mcp_tool: (_args, options) => {
+      options.onProgress({ progress: 1, total: 2, message: 'half', updates: 1 });
+      return known;
+    },
+  });
+  const onProgress = (p) => seen.push(p);
+  await invokeLegacyMcpTool({ invokeCommand: host.invokeCommand, createExecutionCallId: () => 'e' }, { toolId: 'T', argumentsJson: '{}', onProgress });
+  assert.equal(host.calls[0].length, 2); // the start: no options
+  assert.deepEqual(host.calls[1], ['call_legacy_mcp_tool', { dto: { executionCallId: 'e', toolId: 'T', argumentsJson: '{}' } }, { onProgress }]);
+  assert.deepEqual(seen, [{ progress: 1, total: 2, message: 'half', updates: 1 }]);
+  const plain = fakeHost({ call_legacy_mcp_tool: known });
+  await invokeLegacyMcpTool({ invokeCommand: plain.invokeCommand, createExecutionCallId: () => 'e' }, { toolId: 'T', argumentsJson: '{}' });
+  assert.equal(plain.calls[1].length, 2); // upstream's two arguments
 });
 
 test('readable (a ttmcp addition) is asked for only when given, and returned beside upstream\'s outcome JSON', async () => {

@@ -54,6 +54,13 @@ export async function consumer(): Promise<string[]> {
     { signal: controller.signal },
   );
   const lines: string[] = found.tools.map((t) => `${t.id} ${t.permission}`);
+  // ttmcp's: a test call's progress while it runs.
+  await mcp.tools.testCall(
+    { registrationId: server.id, nativeName: 'search', argumentsJson: '{}' },
+    { signal: controller.signal, onProgress: (p) => lines.push(`${p.progress}/${p.total ?? '?'} ${p.message ?? ''} (${p.updates})`) },
+  );
+  // @ts-expect-error: upstream's testCall takes no onProgress.
+  await upstream.tools.testCall({ registrationId: server.id, nativeName: 'search', argumentsJson: '{}' }, { onProgress: () => {} });
   lines.push(state ?? 'none', ...scopes);
   // ttmcp's: a call whose server asked the user says how (any outcome kind).
   lines.push(String(outcome.rounds ?? 1), ...(outcome.elicitations ?? []).map((q) => `${q.mode} ${q.action}`));
@@ -343,6 +350,8 @@ export async function generateRound(signal: AbortSignal): Promise<string[]> {
   out.push(String(helped.tools.length));
   const denied = await invokeLegacyMcpTool({}, { toolId: 'mcp/x:echo', argumentsJson: '{}', approval: 'denied' });
   out.push(denied.result);
+  const steps = await invokeLegacyMcpTool({}, { toolId: 'mcp/x:steps', onProgress: (p) => out.push(String(p.updates)) });
+  out.push(steps.result);
   // @ts-expect-error: an approval is once, always or denied.
   await invokeLegacyMcpTool({}, { toolId: 'mcp/x:echo', approval: 'maybe' });
   return out;

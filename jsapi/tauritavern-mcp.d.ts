@@ -373,6 +373,9 @@ export interface McpAuditEntry {
    */
   rounds?: number;
   elicitations?: McpElicitationRecord[];
+  /** A tools/call whose server reported progress (ttmcp, issue 29): how many updates came, and the last message one carried. */
+  progressUpdates?: number;
+  progressMessage?: string;
   /** Source 'app' (MCP Apps): the tool of the same server whose interface made the request. */
   appTool?: string;
 }
@@ -420,7 +423,8 @@ export interface TtmcpMcpServersApi extends TauriTavernMcpServersApi {
    * resolves with the server (auth.state 'signed_in') once the authorization server has sent the window back
    * to the backend's callback. Rejects with e.g. mcp.auth_denied (the user refused), mcp.auth_expired (not
    * finished within 10 minutes), mcp.auth_cancelled, mcp.auth_client_required (no dynamic registration:
-   * pass a clientId), mcp.auth_failed. No token ever reaches the page.
+   * pass a clientId), mcp.auth_redirect_refused (the authorization server refused the redirect URI, e.g. plain
+   * http on a LAN address; the message says what works instead), mcp.auth_failed. No token ever reaches the page.
    */
   signIn(input: string | McpSignInInput, options?: McpSignInOptions): Promise<TauriTavernMcpServer>;
   /** Forgets the server's sign-in (tokens, client, last challenge); resolves with the server (auth.state 'none'). */
@@ -632,7 +636,20 @@ export interface McpToolSet {
   resultInlineCharLimit: number;
   /** Whether the model gets the built-in reader tool ttmcp_read_result beside the set's tools. */
   readerTool: boolean;
+  /**
+   * How the set's tools reach the model (issue 31): every schema ("all"), a small constant set
+   * that searches them ("search"), or every schema until they pass the budget ("automatic").
+   */
+  toolMode: McpToolMode;
+  /** Automatic mode searches once more tools than this would be offered. Default 40. */
+  searchMaxTools: number;
+  /** … or once their schemas' estimated tokens pass this share (1–100 %) of the model's context. Default 10. */
+  searchContextPercent: number;
+  /** ToolIds offered beside the search tools in search mode, in this order; each selected by the set (at most 32). */
+  pinnedTools: string[];
 }
+
+export type McpToolMode = 'all' | 'search' | 'automatic';
 
 export interface McpToolSetList {
   /** By name (case-insensitive), then id. */
@@ -652,6 +669,13 @@ export interface SaveMcpToolSetInput {
   resultInlineCharLimit?: number;
   /** Default true. */
   readerTool?: boolean;
+  /** Default "all" (mcp.tool_set_mode_invalid). */
+  toolMode?: McpToolMode;
+  /** Default 40, 1–2048; searchContextPercent default 10, 1–100 (mcp.tool_set_search_budget_invalid). */
+  searchMaxTools?: number;
+  searchContextPercent?: number;
+  /** Default []; selected ToolIds, each once, at most 32 (mcp.tool_set_pinned_invalid). */
+  pinnedTools?: string[];
 }
 
 // ---------------------------------------------------------------- readable results (ttmcp, SPEC §10)
@@ -975,6 +999,7 @@ export interface McpCompletionsApi {
 /** api.mcp as ttmcp publishes it: upstream's surface plus ttmcp's additions. */
 export interface TtmcpMcpApi extends TauriTavernMcpApi {
   servers: TtmcpMcpServersApi;
+  tools: TtmcpMcpToolsApi;
   audit: McpAuditApi;
   stdio: McpStdioApi;
   connections: McpConnectionsApi;
@@ -1325,3 +1350,44 @@ declare global {
     'tauritavern-mcp:state': McpBridgeStateEvent;
   }
 }
+
+// ---------------------------------------------------------------- progress (ttmcp, issue 29)
+
+/**
+ * A call's progress as its server reports it (notifications/progress), coalesced by the backend:
+ * at most a few a second, the latest state, the last before the call's outcome and none after.
+ * total: absent when the server did not say how much there is; message: the last one any update
+ * carried; updates: how many notifications came so far, including those coalesced away.
+ */
+export interface McpCallProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+  updates: number;
+}
+
+/** Takes a call's progress; what it throws is logged and ignored. */
+export type McpProgressCallback = (progress: McpCallProgress) => void;
+
+/** testCall's options as ttmcp takes them: upstream's, and onProgress. */
+export interface TtmcpTestCallOptions extends McpTestCallOptions {
+  onProgress?: McpProgressCallback;
+}
+
+export interface TtmcpMcpToolsApi extends TauriTavernMcpToolsApi {
+  /** As upstream's; options.onProgress takes the test call's progress while it runs. */
+  testCall(input: TestMcpToolCallInput, options?: TtmcpTestCallOptions): Promise<McpTestCallOutcome>;
+}
+
+/**
+ * ttmcp's invoke.safeInvoke also takes a third argument: onProgress takes the progress of the
+ * call the command makes (call_legacy_mcp_tool, test_mcp_tool_call); other commands have none.
+ */
+export interface TtmcpSafeInvokeOptions {
+  onProgress?: McpProgressCallback;
+}
+export type TtmcpSafeInvoke = <C extends TauriTavernCommandName>(
+  command: C,
+  args: TauriTavernCommandMap[C]['args'],
+  options?: TtmcpSafeInvokeOptions,
+) => Promise<TauriTavernCommandMap[C]['result']>;

@@ -7,8 +7,22 @@ package jsapi
 // (api.mcp.toolSearch.search on the page, outside upstream's tools object).
 const CmdSearchTools = "search_mcp_tools"
 
+// CmdLegacyToolsDigest answers a digest of what list_legacy_mcp_tools
+// would answer now, with the same arguments ({dto: {toolSetId}} or none):
+// the page's data plane keeps a large listing and asks for it again only
+// when the digest changed (issue 31, "big catalogs stay cheap"). Private
+// to the shim, as start_mcp_test_call is.
+const CmdLegacyToolsDigest = "digest_legacy_mcp_tools"
+
 // ToolSearchCommands are the tool search's commands.
-var ToolSearchCommands = []string{CmdSearchTools}
+var ToolSearchCommands = []string{CmdSearchTools, CmdLegacyToolsDigest}
+
+// LegacyToolsDigest is digest_legacy_mcp_tools's answer: a digest of the
+// listing's encoded bytes in this backend process (a random seed per
+// process, so a restarted backend never matches an older page's digest).
+type LegacyToolsDigest struct {
+	Digest string `json:"digest"`
+}
 
 // Tool search limits: a query of at most MaxToolSearchQuery bytes, limit
 // 1..MaxToolSearchLimit (DefaultToolSearchLimit when absent).

@@ -31,7 +31,20 @@ const (
 	// invoke frames (not concurrently with them), so a call sent after it
 	// sees it; a page sends it again on every new socket.
 	FrameHandlers = "handlers"
+	// FrameProgress, backend → the page whose invoke asked for it
+	// ("progress":true in the invoke frame): {"type":"progress","id":N,
+	// "value":McpCallProgress}, N that invoke's id. Sent only while the
+	// call runs, at most a few a second per call (the latest state), and
+	// always before the invoke's result frame, which ends them.
+	FrameProgress = "progress"
 )
+
+// ProgressFrame is a FrameProgress.
+type ProgressFrame struct {
+	Type  string          `json:"type"`
+	ID    uint64          `json:"id"`
+	Value McpCallProgress `json:"value"`
+}
 
 // Event is a FrameEvent: {"type":"event","event":"<name>","data":{...}}.
 type Event struct {

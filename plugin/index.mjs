@@ -778,13 +778,14 @@ function relayHead(res, answer) {
  */
 function relayBody(answer, res) {
     res.flushHeaders();
+    // One listener for the whole body, not res.once per pause: compression()
+    // hands res.on('drain') to its zlib stream but not res.removeListener,
+    // so each once-listener would stay on the zlib stream for good.
+    res.on('drain', () => answer.resume());
     answer.on('data', (/** @type {Buffer} */ chunk) => {
         const more = res.write(chunk);
         res.flush?.();
-        if (!more) {
-            answer.pause();
-            res.once('drain', () => answer.resume());
-        }
+        if (!more) answer.pause();
     });
     answer.on('end', () => res.end());
     answer.on('aborted', () => res.destroy());

@@ -190,8 +190,14 @@ func argsError(err error) js.Value {
 
 // call invokes command and returns a Promise of its value.
 func (b *bridge) call(command string, args js.Value) js.Value {
+	return b.callProgress(command, args, js.Undefined())
+}
+
+// callProgress is call with the call's onProgress function (undefined:
+// none): the transport's calls while no socket is open.
+func (b *bridge) callProgress(command string, args, progress js.Value) js.Value {
 	p, resolve, reject := newPromise()
-	b.invoke(command, args, promiseHandler{resolve, reject})
+	b.invokeProgress(command, args, progress, promiseHandler{resolve, reject})
 	return p
 }
 

@@ -29,6 +29,9 @@ type call struct {
 	command string
 	args    js.Value // the args JSON text (a JS string), held while queued
 	h       handler
+	// progress is the call's onProgress function (undefined: none), which
+	// the transport hands the call's progress frames.
+	progress js.Value
 }
 
 // invoke sends command with args (a JS string holding a JSON object)
@@ -39,12 +42,21 @@ type call struct {
 // starts an attempt. The api.mcp methods reach it only when the
 // transport's fast path cannot send (no open socket, large arguments).
 func (b *bridge) invoke(command string, args js.Value, h handler) {
+	b.invokeProgress(command, args, js.Undefined(), h)
+}
+
+// invokeProgress is invoke with the call's onProgress function (a
+// function, or undefined).
+func (b *bridge) invokeProgress(command string, args, progress js.Value, h handler) {
 	limit := jsapi.MaxInboundFrame - maxEnvelope(command)
 	if n := utf8Size(args, limit); n > limit {
 		h.rejected(tooLargeError(n + maxEnvelope(command)))
 		return
 	}
-	c := &call{command: command, args: args, h: h}
+	if typeOf(progress) != js.TypeFunction {
+		progress = js.Undefined()
+	}
+	c := &call{command: command, args: args, h: h, progress: progress}
 	switch {
 	case b.conn != nil:
 		b.send(c)
@@ -72,7 +84,7 @@ func tooLargeError(n int) js.Value {
 func (b *bridge) send(c *call) {
 	args := c.args
 	c.args = js.Undefined()
-	id, err := tryCall(func() js.Value { return b.transport.Call("send", c.command, args) })
+	id, err := tryCall(func() js.Value { return b.transport.Call("send", c.command, args, c.progress) })
 	if err != nil {
 		c.h.rejected(internalError("WebSocket.send", err))
 		return

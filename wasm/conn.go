@@ -139,7 +139,7 @@ func (c *conn) gotSession(s js.Value) {
 		return
 	}
 	token, url := s.Get("token").String(), s.Get("ws").String()
-	c.openSocket(token, url, func() js.Value { return c.b.env.webSocket.New(url) })
+	c.openSocket("the WebSocket", token, url, func() js.Value { return c.b.env.webSocket.New(url) })
 }
 
 // openHTTP opens the HTTP transport of a plugin session.
@@ -157,12 +157,12 @@ func (c *conn) openHTTP(s js.Value) {
 	if v := s.Get("csrf"); v.Type() == js.TypeString {
 		opts.Set("csrf", v)
 	}
-	c.openSocket(s.Get("token").String(), c.b.origin+jsapi.PathTransport, func() js.Value { return c.b.env.httpSocket.New(c.b.origin, opts) })
+	c.openSocket("the HTTP transport through SillyTavern", s.Get("token").String(), c.b.origin+jsapi.PathTransport, func() js.Value { return c.b.env.httpSocket.New(c.b.origin, opts) })
 }
 
-// openSocket opens the socket made by newSocket (url names it in errors)
-// and shakes hands with token.
-func (c *conn) openSocket(token, url string, newSocket func() js.Value) {
+// openSocket opens the socket made by newSocket (what and url name it in
+// errors) and shakes hands with token.
+func (c *conn) openSocket(what, token, url string, newSocket func() js.Value) {
 	ws, err := tryCall(newSocket)
 	if err != nil {
 		c.fail("cannot open " + url + ": " + err.Error())
@@ -199,7 +199,7 @@ func (c *conn) openSocket(token, url string, newSocket func() js.Value) {
 			c.b.dropped(c)
 			return
 		}
-		c.fail(closeText(code, reason))
+		c.fail(closeText(what, code, reason))
 	})
 }
 
@@ -433,14 +433,15 @@ func (b *bridge) unavailableError() js.Value {
 		jsapi.CodeHostUnavailable+": cannot reach the ttmcp backend at "+b.origin+": "+reason)
 }
 
-// closeText explains the close of a socket that never opened.
-func closeText(code int, reason string) string {
-	t := "the WebSocket closed with " + strconv.Itoa(code)
+// closeText explains the close of a socket that never opened; what names
+// it ("the WebSocket", or the HTTP transport through SillyTavern).
+func closeText(what string, code int, reason string) string {
+	t := what + " closed with " + strconv.Itoa(code)
 	switch code {
 	case jsapi.ClosePolicyViolation:
-		t = "the backend refused the session (WebSocket close 1008)"
+		t = "the backend refused the session (close 1008 of " + what + ")"
 	case 1006:
-		t = "the WebSocket closed abnormally (1006: refused or unreachable)"
+		t = what + " closed abnormally (1006: refused or unreachable)"
 	}
 	if reason != "" {
 		t += ": " + reason

@@ -52,12 +52,15 @@ const (
 	invokeCommand = `,"command":`
 	invokeArgs    = `,"args":`
 	invokeTail    = `}`
+	// invokeProgress, before the tail, asks for the call's progress
+	// frames (jsapi.FrameProgress).
+	invokeProgress = `,"progress":true`
 )
 
 // maxEnvelope is the largest envelope an invoke frame of command can have
 // (its id at maxIDDigits digits), for size checks made before the id is known.
 func maxEnvelope(command string) int {
-	return len(invokeHead) + maxIDDigits + len(invokeCommand) + len(quoteJSON(command)) + len(invokeArgs) + len(invokeTail)
+	return len(invokeHead) + maxIDDigits + len(invokeCommand) + len(quoteJSON(command)) + len(invokeArgs) + len(invokeProgress) + len(invokeTail)
 }
 
 // helloFrame is the first frame on a socket.

@@ -74,7 +74,7 @@ func TestQuoteJSONMatchesJSONStringify(t *testing.T) {
 }
 
 func TestEnvelope(t *testing.T) {
-	longest := invokeHead + strings.Repeat("9", maxIDDigits) + invokeCommand + quoteJSON(jsapi.CmdTestToolCall) + invokeArgs + invokeTail
+	longest := invokeHead + strings.Repeat("9", maxIDDigits) + invokeCommand + quoteJSON(jsapi.CmdTestToolCall) + invokeArgs + invokeProgress + invokeTail
 	if n := len(longest); n != maxEnvelope(jsapi.CmdTestToolCall) {
 		t.Errorf("maxEnvelope = %d, longest envelope = %d", maxEnvelope(jsapi.CmdTestToolCall), n)
 	}

@@ -67,3 +67,21 @@ func TestHTTPSessionWithoutHTTPSocket(t *testing.T) {
 		t.Fatalf("reason %q, %d sockets", b.reason, len(n.sockets))
 	}
 }
+
+// An HTTP transport that fails before its welcome is named as what it is
+// (not "the WebSocket"), with the reason the transport gave.
+func TestHTTPSessionRefusedSaysWhat(t *testing.T) {
+	n, e := newFakeNet(t)
+	n.body = `{"token":"tok-h","transport":"http","csrf":"/csrf-token"}`
+	e.httpSocket = e.webSocket
+	b := newBridge("https://st.example/api/plugins/ttmcp", e)
+	b.status = jsObject.New()
+	t.Cleanup(func() { b.cancelRetry() })
+	b.connect()
+	n.socket(0).drop(1006, "POST https://st.example/api/plugins/ttmcp/transport answered HTTP 503")
+	waitFor(t, "the failure", func() bool { return b.state == stateClosed })
+	want := "the HTTP transport through SillyTavern closed abnormally (1006: refused or unreachable): POST https://st.example/api/plugins/ttmcp/transport answered HTTP 503"
+	if b.reason != want {
+		t.Fatalf("reason %q; want %q", b.reason, want)
+	}
+}

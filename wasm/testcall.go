@@ -11,11 +11,15 @@ import (
 // testCall runs tools.testCall(input, {signal}) exactly as reference §1.5:
 // start_mcp_test_call (the private start acknowledgement), then
 // test_mcp_tool_call, with cancel_mcp_test_call on abort or failure.
+// options.onProgress (ttmcp's, issue 29) takes the call's progress: the
+// test call's invoke asks for it, and the transport hands it the frames
+// until the result.
 func (b *bridge) testCall(input, options js.Value) js.Value {
 	p, resolve, reject := newPromise()
-	signal := js.Undefined()
+	signal, progress := js.Undefined(), js.Undefined()
 	if isObject(options) {
 		signal = options.Get("signal")
+		progress = options.Get("onProgress")
 	}
 	if aborted(signal) {
 		resolve.Invoke(localNotSent())
@@ -44,7 +48,7 @@ func (b *bridge) testCall(input, options js.Value) js.Value {
 		return p
 	}
 
-	tc := &testCall{b: b, resolve: resolve, reject: reject, signal: signal, callID: callID, args: args}
+	tc := &testCall{b: b, resolve: resolve, reject: reject, signal: signal, progress: progress, callID: callID, args: args}
 	b.invoke(jsapi.CmdStartTestCall, callIDArgs(callID), (*testStart)(tc))
 	return p
 }
@@ -54,6 +58,7 @@ type testCall struct {
 	b               *bridge
 	resolve, reject js.Value
 	signal          js.Value
+	progress        js.Value // options.onProgress
 	callID          string
 	args            js.Value // {"dto":{...,"callId":...}} as a JS string
 	epoch           uint64   // the connection that acknowledged the start
@@ -149,7 +154,7 @@ func (t *testStart) resolved(js.Value) {
 		return
 	}
 	tc.listen()
-	tc.b.invoke(jsapi.CmdTestToolCall, tc.args, (*testRun)(tc))
+	tc.b.invokeProgress(jsapi.CmdTestToolCall, tc.args, tc.progress, (*testRun)(tc))
 }
 
 func (t *testStart) rejected(err js.Value) { t.reject.Invoke(err) }

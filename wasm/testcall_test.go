@@ -3,6 +3,8 @@
 package main
 
 import (
+	"strconv"
+	"strings"
 	"syscall/js"
 	"testing"
 
@@ -257,4 +259,44 @@ func TestTestCallStrangeSignal(t *testing.T) {
 	id, _ := s.invoked(t, 1, jsapi.CmdStartTestCall)
 	s.replyError(id, `{"kind":"Conflict","code":"mcp.call_id_in_use","message":"mcp.call_id_in_use: call is already active"}`)
 	mustReject(t, p, "mcp.call_id_in_use", jsapi.KindConflict)
+}
+
+// options.onProgress: the test call's invoke asks for progress (the
+// start's does not), its progress frames reach the function in order
+// until the result, and none after.
+func TestTestCallProgress(t *testing.T) {
+	b, n, s := openBridge(t)
+	var got []string
+	onProgress := n.fn(func(a []js.Value) any {
+		got = append(got, stringify(a[0]))
+		return nil
+	})
+	p := b.testCall(testInput(), obj("onProgress", onProgress))
+	id, _ := s.invoked(t, 1, jsapi.CmdStartTestCall)
+	if s.frame(t, 1).Get("progress").Truthy() {
+		t.Fatalf("the start asked for progress: %s", s.sent[1])
+	}
+	s.reply(id, `null`)
+	id, _ = s.invoked(t, 2, jsapi.CmdTestToolCall)
+	if !s.frame(t, 2).Get("progress").Truthy() {
+		t.Fatalf("the test call did not ask for progress: %s", s.sent[2])
+	}
+	progress := func(v string) { s.message(`{"type":"progress","id":` + strconv.Itoa(id) + `,"value":` + v + `}`) }
+	progress(`{"progress":1,"total":2,"message":"one","updates":1}`)
+	progress(`{"progress":2,"total":2,"message":"two","updates":2}`)
+	s.reply(id, knownOutcome)
+	progress(`{"progress":3,"updates":3}`)
+	mustResolve(t, p)
+	want := []string{`{"progress":1,"total":2,"message":"one","updates":1}`, `{"progress":2,"total":2,"message":"two","updates":2}`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("progress seen:\n%s", strings.Join(got, "\n"))
+	}
+	// without onProgress the test call does not ask
+	b.testCall(testInput(), js.Undefined())
+	id, _ = s.invoked(t, 3, jsapi.CmdStartTestCall)
+	s.reply(id, `null`)
+	s.invoked(t, 4, jsapi.CmdTestToolCall)
+	if s.frame(t, 4).Get("progress").Truthy() {
+		t.Fatalf("asked for progress without onProgress: %s", s.sent[4])
+	}
 }

@@ -25,7 +25,7 @@ import (
 func (b *bridge) newTransport(factory js.Value) js.Value {
 	hooks := jsObject.New()
 	hooks.Set("call", guard("transport call", func(args []js.Value) js.Value {
-		return b.call(arg(args, 0).String(), arg(args, 1))
+		return b.callProgress(arg(args, 0).String(), arg(args, 1), arg(args, 2))
 	}))
 	hooks.Set("safeInvoke", guard("invoke.safeInvoke", func(args []js.Value) js.Value {
 		return b.safeInvoke(arg(args, 0), arg(args, 1))
@@ -51,6 +51,7 @@ func (b *bridge) newTransport(factory js.Value) js.Value {
 	layout.Set("invokeCommand", invokeCommand)
 	layout.Set("invokeArgs", invokeArgs)
 	layout.Set("invokeTail", invokeTail)
+	layout.Set("invokeProgress", invokeProgress)
 	layout.Set("resultHead", jsapi.ResultHead)
 	layout.Set("resultOK", jsapi.ResultOK)
 	layout.Set("resultError", jsapi.ResultError)

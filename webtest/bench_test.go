@@ -382,3 +382,68 @@ func reportPageBareGateway(b *testing.B, unit, format, measure string, samples [
 		prototype: "–",
 	})
 }
+
+// BenchmarkWarmTestCall (issue 31): a warm test call from the page — the
+// backend's connection to the server kept from the call before — against
+// the sum of its two floors, measured in the same rounds: the same page's
+// plain-JavaScript WebSocket round trip (a one-registration
+// list_mcp_servers through plainclient.js) and a bare go-sdk call on a kept
+// session (one client session for the whole benchmark, the demo server's
+// echo, 2025-11-25). Each round takes the median of 10 of each, in rotating
+// order; the figure is the median of 30 rounds. Goal: ≤ 1.5× the sum.
+func BenchmarkWarmTestCall(b *testing.B) {
+	be := newBackend(b)
+	srv := httptest.NewServer(demo.Handler())
+	b.Cleanup(srv.Close)
+	p := be.openHost(b)
+	p.run(`tt.bench = await import('/webtest/bench.js');`)
+	const version = "2025-11-25"
+	endpoint := srv.URL + "/mcp"
+	id := evalJS[string](p, `
+		const s = await tt.mcp.servers.create({ displayName: 'Bench', endpoint: %s, protocolVersion: %s });
+		await tt.mcp.servers.setState({ registrationId: s.id, state: 'active' });
+		return s.id;`, endpoint, version)
+	input := map[string]string{"registrationId": id, "nativeName": "echo", "argumentsJson": `{"text":"bench"}`}
+	ctx := context.Background()
+	c := mcp.NewClient(&mcp.Implementation{Name: "bare", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1, DisableStandaloneSSE: true},
+		&mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cs.Close() })
+	args := json.RawMessage(`{"text":"bench"}`)
+	const per = 10
+	page := func() float64 {
+		return median(evalJS[[]float64](p, `return await tt.bench.testCalls(%s, %s);`, per, input))
+	}
+	plain := func() float64 { return median(evalJS[[]float64](p, `return await tt.bench.plainRoundTrips(%s);`, per)) }
+	bare := func() float64 {
+		d := make([]float64, per)
+		for i := range d {
+			start := time.Now()
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: args})
+			if err != nil || res.IsError || len(res.Content) != 1 {
+				b.Fatalf("bare call: %v %+v", err, res)
+			}
+			d[i] = float64(time.Since(start).Microseconds()) / 1000
+		}
+		return median(d)
+	}
+	const warmup, rounds = 3, 30
+	s := interleaved(warmup, rounds, page, plain, bare)
+	pm, wm, bm := median(s[0]), median(s[1]), median(s[2])
+	floor := wm + bm
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(pm, "page-ms/call")
+	b.ReportMetric(wm, "plain-ws-ms")
+	b.ReportMetric(bm, "bare-kept-ms/call")
+	b.ReportMetric(pm/floor, "page/floors")
+	addBenchRow(benchRow{
+		measure:   fmt.Sprintf("warm testCall echo from the page vs its two floors (%s; %d rounds of %d)", version, rounds, per),
+		bridge:    fmt.Sprintf("%.2f ms", pm),
+		plain:     fmt.Sprintf("%.2f ms = plain-JS WebSocket round trip %.2f + bare go-sdk call on a kept session %.2f", floor, wm, bm),
+		ratio:     fmt.Sprintf("%.2f× (goal ≤ 1.5×)", pm/floor),
+		prototype: "–",
+	})
+}

@@ -32,7 +32,7 @@ func withManager(demo *mcpServer) func(*server.Config) {
 }
 
 // needBundle fails the test when the extension was not built.
-func needBundle(t *testing.T) {
+func needBundle(t testing.TB) {
 	t.Helper()
 	if _, err := fs.Stat(extension.Files(), "dist/index.bundle.js"); err != nil {
 		t.Fatalf("the extension's bundle is missing (%v): `make webtest` builds it", err)
@@ -51,7 +51,7 @@ func loadUI(p *page) {
 
 // openManager opens the playground with the Manager and waits until the
 // Manager shows its list (the server count or the empty state).
-func openManager(t *testing.T, b *backend) *page {
+func openManager(t testing.TB, b *backend) *page {
 	t.Helper()
 	p := openPlayground(t, b, "")
 	loadUI(p)

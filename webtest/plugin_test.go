@@ -1,6 +1,7 @@
 package webtest
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"net"
@@ -136,7 +137,19 @@ func sillyTavernPage(t *testing.T) (p *page, requests func() []string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(stop)
-	ctx, cancel := chromedp.NewContext(bctx)
+	return logTab(t, bctx, false)
+}
+
+// logTab opens a tab of the browser bctx — in a browser context of its
+// own (its own cookies and storage) when apart — and logs every request
+// it makes; requests returns them so far, as "METHOD URL".
+func logTab(t testing.TB, bctx context.Context, apart bool) (p *page, requests func() []string) {
+	t.Helper()
+	var opts []chromedp.ContextOption
+	if apart {
+		opts = append(opts, chromedp.WithNewBrowserContext())
+	}
+	ctx, cancel := chromedp.NewContext(bctx, opts...)
 	t.Cleanup(cancel)
 	if err := chromedp.Do(ctx); err != nil { // opens the tab
 		t.Fatal(err)

@@ -150,7 +150,7 @@ func waitStdio(t *testing.T, root string, id domain.RegistrationID, ok func(doma
 // nodeTools returns tools/node (`make node-tools`: Node 22 and
 // server-everything), or skips the test when it is not installed and
 // TTMCP_NODE_TOOLS is unset (make webtest sets it, so the test runs there).
-func nodeTools(t *testing.T) string {
+func nodeTools(t testing.TB) string {
 	t.Helper()
 	dir := cmp.Or(os.Getenv("TTMCP_NODE_TOOLS"), filepath.Join("..", "tools", "node"))
 	dir, err := filepath.Abs(dir)
@@ -166,15 +166,12 @@ func nodeTools(t *testing.T) string {
 	return dir
 }
 
-// Issue 10's acceptance in the page, with the real programs: the user ran
-// `ttmcp stdio add everything -- npx -y @modelcontextprotocol/server-everything`
-// (here its use case); in the Manager the row shows that command line, the
-// user activates the server (the confirmation shows the command), its tools
-// are discovered and get-sum is allowed; a test call from the page, then
-// SillyTavern's Generate loop (st-chat.js) lets the model call it, and the
-// audit log holds both calls.
-func TestSTStdioEverything(t *testing.T) {
-	needBundle(t)
+// stdioEverythingBackend is a backend whose gateway runs stdio servers,
+// with server-everything added as the user would add it
+// (`ttmcp stdio add everything -- npx -y @modelcontextprotocol/server-everything`),
+// paused.
+func stdioEverythingBackend(t *testing.T) (*backend, service.StdioServer) {
+	t.Helper()
 	tools := nodeTools(t)
 	// The backend's PATH has Node 22 (npx itself may be the system's).
 	t.Setenv("PATH", filepath.Join(tools, "node_modules", ".bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
@@ -195,6 +192,19 @@ func TestSTStdioEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return b, added
+}
+
+// Issue 10's acceptance in the page, with the real programs: the user ran
+// `ttmcp stdio add everything -- npx -y @modelcontextprotocol/server-everything`
+// (here its use case); in the Manager the row shows that command line, the
+// user activates the server (the confirmation shows the command), its tools
+// are discovered and get-sum is allowed; a test call from the page, then
+// SillyTavern's Generate loop (st-chat.js) lets the model call it, and the
+// audit log holds both calls.
+func TestSTStdioEverything(t *testing.T) {
+	needBundle(t)
+	b, added := stdioEverythingBackend(t)
 	const line = "npx -y @modelcontextprotocol/server-everything"
 
 	p := openManager(t, b)

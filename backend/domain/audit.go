@@ -126,6 +126,11 @@ type CallRecord struct {
 	// for a call that asked nothing.
 	Rounds       int
 	Elicitations []ElicitRecord
+	// ProgressUpdates and ProgressMessage: a tools/call whose server
+	// reported progress — how many notifications came and the last
+	// message one carried. 0 and "" for a call without progress.
+	ProgressUpdates int
+	ProgressMessage string
 	// AppTool names the App a SourceApp request came from: the tool (of
 	// the same registration) whose interface it is. "" for other sources.
 	AppTool string

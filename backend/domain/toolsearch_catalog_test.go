@@ -53,6 +53,10 @@ func TestToolSearchRealCatalogs(t *testing.T) {
 	if err := json.Unmarshal(data, &reqs); err != nil {
 		t.Fatal(err)
 	}
+	// issue 31: at least 300 tools of at least five public servers
+	if servers := len(files) - 1; len(docs) < 300 || servers < 5 {
+		t.Fatalf("%d tools of %d servers, want at least 300 of at least 5", len(docs), servers)
+	}
 	if len(reqs) < 60 {
 		t.Fatalf("%d requests, want at least 60", len(reqs))
 	}

@@ -91,6 +91,130 @@ type ToolSet struct {
 	// ReaderTool offers ttmcp_read_result with the set's tools, so the
 	// model can read a result too long to include.
 	ReaderTool bool
+	// Search says how the set's tools reach the model (issue 31): every
+	// schema, or a small constant set that searches them. Its zero value
+	// is "every schema", so files written before it read as they did.
+	Search ToolSearchSettings
+}
+
+// ToolMode is how a set's tools reach the model (issue 31).
+type ToolMode string
+
+// The tool modes. The zero value is ToolModeAll (files written before
+// issue 31 have no mode and mean it).
+const (
+	// ToolModeAll offers every schema, as before issue 31.
+	ToolModeAll ToolMode = ""
+	// ToolModeSearch offers the constant set: search, details, call, the
+	// reader, and the pinned tools.
+	ToolModeSearch ToolMode = "search"
+	// ToolModeAutomatic offers every schema until they pass the budget
+	// (MaxTools, or ContextPercent of the model's context), then searches.
+	ToolModeAutomatic ToolMode = "automatic"
+)
+
+// Bounds and defaults of the search settings. The defaults follow the
+// MCP client best-practices' "a small share of the context" and VS Code's
+// grouping above 64 tools: 40 tools or 10 % of the context.
+const (
+	DefaultSearchMaxTools       = 40
+	DefaultSearchContextPercent = 10
+	MaxPinnedTools              = 32
+)
+
+// ToolSearchSettings is the search part of a set. Zero budgets mean the
+// defaults (and are what the file keeps for them, so a set that never
+// touched search writes no search member at all).
+type ToolSearchSettings struct {
+	Mode ToolMode
+	// MaxTools: automatic mode searches once more tools than this would be
+	// offered; 0 is DefaultSearchMaxTools.
+	MaxTools int
+	// ContextPercent: automatic mode searches once the schemas' estimated
+	// tokens pass this share of the model's context; 0 is the default.
+	ContextPercent int
+	// Pinned tools are offered with the constant set in search mode, in
+	// this order; each must be one the set selects.
+	Pinned []ToolID
+}
+
+// ParseToolMode accepts "all", "search", "automatic" (and "" for all).
+func ParseToolMode(raw string) (ToolMode, error) {
+	switch raw {
+	case "", "all":
+		return ToolModeAll, nil
+	case string(ToolModeSearch), string(ToolModeAutomatic):
+		return ToolMode(raw), nil
+	}
+	return "", invalid("mcp.tool_set_mode_invalid", "toolMode must be all, search or automatic, not `%s`", raw)
+}
+
+// String returns the mode as the page names it ("all" for the zero value).
+func (m ToolMode) String() string {
+	if m == ToolModeAll {
+		return "all"
+	}
+	return string(m)
+}
+
+// EffectiveMaxTools and EffectiveContextPercent resolve the defaults.
+func (s ToolSearchSettings) EffectiveMaxTools() int {
+	if s.MaxTools == 0 {
+		return DefaultSearchMaxTools
+	}
+	return s.MaxTools
+}
+
+// EffectiveContextPercent: see EffectiveMaxTools.
+func (s ToolSearchSettings) EffectiveContextPercent() int {
+	if s.ContextPercent == 0 {
+		return DefaultSearchContextPercent
+	}
+	return s.ContextPercent
+}
+
+// Normalized stores a default budget as zero, so that writing the
+// defaults writes nothing.
+func (s ToolSearchSettings) Normalized() ToolSearchSettings {
+	if s.MaxTools == DefaultSearchMaxTools {
+		s.MaxTools = 0
+	}
+	if s.ContextPercent == DefaultSearchContextPercent {
+		s.ContextPercent = 0
+	}
+	return s
+}
+
+// validate checks the settings against the set that holds them.
+func (s ToolSearchSettings) validate(ts ToolSet) error {
+	if _, err := ParseToolMode(string(s.Mode)); err != nil || s.Mode == "all" {
+		return invalid("mcp.tool_set_mode_invalid", "toolMode must be all, search or automatic, not `%s`", s.Mode)
+	}
+	if s.MaxTools < 0 || s.MaxTools > MaxToolSetTools {
+		return invalid("mcp.tool_set_search_budget_invalid", "searchMaxTools must be 1 to %d, not %d", MaxToolSetTools, s.MaxTools)
+	}
+	if s.ContextPercent < 0 || s.ContextPercent > 100 {
+		return invalid("mcp.tool_set_search_budget_invalid", "searchContextPercent must be 1 to 100, not %d", s.ContextPercent)
+	}
+	if len(s.Pinned) > MaxPinnedTools {
+		return invalid("mcp.tool_set_pinned_invalid", "a tool set pins at most %d tools, not %d", MaxPinnedTools, len(s.Pinned))
+	}
+	seen := make(map[ToolID]bool, len(s.Pinned))
+	for _, id := range s.Pinned {
+		if _, name, err := ParseToolID(string(id)); err != nil {
+			return err
+		} else if name == AllTools {
+			return invalid("mcp.tool_set_pinned_invalid", "`%s` names a whole server; pins are per tool", id)
+		}
+		if seen[id] {
+			return invalid("mcp.tool_set_pinned_invalid", "`%s` is pinned twice", id)
+		}
+		seen[id] = true
+		if !ts.Selects(id) {
+			return invalid("mcp.tool_set_pinned_invalid", "`%s` is pinned but the set does not select it", id)
+		}
+	}
+	return nil
 }
 
 // ParseToolSetName trims a name and checks it.
@@ -177,6 +301,9 @@ func (ts ToolSet) Validate() error {
 			return err
 		}
 	}
+	if err := ts.Search.validate(ts); err != nil {
+		return err
+	}
 	return ValidateResultInlineCharLimit(ts.ResultInlineCharLimit)
 }
 
@@ -194,6 +321,7 @@ func ValidateResultInlineCharLimit(limit int) error {
 func (ts ToolSet) Clone() ToolSet {
 	c := ts
 	c.Tools = slices.Clone(ts.Tools)
+	c.Search.Pinned = slices.Clone(ts.Search.Pinned)
 	if ts.Overrides != nil {
 		c.Overrides = make(map[ToolID]DescriptionOverride, len(ts.Overrides))
 		for id, o := range ts.Overrides {

@@ -82,6 +82,22 @@ func TestToolSetValidate(t *testing.T) {
 			ts.Overrides[ToolID("mcp/"+setReg+":a")] = DescriptionOverride{Properties: map[string]string{}}
 		}, "mcp.description_override_empty"},
 		{"override key not a ToolId", func(ts *ToolSet) { ts.Overrides[ToolID("a")] = DescriptionOverride{Description: &desc} }, "tool.id_invalid"},
+		// issue 31: the search settings
+		{"search mode, pins through the server's *", func(ts *ToolSet) {
+			ts.Search = ToolSearchSettings{Mode: ToolModeSearch, Pinned: []ToolID{ToolID("mcp/" + setReg2 + ":b"), ToolID("mcp/" + setReg + ":a")}}
+		}, ""},
+		{"automatic with a budget", func(ts *ToolSet) {
+			ts.Search = ToolSearchSettings{Mode: ToolModeAutomatic, MaxTools: 1, ContextPercent: 100}
+		}, ""},
+		{"mode spelled all", func(ts *ToolSet) { ts.Search.Mode = "all" }, "mcp.tool_set_mode_invalid"},
+		{"unknown mode", func(ts *ToolSet) { ts.Search.Mode = "lazy" }, "mcp.tool_set_mode_invalid"},
+		{"negative tools", func(ts *ToolSet) { ts.Search.MaxTools = -1 }, "mcp.tool_set_search_budget_invalid"},
+		{"over 100 %", func(ts *ToolSet) { ts.Search.ContextPercent = 101 }, "mcp.tool_set_search_budget_invalid"},
+		{"pin of an unselected tool", func(ts *ToolSet) { ts.Search.Pinned = []ToolID{ToolID("mcp/" + setReg + ":z")} }, "mcp.tool_set_pinned_invalid"},
+		{"pin of a whole server", func(ts *ToolSet) { ts.Search.Pinned = []ToolID{ToolID("mcp/" + setReg2 + ":*")} }, "mcp.tool_set_pinned_invalid"},
+		{"pinned twice", func(ts *ToolSet) {
+			ts.Search.Pinned = []ToolID{ToolID("mcp/" + setReg + ":a"), ToolID("mcp/" + setReg + ":a")}
+		}, "mcp.tool_set_pinned_invalid"},
 	}
 	for _, tt := range tests {
 		ts := base()
@@ -97,7 +113,13 @@ func TestToolSetValidate(t *testing.T) {
 	if !ts.Selects(ToolID("mcp/"+setReg2+":anything")) || ts.Selects(ToolID("mcp/"+setReg+":b")) || !ts.Selects(ToolID("mcp/"+setReg+":a")) {
 		t.Error("Selects")
 	}
-	c := ts.Clone()
+	var c ToolSet
+	ts.Search.Pinned = []ToolID{ToolID("mcp/" + setReg + ":a")}
+	c = ts.Clone()
+	c.Search.Pinned[0] = "changed"
+	if ts.Search.Pinned[0] == "changed" {
+		t.Error("Clone shares the pins")
+	}
 	c.Tools[0].NativeName = "changed"
 	*c.Overrides[ToolID("mcp/"+setReg2+":b")].Description = "x"
 	if ts.Tools[0].NativeName != "a" || desc != "d" {

@@ -309,6 +309,42 @@ func TestSignInDenied(t *testing.T) {
 	}
 }
 
+// An authorization server that refuses the redirect URI at registration
+// (the demo, as OAuth 2.1 servers do, takes plain http only on loopback)
+// ends the sign-in with its own code; for a page opened at a LAN address
+// over http the message says why and what works instead. Nothing is kept
+// and the user was never sent to the authorization page.
+func TestSignInRedirectRefused(t *testing.T) {
+	for _, c := range []struct {
+		redirect string
+		want     []string
+	}{
+		{"http://192.0.2.2:8000/api/plugins/ttmcp/oauth/callback", []string{"http://192.0.2.2:8000/api/plugins/ttmcp/oauth/callback", "plain http only on localhost", "over https", "http://localhost:8000"}},
+		{"http://st.home.arpa/api/plugins/ttmcp/oauth/callback", []string{"plain http only on localhost", "http://localhost:80"}},
+	} {
+		f := newAuthFixture(t, domain.Protocol20250618)
+		asked := false
+		_, err := f.gw.SignIn(context.Background(), f.r, domain.SignInRequest{RedirectURL: c.redirect, Authorize: func(ctx context.Context, u string) (domain.AuthorizationResponse, error) {
+			asked = true
+			return approve(true)(ctx, u)
+		}})
+		if domain.CodeOf(err) != CodeAuthRedirectRefused {
+			t.Fatalf("%s: got %v; want %s", c.redirect, err, CodeAuthRedirectRefused)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: the message %q does not say %q", c.redirect, err, w)
+			}
+		}
+		if asked {
+			t.Errorf("%s: the user was sent to the authorization page", c.redirect)
+		}
+		if a := f.state(t); a.Token != nil {
+			t.Errorf("%s: a token was kept", c.redirect)
+		}
+	}
+}
+
 // Signing out deletes everything, even while a refresh runs.
 func TestSignOut(t *testing.T) {
 	f := newAuthFixture(t, domain.Protocol20250618)

@@ -166,6 +166,9 @@ func (t *transport) stream(req *http.Request) *http.Response {
 // its standalone stream instead of the call's; elicit.go keeps the raw
 // params for the asking call).
 func (t *transport) sawEvent(event []byte) {
+	if t.progressSeen != nil {
+		t.progressSeen(event) // a call's progress may come here too (2025)
+	}
 	if t.question == nil || !bytes.Contains(event, []byte("elicitation/create")) {
 		return
 	}

@@ -71,6 +71,11 @@ type Config struct {
 	StdioIdleTimeout time.Duration // a process unused this long is stopped, default 5 min
 	StdioStopGrace   time.Duration // each step of stopping a process (stdin closed, SIGTERM, SIGKILL), default 2 s
 	StdioStderrLines int           // the last lines of stderr kept per process, default 50
+
+	// ProgressDrain bounds how long a call's end waits for the progress
+	// notifications its transport read before the answer and go-sdk has
+	// not yet handed over (progress.go), default 1 s.
+	ProgressDrain time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -87,6 +92,7 @@ func (c Config) withDefaults() Config {
 	def(&c.IdleTimeout, 45*time.Second)
 	def(&c.LiveIdleTimeout, 5*time.Minute)
 	def(&c.LostStreamAge, 10*time.Second)
+	def(&c.ProgressDrain, time.Second)
 	if c.MaxLive <= 0 {
 		c.MaxLive = 64
 	}
@@ -159,6 +165,7 @@ func New(cfg Config) *Gateway {
 	g.stdio.g = g
 	g.advertised.byID = map[domain.RegistrationID]observed{}
 	g.asks.now = cfg.Now
+	g.progress.drain = cfg.ProgressDrain
 	g.auth = &keeper{store: cfg.Auths, now: cfg.Now, oauth: oauthClient(g.pool.newTransport()), log: cfg.Log,
 		refreshTimeout: cfg.RefreshTimeout, locks: map[domain.RegistrationID]chan struct{}{}}
 	return g

@@ -214,7 +214,17 @@ type guardReader struct {
 	r    *bufio.Reader
 	c    io.Closer
 	kind guardKind
-	tee  func([]byte) // sees every byte handed on, when set
+	tee  func([]byte) // sees every byte handed on, when set, but progress's
+	// progress, when set, sees each whole SSE event that names
+	// notifications/progress and says whether it took it (progress.go
+	// takeEvent): such an event is handed on as its id alone, if it had
+	// one (go-sdk keeps it for resumption and decodes nothing), is not
+	// teed, and its bytes are given back to the stream's cap (refund), so
+	// a call's progress, however much, neither grows go-sdk's queue nor
+	// what is kept of its answer, nor fails it as too large.
+	progress func(event []byte) bool
+	refund   func(n int)
+	quiet    bool // out is such an event
 	// fix is what each message goes through (guardMessage); holdAll holds
 	// every message whole, not only those that name a question (a list
 	// answer, whose entries fix takes apart: entries.go).
@@ -275,22 +285,41 @@ func (g *guardReader) Read(p []byte) (int, error) {
 				g.unit = fixEvent(g.unit, g.fix)
 			}
 			g.unit = screen(g.unit)
+			quiet := g.progress != nil && bytes.Contains(g.unit, progressMethod) && g.progress(g.unit)
+			if quiet {
+				if g.refund != nil {
+					g.refund(len(g.unit))
+				}
+				g.unit = eventID(g.unit)
+			}
 			g.flush()
+			g.quiet = quiet
 		case len(g.unit) > maxHeld && !g.asks:
 			g.flush()
 		}
 	}
 	n := copy(p, g.out)
-	if g.tee != nil {
+	if g.tee != nil && !g.quiet {
 		g.tee(p[:n])
 	}
 	g.out = g.out[n:]
 	return n, nil
 }
 
+// eventID is what is left of a taken event: its id line and a blank line,
+// or nothing when it had no id.
+func eventID(event []byte) []byte {
+	for _, line := range bytes.SplitAfter(event, []byte("\n")) {
+		if bytes.HasPrefix(line, []byte("id:")) {
+			return append(bytes.TrimRight(line, "\r\n"), '\n', '\n')
+		}
+	}
+	return nil
+}
+
 // flush hands on the message read so far.
 func (g *guardReader) flush() {
-	g.out, g.unit, g.asks = g.unit, nil, false
+	g.out, g.unit, g.asks, g.quiet = g.unit, nil, false, false
 }
 
 // question is what every message a guard changes contains.

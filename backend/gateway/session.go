@@ -190,6 +190,8 @@ func (g *Gateway) open(ctx context.Context, r domain.Registration, o sessionOpti
 		return nil, err
 	}
 	s := &session{g: g, tr: tr, r: r, end: end, ended: make(chan struct{})}
+	tr.progress = func(event []byte) bool { return g.progress.takeEvent(r.ID, event) }
+	tr.progressSeen = func(event []byte) { g.progress.sawEvent(r.ID, event) }
 	opts := &mcp.ClientOptions{
 		Capabilities:   &mcp.ClientCapabilities{}, // none of its own: what a request may ask is in its _meta (2026) or its session (2025)
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},

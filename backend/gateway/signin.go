@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -38,6 +39,11 @@ const (
 	// CodeAuthClientRequired: the authorization server offers no dynamic
 	// client registration; the user must enter a client id.
 	CodeAuthClientRequired = "mcp.auth_client_required"
+	// CodeAuthRedirectRefused: the authorization server refused the
+	// redirect URI at registration (RFC 7591 invalid_redirect_uri) — most
+	// often plain http on a LAN address, which OAuth servers accept only
+	// on loopback.
+	CodeAuthRedirectRefused = "mcp.auth_redirect_refused"
 )
 
 // SignIn runs the authorization code flow for r and keeps the tokens. The
@@ -136,6 +142,43 @@ func (g *Gateway) SignIn(ctx context.Context, r domain.Registration, req domain.
 	return a, nil
 }
 
+// redirectRefused says why the authorization server refused redirect and
+// what works instead. Plain http is accepted by OAuth servers only on
+// loopback (OAuth 2.1, RFC 8252), so a page opened at a LAN address over
+// http has a return address many of them refuse; https (a reverse proxy,
+// a tunnel) or a sign-in from the machine itself (its tokens then serve
+// the same SillyTavern user on every device) works.
+func redirectRefused(redirect, why string) string {
+	why = scrub(why)
+	if why != "" {
+		why = " (" + why + ")"
+	}
+	u, err := url.Parse(redirect)
+	if err == nil && u.Scheme == "http" && !loopbackName(u.Hostname()) {
+		return fmt.Sprintf("the authorization server refuses to send you back to %s%s: OAuth servers accept plain http only on localhost. "+
+			"Open SillyTavern over https (a reverse proxy or a tunnel) and sign in from there, or sign in once on the machine that runs SillyTavern "+
+			"(http://localhost:%s): the sign-in is kept for your SillyTavern user, on every device", redirect, why, cmpPort(u))
+	}
+	return fmt.Sprintf("the authorization server refused the redirect URI %s%s", redirect, why)
+}
+
+// loopbackName: "localhost" or a loopback address.
+func loopbackName(host string) bool {
+	ip := net.ParseIP(host)
+	return strings.EqualFold(host, "localhost") || (ip != nil && ip.IsLoopback())
+}
+
+// cmpPort is u's port, or its scheme's default.
+func cmpPort(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if u.Scheme == "https" {
+		return "443"
+	}
+	return "80"
+}
+
 // probe asks r's server what it wants: a startup and one tools/list page
 // (many servers let startup through and refuse the listing), whose
 // refusal is recorded. It returns the challenge, or nil when the server
@@ -221,11 +264,14 @@ func authMethod(c *oauth2.Config) string {
 // cancelled, expired) are kept as they are.
 func signInError(ctx context.Context, err error, redirect string) error {
 	var de *domain.Error
+	var refused *oauthex.ClientRegistrationError
 	switch {
 	case errors.As(err, &de):
 		return de
 	case ctx.Err() != nil:
 		return cancelled(ctx)
+	case errors.As(err, &refused) && refused.ErrorCode == "invalid_redirect_uri":
+		return domain.Errorf(domain.KindUnavailable, CodeAuthRedirectRefused, "%s", redirectRefused(redirect, refused.ErrorDescription))
 	case strings.Contains(err.Error(), "no configured client registration methods are supported"):
 		return domain.Errorf(domain.KindUnavailable, CodeAuthClientRequired,
 			"the authorization server offers no dynamic client registration; register a client for the redirect URI %s and enter its client ID", redirect)

@@ -309,6 +309,7 @@ func (ss *stdioServers) start(srv *stdioServer) {
 	// (MaxReadBytes) is longer than a call's, whose size is checked per
 	// answer (sendStdio), so a long answer never ends the session.
 	tr := newStdioTransport(proc, int(max(ss.cfg.MaxResponseBytes, ss.cfg.MaxReadBytes)), ask == Versions[0] && len(accept) == 1)
+	tr.conn.progress = func(params []byte) bool { return ss.g.progress.take(srv.id, params) }
 	tr.conn.question = func(params json.RawMessage) {
 		if cur := srv.asking.Load(); cur != nil {
 			cur.ex.keep(params)

@@ -72,6 +72,10 @@ type stdioConn struct {
 	// question sees the params of each elicitation/create the server
 	// sends, as read (elicit.go keeps them for the asking call).
 	question func(json.RawMessage)
+	// progress takes the params of each notifications/progress as read,
+	// before go-sdk would queue it (progress.go take), and says whether it
+	// did: go-sdk then never sees it.
+	progress func(params []byte) bool
 
 	wmu   sync.Mutex // serialises writes, so in's count is per message
 	mu    sync.Mutex
@@ -134,6 +138,13 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 
 func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
+	for c.progress != nil && err == nil {
+		req, ok := msg.(*jsonrpc.Request)
+		if !ok || req.Method != "notifications/progress" || req.IsCall() || !c.progress(req.Params) {
+			break
+		}
+		msg, err = c.Connection.Read(ctx) // taken: the next message is go-sdk's
+	}
 	if req, ok := msg.(*jsonrpc.Request); ok && err == nil && req.Method == "elicitation/create" && c.question != nil {
 		c.question(req.Params)
 	}

@@ -55,6 +55,11 @@ type transport struct {
 	// elicitation/create that comes on it (an eliciting session's).
 	streams  atomic.Pointer[streamState]
 	question func(params json.RawMessage)
+	// progress takes the progress events of a call's response stream
+	// before go-sdk reads them (progress.go takeEvent), and progressSeen
+	// counts those of the notification stream (sawEvent); nil: neither.
+	progress     func(event []byte) bool
+	progressSeen func(event []byte)
 	// lostAge is Config.LostStreamAge: how long a stream must have
 	// followed before its end counts as lost (streamState.end).
 	lostAge time.Duration
@@ -205,6 +210,8 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	switch {
 	case isEventStream(contentType):
 		guard = newGuardReader(body, guardSSE)
+		guard.progress = t.progress
+		guard.refund = func(n int) { body.left += int64(n) } // on the reading goroutine, as body's reads
 	case tracked && method == "tools/call", listMembers[method].entries != "":
 		guard = newGuardReader(body, guardWhole)
 	}

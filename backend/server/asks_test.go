@@ -31,16 +31,25 @@ func askingFixture(t *testing.T) (*fixture, string) {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%s %v", resp.Action, resp.Content["name"])}}}, nil
 	})
+	return serveOne(t, s, "Greeter", service.Config{})
+}
+
+// serveOne serves a backend with s as its one active 2026 server (over
+// stateless Streamable HTTP), the service made with cfg over the
+// fixture's storage and a real gateway; it returns the fixture and the
+// server's id.
+func serveOne(t testing.TB, s *mcp.Server, name string, cfg service.Config) (*fixture, string) {
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
 	t.Cleanup(ts.Close)
 	root := t.TempDir()
 	store := storage.Open(root)
-	gw := gateway.New(gateway.Config{StartupTimeout: 5 * time.Second, CallWait: 5 * time.Second, CloseTimeout: time.Second})
+	gw := gateway.New(gateway.Config{StartupTimeout: 5 * time.Second, CallWait: 10 * time.Second, CloseTimeout: time.Second})
 	t.Cleanup(func() { gw.Close() })
-	f := newFixtureWith(t, root, service.New(service.Config{Registrations: store, Catalogs: store, Gateway: gw}), nil)
+	cfg.Registrations, cfg.Catalogs, cfg.Gateway = store, store, gw
+	f := newFixtureWith(t, root, service.New(cfg), nil)
 	c := f.connect(t)
 	var srv jsapi.McpServer
-	c.must(jsapi.CmdCreateServer, dto(map[string]any{"displayName": "Greeter", "endpoint": ts.URL, "protocolVersion": "2026-07-28"}), &srv)
+	c.must(jsapi.CmdCreateServer, dto(map[string]any{"displayName": name, "endpoint": ts.URL, "protocolVersion": "2026-07-28"}), &srv)
 	c.must(jsapi.CmdSetServerState, dto(map[string]any{"registrationId": srv.ID, "state": "active"}), nil)
 	return f, srv.ID
 }

@@ -66,6 +66,9 @@ func NewCommands(svc *service.Service, log *slog.Logger) *Commands {
 		jsapi.CmdCancelLegacyToolCall: withDTO(svc.CancelLegacyCall),
 		jsapi.CmdListAuditEntries:     withDTO(svc.ListAudit),
 		jsapi.CmdSearchTools:          withDTO(svc.SearchTools), // issue 31
+		jsapi.CmdLegacyToolsDigest: optionalDTO(func(ctx context.Context, dto jsapi.ListLegacyMcpToolsDto) (jsapi.LegacyToolsDigest, error) {
+			return svc.LegacyToolsDigest(ctx, dto, encodeResult)
+		}),
 		// MCP Apps (issue 30): an App's calls, its interface
 		jsapi.CmdStartAppToolCall:  withDTO(svc.StartAppCall),
 		jsapi.CmdCallAppTool:       withDTO(svc.CallAppTool),

@@ -41,7 +41,11 @@ type invokeFrame struct {
 	id      uint64
 	command string
 	args    jsontext.Value
-	err     error
+	// progress: the page takes the progress of the call this command
+	// makes ("progress":true, issue 29): progress frames with the invoke's
+	// id until its result.
+	progress bool
+	err      error
 }
 
 // envelopeError says why a frame's envelope cannot be read.
@@ -107,6 +111,11 @@ func parseInvoke(data []byte) (invokeFrame, error) {
 				fail(`duplicate member "args" in the invoke frame`)
 			}
 			f.args = bytes.Clone(value) // value lives in the decoder's buffer
+		case "progress":
+			if dup || value.Kind() != 't' && value.Kind() != 'f' {
+				fail(`"progress" in the invoke frame is not one boolean`)
+			}
+			f.progress = value.Kind() == 't'
 		default:
 			fail(fmt.Sprintf("unknown member %q in the invoke frame", name))
 		}

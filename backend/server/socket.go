@@ -136,7 +136,11 @@ func (sk *socket) run() {
 		go func() {
 			defer sk.work.Done()
 			defer func() { <-sk.slots }()
-			value, err := sk.cmds.Invoke(sk.callContext(ctx), inv.command, inv.args)
+			cctx := sk.callContext(ctx)
+			if inv.progress {
+				cctx = service.WithProgress(cctx, sk.progressSink(id))
+			}
+			value, err := sk.cmds.Invoke(cctx, inv.command, inv.args)
 			sk.end(id) // the id is free once its result is on the way
 			sk.reply(id, value, err)
 		}()
@@ -157,6 +161,22 @@ func (sk *socket) event(ev jsapi.Event) {
 			sk.srv.log.Debug("cannot write an event", "event", ev.Event, "err", err)
 		}
 	}()
+}
+
+// progressSink writes the progress of the call invoke id makes as progress
+// frames (jsapi.FrameProgress); the service sends them one at a time, the
+// last before the command returns, so they precede its result. They count
+// in the outbox like results.
+func (sk *socket) progressSink(id uint64) service.ProgressSink {
+	return func(p jsapi.McpCallProgress) {
+		frame, err := json.Marshal(jsapi.ProgressFrame{Type: jsapi.FrameProgress, ID: id, Value: p})
+		if err != nil {
+			return
+		}
+		if err := sk.writeResult(frame, nil, nil); err != nil {
+			sk.srv.log.Debug("cannot write a progress frame", "id", id, "err", err)
+		}
+	}
 }
 
 // closeReason cuts a close reason to the 123 bytes a close frame holds,

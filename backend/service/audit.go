@@ -196,5 +196,13 @@ func AuditEntryDTO(r domain.CallRecord) jsapi.McpAuditEntry {
 			e.Elicitations = append(e.Elicitations, jsapi.McpElicitationRecord{Mode: q.Mode, Action: q.Action})
 		}
 	}
+	if r.ProgressUpdates > 0 {
+		n := r.ProgressUpdates
+		e.ProgressUpdates = &n
+	}
+	if r.ProgressMessage != "" {
+		m := r.ProgressMessage
+		e.ProgressMessage = &m
+	}
 	return e
 }

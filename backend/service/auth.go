@@ -325,7 +325,7 @@ func (s *Service) FinishSignIn(ctx context.Context, dto jsapi.McpSignInIdDto) (j
 	if err != nil {
 		return jsapi.McpServer{}, err
 	}
-	return s.serverDTO(r), nil
+	return s.serverDTO(ctx, r), nil
 }
 
 // CancelSignIn cancels a pending sign-in; an unknown id is a no-op.
@@ -355,7 +355,7 @@ func (s *Service) SignOut(ctx context.Context, dto jsapi.McpRegistrationIdDto) (
 	if err := s.gateway.SignOut(ctx, id); err != nil {
 		return jsapi.McpServer{}, err
 	}
-	return s.serverDTO(r), nil
+	return s.serverDTO(ctx, r), nil
 }
 
 // forgetAuth deletes a registration's sign-in after its removal or an
@@ -458,9 +458,14 @@ func (s *Service) listGeneration() listGen {
 
 // serverDTO projects a registration with its sign-in state and
 // capabilities.
-func (s *Service) serverDTO(r domain.Registration) jsapi.McpServer {
+// Its auth.redirectUri is the callback of a sign-in started in ctx (the
+// plugin's path for a page through SillyTavern), as in the list.
+func (s *Service) serverDTO(ctx context.Context, r domain.Registration) jsapi.McpServer {
 	out := ServerDTO(r)
 	out.Auth = s.authDTO(r)
+	if u := s.redirectFor(ctx); out.Auth != nil && u != s.redirectURL {
+		out.Auth.RedirectURI = &u
+	}
 	out.Capabilities = s.capabilitiesDTO(r)
 	return out
 }

@@ -397,3 +397,50 @@ func TestListRedirectPerRequest(t *testing.T) {
 		}
 	}
 }
+
+// The answers that carry one server (create, update, state, permission,
+// description, capabilities, sign-out) name the callback of the page that
+// asked, as its list does: a page through SillyTavern never reads the
+// backend's loopback callback as the one to register.
+func TestServerAnswersRedirectPerRequest(t *testing.T) {
+	w := newAuthWorld(t, time.Minute)
+	const via = "https://st.example/api/plugins/ttmcp/oauth/callback"
+	ctx := WithRedirectURL(context.Background(), via)
+	answers := map[string]func(context.Context) (jsapi.McpServer, error){
+		"Create": func(ctx context.Context) (jsapi.McpServer, error) {
+			return w.svc.Create(ctx, jsapi.CreateMcpServerDto{DisplayName: "Other", Endpoint: w.url})
+		},
+		"Update": func(ctx context.Context) (jsapi.McpServer, error) {
+			return w.svc.Update(ctx, jsapi.UpdateMcpServerDto{RegistrationID: w.id, DisplayName: "Demo", Endpoint: w.url, Headers: map[string]string{}, ProtocolVersion: "auto"})
+		},
+		"SetState": func(ctx context.Context) (jsapi.McpServer, error) {
+			return w.svc.SetState(ctx, jsapi.SetMcpServerStateDto{RegistrationID: w.id, State: jsapi.StateActive})
+		},
+		"SignOut": func(ctx context.Context) (jsapi.McpServer, error) {
+			return w.svc.SignOut(ctx, jsapi.McpRegistrationIdDto{RegistrationID: w.id})
+		},
+	}
+	for name, answer := range answers {
+		for _, c := range []struct {
+			ctx  context.Context
+			want string
+		}{{ctx, via}, {context.Background(), redirect}} {
+			srv, err := answer(c.ctx)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if srv.Auth == nil || srv.Auth.RedirectURI == nil || *srv.Auth.RedirectURI != c.want {
+				t.Errorf("%s: auth %+v; want redirectUri %s", name, srv.Auth, c.want)
+			}
+		}
+	}
+	list, err := w.svc.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, srv := range list.Servers {
+		if *srv.Auth.RedirectURI != redirect {
+			t.Fatalf("afterwards the backend's own list says %s", *srv.Auth.RedirectURI)
+		}
+	}
+}

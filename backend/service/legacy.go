@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -58,6 +60,34 @@ func (s *Service) ListLegacyToolsEncoded(ctx context.Context, dto jsapi.ListLega
 		return all.encoded(encode)
 	}
 	return encode(l)
+}
+
+// digestSeed seeds LegacyToolsDigest: one per process.
+var digestSeed = maphash.MakeSeed()
+
+// LegacyToolsDigest is a digest of what ListLegacyToolsEncoded answers now
+// for dto (issue 31): the page keeps a large listing and lists again only
+// when the digest changed. It hashes the same bytes the listing sends, so
+// it changes whenever they do.
+// The upstream listing's digest is kept with its encoding.
+func (s *Service) LegacyToolsDigest(ctx context.Context, dto jsapi.ListLegacyMcpToolsDto, encode func(any) ([]byte, error)) (jsapi.LegacyToolsDigest, error) {
+	l, all, err := s.legacyListing(dto)
+	if err != nil {
+		return jsapi.LegacyToolsDigest{}, err
+	}
+	if all != nil {
+		d, err := all.digest(encode)
+		return jsapi.LegacyToolsDigest{Digest: d}, err
+	}
+	data, err := encode(l)
+	if err != nil {
+		return jsapi.LegacyToolsDigest{}, err
+	}
+	return jsapi.LegacyToolsDigest{Digest: digestOf(data)}, nil
+}
+
+func digestOf(data []byte) string {
+	return strconv.FormatUint(maphash.Bytes(digestSeed, data), 36) + "-" + strconv.Itoa(len(data))
 }
 
 // legacyListing is a set's listing, or the kept upstream listing (all).
@@ -390,7 +420,10 @@ func (s *Service) callLegacy(ctx context.Context, dto jsapi.CallLegacyMcpToolDto
 	}
 	call := s.toolCall(reg, name, args)
 	call.Elicit = s.elicitFor(ctx, domain.SourceModel, dto.ExecutionCallID, reg, name)
-	return s.gateway.Call(callCtx, reg, call), &reg, nil
+	endProgress := s.progressFor(ctx, &call, audit)
+	o := s.gateway.Call(callCtx, reg, call)
+	endProgress()
+	return o, &reg, nil
 }
 
 // loaded returns the registration of toolID, if it can be loaded (to name

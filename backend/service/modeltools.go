@@ -45,11 +45,23 @@ type allListing struct {
 	encOnce sync.Once
 	enc     []byte
 	encErr  error
+
+	digOnce sync.Once // issue 31: digest_legacy_mcp_tools, once per listing
+	dig     string
 }
 
 func (a *allListing) encoded(encode func(any) ([]byte, error)) ([]byte, error) {
 	a.encOnce.Do(func() { a.enc, a.encErr = encode(a.list) })
 	return a.enc, a.encErr
+}
+
+func (a *allListing) digest(encode func(any) ([]byte, error)) (string, error) {
+	data, err := a.encoded(encode)
+	if err != nil {
+		return "", err
+	}
+	a.digOnce.Do(func() { a.dig = digestOf(data) })
+	return a.dig, nil
 }
 
 // resolver returns the resolution of a registration of res, from the kept

@@ -114,7 +114,7 @@ func (s *Service) Create(ctx context.Context, dto jsapi.CreateMcpServerDto) (jsa
 	if err := s.save(r); err != nil {
 		return jsapi.McpServer{}, saveFailed(err)
 	}
-	return s.serverDTO(r), nil
+	return s.serverDTO(ctx, r), nil
 }
 
 // Update replaces a registration's name and connection settings at once.
@@ -148,7 +148,7 @@ func (s *Service) Update(ctx context.Context, dto jsapi.UpdateMcpServerDto) (jsa
 			if err := updateStdio(r, dto); err != nil {
 				return err
 			}
-			out = s.serverDTO(*r)
+			out = s.serverDTO(ctx, *r)
 			return nil
 		}
 		if stdioEndpoint != nil {
@@ -170,7 +170,7 @@ func (s *Service) Update(ctx context.Context, dto jsapi.UpdateMcpServerDto) (jsa
 			// A token is for the endpoint it was obtained for.
 			s.forgetAuth(id, "the endpoint of the server changed")
 		}
-		out = s.serverDTO(*r)
+		out = s.serverDTO(ctx, *r)
 		return nil
 	})
 	if err == nil && connectionChanged {
@@ -202,7 +202,7 @@ func (s *Service) SetState(ctx context.Context, dto jsapi.SetMcpServerStateDto) 
 	var saved domain.Registration
 	err = s.mutate(ctx, id, func(r *domain.Registration) error {
 		r.State = state
-		out, saved = s.serverDTO(*r), r.Clone()
+		out, saved = s.serverDTO(ctx, *r), r.Clone()
 		return nil
 	})
 	if err == nil && state == domain.StatePaused {
@@ -268,7 +268,7 @@ func (s *Service) SetPermission(ctx context.Context, dto jsapi.SetMcpToolPermiss
 		if err := r.SetPermission(dto.NativeName, perm); err != nil {
 			return err
 		}
-		out = s.serverDTO(*r)
+		out = s.serverDTO(ctx, *r)
 		return nil
 	})
 	return out, err
@@ -290,7 +290,7 @@ func (s *Service) SetDescriptionOverride(ctx context.Context, dto jsapi.SetMcpTo
 		if err := r.SetOverride(dto.NativeName, o); err != nil {
 			return err
 		}
-		out = s.serverDTO(*r)
+		out = s.serverDTO(ctx, *r)
 		return nil
 	})
 	return out, err

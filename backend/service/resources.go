@@ -565,7 +565,7 @@ func (s *Service) SetServerCapabilities(ctx context.Context, dto jsapi.SetMcpSer
 		return jsapi.McpServer{}, domain.Errorf(domain.KindUnavailable, CodeCapabilitiesUnavailable, "the capability allowlist cannot be saved: %v", err)
 	}
 	s.lists.dropSome(id, !a.Resources, !a.Prompts)
-	return s.serverDTO(r), nil
+	return s.serverDTO(ctx, r), nil
 }
 
 // forgetCapabilities deletes a removed registration's allowlist; a

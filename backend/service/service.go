@@ -118,6 +118,9 @@ type Config struct {
 	// ElicitTimeout bounds the wait for the user's answer to a server's
 	// question, default DefaultElicitTimeout (10 minutes).
 	ElicitTimeout time.Duration
+	// ProgressInterval is the least time between two progress frames of
+	// one call, default DefaultProgressInterval (progress.go).
+	ProgressInterval time.Duration
 }
 
 // Service implements the commands of the MCP platform.
@@ -165,6 +168,8 @@ type Service struct {
 	redirectURL   string
 	signInTimeout time.Duration
 	elicitTimeout time.Duration
+	// progressInterval: Config.ProgressInterval (progress.go).
+	progressInterval time.Duration
 }
 
 // New returns a Service over the adapters of cfg.
@@ -202,6 +207,8 @@ func New(cfg Config) *Service {
 		redirectURL:   cfg.RedirectURL,
 		signInTimeout: cfg.SignInTimeout,
 		elicitTimeout: cfg.ElicitTimeout,
+
+		progressInterval: cfg.ProgressInterval,
 	}
 }
 

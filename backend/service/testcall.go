@@ -156,7 +156,10 @@ func (s *Service) TestCall(ctx context.Context, dto jsapi.TestMcpToolCallDto) (o
 	}
 	call := s.toolCall(r, dto.NativeName, args)
 	call.Elicit = s.elicitFor(ctx, domain.SourceTest, dto.CallID, r, dto.NativeName)
-	return CallOutcomeDTO(s.gateway.Call(callCtx, r, call)), nil
+	endProgress := s.progressFor(ctx, &call, audit)
+	o := s.gateway.Call(callCtx, r, call)
+	endProgress()
+	return CallOutcomeDTO(o), nil
 }
 
 // toolCall is the call of nativeName on r with args, with the tool's input

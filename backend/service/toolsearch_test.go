@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"testing"
 
@@ -81,5 +82,52 @@ func TestSearchToolsBadInput(t *testing.T) {
 		if domain.KindOf(err) != tc.kind || domain.CodeOf(err) != tc.code {
 			t.Errorf("%s: %v (%s), want %s", tc.name, err, domain.CodeOf(err), tc.code)
 		}
+	}
+}
+
+// digest_legacy_mcp_tools (issue 31): the same listing gives the same
+// digest; anything that changes the listing's bytes changes it; a set's
+// listing has its own.
+func TestLegacyToolsDigest(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	gh := w.named("GitHub", "search", "create_issue")
+	w.permit(gh, "search", "allow")
+	w.permit(gh, "create_issue", "ask")
+	encode := func(v any) ([]byte, error) { return json.Marshal(v) }
+	digest := func(dto jsapi.ListLegacyMcpToolsDto) string {
+		t.Helper()
+		d, err := w.svc.LegacyToolsDigest(ctx, dto, encode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Digest
+	}
+	first := digest(jsapi.ListLegacyMcpToolsDto{})
+	if l := w.legacyTools(); len(l.Tools) != 2 {
+		t.Fatalf("listed %d tools", len(l.Tools))
+	}
+	if again := digest(jsapi.ListLegacyMcpToolsDto{}); again != first || first == "" {
+		t.Fatalf("digests %q, %q of one listing", first, again)
+	}
+	w.permit(gh, "create_issue", "off")
+	changed := digest(jsapi.ListLegacyMcpToolsDto{})
+	if changed == first {
+		t.Error("a permission change left the digest as it was")
+	}
+	// a set listing the same bytes has the same digest; its own description makes its own
+	set := w.saveSet(jsapi.SaveMcpToolSetDto{Name: "One", Tools: []string{"mcp/" + gh + ":search"}})
+	if d := digest(jsapi.ListLegacyMcpToolsDto{ToolSetID: &set.ID}); d != changed {
+		t.Error("the same listing through a set has another digest")
+	}
+	desc := "Find code"
+	overrides := map[string]jsapi.ToolDescriptionOverride{"mcp/" + gh + ":search": {Description: &desc, Properties: map[string]string{}}}
+	w.saveSet(jsapi.SaveMcpToolSetDto{ID: &set.ID, Name: "One", Tools: []string{"mcp/" + gh + ":search"}, DescriptionOverrides: &overrides})
+	if d := digest(jsapi.ListLegacyMcpToolsDto{ToolSetID: &set.ID}); d == changed {
+		t.Error("a set's own description left the digest as it was")
+	}
+	missing := string(domain.NewToolSetID())
+	if _, err := w.svc.LegacyToolsDigest(ctx, jsapi.ListLegacyMcpToolsDto{ToolSetID: &missing}, encode); domain.KindOf(err) != domain.KindNotFound {
+		t.Errorf("an unknown set: %v", err)
 	}
 }

@@ -168,6 +168,29 @@ func toolSetFromDTO(dto jsapi.SaveMcpToolSetDto) (domain.ToolSet, error) {
 	if dto.ReaderTool != nil {
 		ts.ReaderTool = *dto.ReaderTool
 	}
+	if dto.ToolMode != nil {
+		if ts.Search.Mode, err = domain.ParseToolMode(*dto.ToolMode); err != nil {
+			return domain.ToolSet{}, err
+		}
+	}
+	if dto.SearchMaxTools != nil {
+		if *dto.SearchMaxTools < 1 {
+			return domain.ToolSet{}, domain.Errorf(domain.KindBadRequest, "mcp.tool_set_search_budget_invalid", "searchMaxTools must be at least 1, not %d", *dto.SearchMaxTools)
+		}
+		ts.Search.MaxTools = *dto.SearchMaxTools
+	}
+	if dto.SearchContextPercent != nil {
+		if *dto.SearchContextPercent < 1 {
+			return domain.ToolSet{}, domain.Errorf(domain.KindBadRequest, "mcp.tool_set_search_budget_invalid", "searchContextPercent must be at least 1, not %d", *dto.SearchContextPercent)
+		}
+		ts.Search.ContextPercent = *dto.SearchContextPercent
+	}
+	if dto.PinnedTools != nil {
+		for _, id := range *dto.PinnedTools {
+			ts.Search.Pinned = append(ts.Search.Pinned, domain.ToolID(id))
+		}
+	}
+	ts.Search = ts.Search.Normalized()
 	return ts, ts.Validate()
 }
 
@@ -182,7 +205,12 @@ func orEmptyMap(m map[string]string) map[string]string {
 func ToolSetDTO(ts domain.ToolSet) jsapi.McpToolSet {
 	out := jsapi.McpToolSet{ID: string(ts.ID), Name: ts.Name, Tools: make([]string, len(ts.Tools)),
 		DescriptionOverrides:  make(map[string]jsapi.ToolDescriptionOverride, len(ts.Overrides)),
-		ResultInlineCharLimit: ts.ResultInlineCharLimit, ReaderTool: ts.ReaderTool}
+		ResultInlineCharLimit: ts.ResultInlineCharLimit, ReaderTool: ts.ReaderTool,
+		ToolMode: ts.Search.Mode.String(), SearchMaxTools: ts.Search.EffectiveMaxTools(),
+		SearchContextPercent: ts.Search.EffectiveContextPercent(), PinnedTools: make([]string, len(ts.Search.Pinned))}
+	for i, id := range ts.Search.Pinned {
+		out.PinnedTools[i] = string(id)
+	}
 	for i, sel := range ts.Tools {
 		out.Tools[i] = sel.String()
 	}

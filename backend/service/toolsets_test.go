@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -84,6 +85,30 @@ func TestToolSetCommands(t *testing.T) {
 	coding := w.saveSet(jsapi.SaveMcpToolSetDto{Name: "  Coding ", Tools: []string{"mcp/" + gh + ":*"}})
 	if coding.Name != "Coding" || coding.ResultInlineCharLimit != 50_000 || !coding.ReaderTool || len(coding.DescriptionOverrides) != 0 || coding.ID == "" {
 		t.Fatalf("created %+v", coding)
+	}
+	if coding.ToolMode != "all" || coding.SearchMaxTools != 40 || coding.SearchContextPercent != 10 || len(coding.PinnedTools) != 0 || coding.PinnedTools == nil {
+		t.Fatalf("search defaults %+v", coding)
+	}
+	// issue 31: the search settings; a default budget is kept as nothing in the file.
+	mode, forty, five := "automatic", 40, 5
+	pinned := []string{"mcp/" + gh + ":search"}
+	auto := w.saveSet(jsapi.SaveMcpToolSetDto{ID: &coding.ID, Name: "Coding", Tools: []string{"mcp/" + gh + ":*"},
+		ToolMode: &mode, SearchMaxTools: &forty, SearchContextPercent: &five, PinnedTools: &pinned})
+	if auto.ToolMode != "automatic" || auto.SearchMaxTools != 40 || auto.SearchContextPercent != 5 || !reflect.DeepEqual(auto.PinnedTools, pinned) {
+		t.Fatalf("automatic %+v", auto)
+	}
+	if data, _ := os.ReadFile(w.store.ToolSetPath(domain.ToolSetID(coding.ID))); strings.Contains(string(data), "searchMaxTools") || !strings.Contains(string(data), `"searchContextPercent": 5`) {
+		t.Fatalf("file %s", data)
+	}
+	for _, bad := range []jsapi.SaveMcpToolSetDto{
+		{Name: "y", Tools: []string{}, ToolMode: ptrTo("all tools")},
+		{Name: "y", Tools: []string{}, SearchMaxTools: ptrTo(0)},
+		{Name: "y", Tools: []string{}, SearchContextPercent: ptrTo(101)},
+		{Name: "y", Tools: []string{}, PinnedTools: &pinned},
+	} {
+		if _, err := w.svc.SaveToolSet(ctx, bad); domain.KindOf(err) != domain.KindBadRequest {
+			t.Errorf("%+v saved: %v", bad, err)
+		}
 	}
 	limit, off := 10, false
 	w.saveSet(jsapi.SaveMcpToolSetDto{Name: "archive", Tools: []string{}, ResultInlineCharLimit: &limit, ReaderTool: &off})
@@ -281,3 +306,5 @@ func TestToolSetsLeaveUpstreamFilesAlone(t *testing.T) {
 		t.Fatalf("the set changed with the removal: %+v", list)
 	}
 }
+
+func ptrTo[T any](v T) *T { return &v }

@@ -124,6 +124,11 @@ type auditLine struct {
 	// each question's mode and answer.
 	Rounds       int            `json:"rounds,omitzero"`
 	Elicitations []elicitRecord `json:"elicitations,omitzero"`
+	// A call whose server reported progress: how many updates came and
+	// the last message (a line without them is a call without progress,
+	// byte for byte as before).
+	ProgressUpdates int    `json:"progressUpdates,omitzero"`
+	ProgressMessage string `json:"progressMessage,omitzero"`
 	// AppTool: the App a source "app" request came from (issue 30).
 	AppTool string `json:"appTool,omitzero"`
 }
@@ -168,6 +173,7 @@ func encodeAuditLine(r domain.CallRecord) ([]byte, error) {
 	for _, e := range r.Elicitations {
 		a.Elicitations = append(a.Elicitations, elicitRecord{Mode: e.Mode, Action: e.Action})
 	}
+	a.ProgressUpdates, a.ProgressMessage = r.ProgressUpdates, r.ProgressMessage
 	b, err := json.Marshal(a, lineOptions)
 	if err != nil {
 		return nil, err
@@ -215,6 +221,7 @@ func decodeAuditLine(b []byte) (domain.CallRecord, bool) {
 	for _, e := range a.Elicitations {
 		r.Elicitations = append(r.Elicitations, domain.ElicitRecord{Mode: e.Mode, Action: e.Action})
 	}
+	r.ProgressUpdates, r.ProgressMessage = a.ProgressUpdates, a.ProgressMessage
 	return r, true
 }
 

@@ -172,6 +172,32 @@ func TestAuditKindsRoundTrip(t *testing.T) {
 	}
 }
 
+// A call whose server reported progress keeps the count and the last
+// message at the end of its line and reads them back; the line of a call
+// without progress is as before (TestAuditLineRoundTrip).
+func TestAuditProgressRoundTrip(t *testing.T) {
+	c := &clock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	l := OpenAuditLog(t.TempDir(), AuditOptions{Now: c.now})
+	in := record("steps-1", regA)
+	in.ProgressUpdates, in.ProgressMessage = 5, "step 5 of 5"
+	appendAll(t, l, in)
+	data, err := os.ReadFile(filepath.Join(l.Dir(), "2026-11.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(string(data), `,"progressUpdates":5,"progressMessage":"step 5 of 5"}`+"\n") {
+		t.Fatalf("line %s", data)
+	}
+	recs, _, err := l.List(domain.AuditQuery{Limit: 1})
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("list: %v %v", recs, err)
+	}
+	in.Time = recs[0].Time
+	if !reflect.DeepEqual(recs[0], in) {
+		t.Errorf("read back %+v\nwant %+v", recs[0], in)
+	}
+}
+
 // Newest first, across months; filtered by registration; paged with
 // before (the time of the last record seen) and limit. Equal clock
 // readings still give strictly increasing times.

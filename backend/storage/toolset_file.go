@@ -37,6 +37,12 @@ type toolSetFile struct {
 	DescriptionOverrides  map[string]overrideFile `json:"descriptionOverrides,omitempty"`
 	ResultInlineCharLimit int                     `json:"resultInlineCharLimit"`
 	ReaderTool            bool                    `json:"readerTool"`
+	// issue 31, each left out at its default (all tools, default budget,
+	// nothing pinned): a set that never used search is written as before.
+	ToolMode             string   `json:"toolMode,omitzero"`
+	SearchMaxTools       int      `json:"searchMaxTools,omitzero"`
+	SearchContextPercent int      `json:"searchContextPercent,omitzero"`
+	PinnedTools          []string `json:"pinnedTools,omitzero"`
 }
 
 var requiredToolSetFields = []string{"/schemaVersion", "/kind", "/id", "/name", "/tools", "/resultInlineCharLimit", "/readerTool"}
@@ -144,6 +150,13 @@ func decodeToolSet(data []byte, path string, fileID domain.ToolSetID) (domain.To
 		ResultInlineCharLimit: f.ResultInlineCharLimit,
 		ReaderTool:            f.ReaderTool,
 	}
+	if f.ToolMode == "all" { // only "" means all in a file: one spelling per meaning
+		return domain.ToolSet{}, domain.Errorf(domain.KindBadRequest, "mcp.tool_set_mode_invalid", "toolMode `all` in %s is written as no toolMode", path)
+	}
+	ts.Search = domain.ToolSearchSettings{Mode: domain.ToolMode(f.ToolMode), MaxTools: f.SearchMaxTools, ContextPercent: f.SearchContextPercent}
+	for _, id := range f.PinnedTools {
+		ts.Search.Pinned = append(ts.Search.Pinned, domain.ToolID(id))
+	}
 	for k, o := range f.DescriptionOverrides {
 		ts.Overrides[domain.ToolID(k)] = domain.DescriptionOverride{Description: o.Description, Properties: orEmpty(o.Properties)}
 	}
@@ -162,6 +175,12 @@ func encodeToolSet(ts domain.ToolSet) ([]byte, error) {
 		Tools:                 make([]string, len(ts.Tools)),
 		ResultInlineCharLimit: ts.ResultInlineCharLimit,
 		ReaderTool:            ts.ReaderTool,
+		ToolMode:              string(ts.Search.Mode),
+		SearchMaxTools:        ts.Search.MaxTools,
+		SearchContextPercent:  ts.Search.ContextPercent,
+	}
+	for _, id := range ts.Search.Pinned {
+		f.PinnedTools = append(f.PinnedTools, string(id))
 	}
 	for i, sel := range ts.Tools {
 		f.Tools[i] = sel.String()

@@ -62,6 +62,15 @@ func TestToolSetFileRoundTrip(t *testing.T) {
 	if !strings.Contains(string(bareData), "\"tools\": [],\n  \"resultInlineCharLimit\": 50000,\n  \"readerTool\": false\n}") {
 		t.Fatalf("bare file:\n%s", bareData)
 	}
+	// issue 31: the search members are written only when used, and read back.
+	searching := ts.Clone()
+	searching.Search = domain.ToolSearchSettings{Mode: domain.ToolModeAutomatic, MaxTools: 12, ContextPercent: 5,
+		Pinned: []domain.ToolID{domain.ToolID("mcp/" + id2 + ":x"), domain.ToolID("mcp/" + id1 + ":search")}}
+	sdata := roundTrip(t, searching, store.SaveToolSet, store.ToolSetPath(ts.ID), func() (domain.ToolSet, bool, error) { return store.LoadToolSet(ts.ID) })
+	if !strings.HasSuffix(sdata, "\"readerTool\": true,\n  \"toolMode\": \"automatic\",\n  \"searchMaxTools\": 12,\n  \"searchContextPercent\": 5,\n"+
+		"  \"pinnedTools\": [\n    \"mcp/"+id2+":x\",\n    \"mcp/"+id1+":search\"\n  ]\n}") {
+		t.Fatalf("searching file:\n%s", sdata)
+	}
 	if err := store.DeleteToolSet(bare.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -109,6 +118,10 @@ func TestToolSetFileStrict(t *testing.T) {
 		{"empty override", strings.Replace(good, `"resultInlineCharLimit"`,
 			`"descriptionOverrides":{"mcp/`+id1+`:t":{"properties":{}}},"resultInlineCharLimit"`, 1), "mcp.description_override_empty"},
 		{"trailing data", good + "{}", "Invalid JSON"},
+		{"search mode", strings.Replace(good, `"readerTool":false`, `"readerTool":false,"toolMode":"search","pinnedTools":["mcp/`+id1+`:a"]`, 1), ""},
+		{"mode spelled all", strings.Replace(good, `"readerTool":false`, `"readerTool":false,"toolMode":"all"`, 1), "mcp.tool_set_mode_invalid"},
+		{"unknown mode", strings.Replace(good, `"readerTool":false`, `"readerTool":false,"toolMode":"lazy"`, 1), "mcp.tool_set_mode_invalid"},
+		{"pin not selected", strings.Replace(good, `"readerTool":false`, `"readerTool":false,"pinnedTools":["mcp/`+id2+`:a"]`, 1), "mcp.tool_set_pinned_invalid"},
 	}
 	checkStrict(t, store.ToolSetPath(id3), tests, func() (domain.ToolSet, bool, error) { return store.LoadToolSet(id3) },
 		func(ts domain.ToolSet) bool { return ts.Name == "x" && len(ts.Tools) == 1 && ts.Tools[0].All })

@@ -3,6 +3,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -192,6 +193,34 @@ test('an event stream passes compression() chunk by chunk', { timeout: 15_000 },
         assert.equal(await next(), 'data: {"second":true}', name);
         assert.equal(await next(), null);
     }
+});
+
+test('a big answer to a slow page through compression(): every byte, in order, and no drain listener left behind', { timeout: 30_000 }, async (t) => {
+    // 4 MiB of incompressible bytes in 64 KiB chunks (a long result's
+    // download), read by a page that stops now and then: the plugin pauses
+    // the backend on backpressure and resumes on drain, through the zlib
+    // stream compression() puts in between.
+    const chunks = Array.from({ length: 64 }, () => crypto.randomBytes(64 * 1024));
+    const s = await setup(t, { routes: { '/results/big': (_req, res) => {
+        res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+        let i = 0;
+        const more = () => { while (i < chunks.length) { if (!res.write(chunks[i++])) { res.once('drain', more); return; } } res.end(); };
+        more();
+    } } });
+    const warnings = [];
+    const onWarning = (w) => warnings.push(String(w));
+    process.on('warning', onWarning);
+    t.after(() => process.off('warning', onWarning));
+    const r = await browser(s.base).request('/api/plugins/ttmcp/results/big', { headers: { 'accept-encoding': 'gzip' }, stream: true });
+    assert.equal(r.headers['content-encoding'], 'gzip');
+    const got = [];
+    const body = r.res.pipe(zlib.createGunzip());
+    let n = 0;
+    body.on('data', (c) => { got.push(c); if (++n % 8 === 0) { body.pause(); setTimeout(() => body.resume(), 20); } });
+    await new Promise((resolve, reject) => { body.on('end', resolve); body.on('error', reject); });
+    assert.ok(Buffer.concat(got).equals(Buffer.concat(chunks)), 'the page got other bytes than the backend sent');
+    await new Promise((r) => setImmediate(r)); // a warning is emitted on the next tick
+    assert.deepEqual(warnings.filter((w) => w.includes('MaxListeners')), []);
 });
 
 test('the page going away aborts the backend request', { timeout: 15_000 }, async (t) => {

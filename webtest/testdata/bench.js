@@ -144,3 +144,17 @@ export async function blobs(reps, size) {
   }
   return out;
 }
+
+// plainRoundTrips: `n` awaited round trips of a small command through the
+// plain-JavaScript WebSocket client (the socket's floor under a call from
+// the page). Returns each one's time.
+export async function plainRoundTrips(n, command = 'list_mcp_servers') {
+  plainClient ??= await connect(location.origin);
+  const d = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await plainClient.invoke(command);
+    d[i] = performance.now() - t0;
+  }
+  return d;
+}

@@ -243,6 +243,8 @@ function renderMessage(message) {
 }
 
 provide('generate', Generate);
+// SillyTavern's getContext().chat: the chat array (the bridge mends a tool-call record in it)
+provideGetter('chat', () => state.chat);
 provide('stopGeneration', stopGeneration);
 
 // The chat's slash commands (slash-commands.js): /send adds a user message

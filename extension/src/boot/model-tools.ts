@@ -19,8 +19,14 @@ import { ToolBridge, type ToolBridgeHost } from '../features/model-tools/bridge'
 import { mountChatMenu } from '../host/chat-menu';
 import { menuLabel } from '../features/model-tools/menu-label';
 import { toolReach } from '../features/model-tools/reach';
+import { parseSearchSetting, SEARCH_SETTING } from '../features/model-tools/search';
+import { readSetting, writeSetting } from '../host/settings';
 import { ST_EVENTS, stToolContext } from '../host/sillytavern-tools';
 import type { ToolsPanelDeps } from '../features/model-tools/ToolsPanel';
+import { createElement } from 'react';
+import type { McpCallProgress } from '../../../jsapi/tauritavern-mcp';
+import { mountChatStatus } from '../host/chat-status';
+import { CallProgress } from '../ui/CallProgress';
 
 interface Toastr {
   warning?(text: string, title?: string, options?: object): unknown;
@@ -46,6 +52,48 @@ async function appliedSet(): Promise<AppliedToolSet> {
   const toolSets = ttmcpApi()?.toolSets;
   if (!toolSets) return { missing: [] };
   return applyBindings(scope(), (await toolSets.list()).toolSets);
+}
+
+/** How long the last progress stays in the chat after the call, so a last step sent with the answer is seen. */
+export const CHAT_STATUS_LINGER_MS = 800;
+
+/** The status of a call that ended and lingers; the next call's replaces it at once. */
+let lingering: { remove(): void } | undefined;
+
+/**
+ * A model's call in the chat while it runs: its name, progress and time
+ * (issue 29). A server often sends its last step just before its answer:
+ * that state stays CHAT_STATUS_LINGER_MS after it came, then the status
+ * goes (at once for a call that reported nothing, or when the next call
+ * shows its own).
+ */
+function chatCallStatus(tr: Tr, name: string): { progress(p: McpCallProgress): void; end(): void } {
+  lingering?.remove();
+  lingering = undefined;
+  const slot = mountChatStatus(tr);
+  const startedAt = Date.now();
+  const label = tr('chat_call_running', { name });
+  let lastAt = 0;
+  const render = (progress: McpCallProgress | undefined) => slot.render(createElement(CallProgress, { progress, startedAt, label }));
+  render(undefined);
+  return {
+    progress(p) {
+      lastAt = Date.now();
+      render(p);
+    },
+    end() {
+      const wait = lastAt === 0 ? 0 : Math.max(0, lastAt + CHAT_STATUS_LINGER_MS - Date.now());
+      if (wait === 0) {
+        slot.remove();
+        return;
+      }
+      lingering = slot;
+      setTimeout(() => {
+        slot.remove();
+        if (lingering === slot) lingering = undefined;
+      }, wait);
+    },
+  };
 }
 
 function toast(level: 'warning' | 'error', text: string, title: string, persistent = false): void {
@@ -78,10 +126,12 @@ export function pageToolHost(tr: Tr, opts: PageToolOptions = {}): ToolBridgeHost
     ...(stoppedWhileAsked ? { stoppedWhileAsked } : {}),
     ...(called ? { called } : {}),
     askApproval: (req, signal) => askApproval(req, signal, tr),
+    callStatus: (name) => chatCallStatus(tr, name),
     toast,
     listed: () => void window.dispatchEvent(new Event(TOOLS_LISTED_EVENT)),
     changed: notifyRegistrationsChanged,
     scope,
+    defaultSearch: () => parseSearchSetting(readSetting(SEARCH_SETTING)),
     tr,
   };
 }
@@ -126,9 +176,18 @@ export function startModelTools(tr: Tr, opts: PageToolOptions = {}): ModelTools 
       invokeCommand: host.invokeCommand(),
       appliedSet,
       localTools: () => bridge.localToolCount(),
+      defaultSearch: () => parseSearchSetting(readSetting(SEARCH_SETTING)),
     });
   const panel: ToolsPanelDeps = {
     reach,
+    defaultSearch: {
+      read: () => parseSearchSetting(readSetting(SEARCH_SETTING)),
+      write: (settings) => {
+        // the default has no pins of its own (a set has)
+        const { mode, maxTools, contextPercent } = settings;
+        writeSetting(SEARCH_SETTING, { mode, maxTools, contextPercent });
+      },
+    },
     onChange(fn) {
       const offBridge = onBridgeChange(fn);
       window.addEventListener(TOOLS_LISTED_EVENT, fn);

@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest';
 import type { McpToolSet } from '../../../jsapi/tauritavern-mcp';
 import { applyBindings, bindToolSet, readScope, type StBindingContext } from './bindings';
 
-const set = (id: string): McpToolSet => ({ id, name: id, tools: [], descriptionOverrides: {}, resultInlineCharLimit: 50000, readerTool: true });
+const set = (id: string): McpToolSet => ({ id, name: id, tools: [], descriptionOverrides: {}, resultInlineCharLimit: 50000, readerTool: true, toolMode: 'all', searchMaxTools: 40, searchContextPercent: 10, pinnedTools: [] });
 const sets = [set('chat-set'), set('char-set'), set('group-set'), set('default-set')];
 
 describe('precedence', () => {

@@ -4,6 +4,16 @@
 // Written from sillytavern-host-notes.md §3; the CROP type shows the image
 // and returns it whole (the page has no cropper).
 
+/** SillyTavern's uuidv4 (utils.js): crypto.randomUUID exists only in secure contexts, and a page at a LAN address over http is not one. */
+function uuidv4() {
+    if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+    const b = crypto.getRandomValues(new Uint8Array(16));
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    const h = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
 export const POPUP_TYPE = Object.freeze({
     TEXT: 1,
     CONFIRM: 2,
@@ -62,7 +72,7 @@ export class Popup {
         onClosing = null, onClose = null, onOpen = null, cropAspect = null, cropImage = null,
     } = {}) {
         Popup.util.popups.push(this);
-        this.id = crypto.randomUUID();
+        this.id = uuidv4();
         this.type = type;
         this.onClosing = onClosing;
         this.onClose = onClose;

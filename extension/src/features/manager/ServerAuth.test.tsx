@@ -115,6 +115,48 @@ describe('sign-in in the Manager', () => {
     expect(screen.getByRole('button', { name: 'Sign in' })).toBeTruthy();
   });
 
+  test('opened at a LAN address over plain http: the notice says the sign-in may be refused and what works; the refusal is shown with its code', async () => {
+    const user = userEvent.setup();
+    const lan = 'http://192.0.2.2:8000/api/plugins/ttmcp/oauth/callback';
+    renderManager(
+      [server('active', { auth: auth({ redirectUri: lan }) })],
+      strictActions({
+        discover: () => Promise.reject(apiError('mcp.auth_required', 'the server requires authorization (HTTP 401)', 'Unavailable')),
+        signIn: () =>
+          Promise.reject(
+            apiError('mcp.auth_redirect_refused', `the authorization server refuses to send you back to ${lan}: OAuth servers accept plain http only on localhost. Open SillyTavern over https`, 'Unavailable'),
+          ),
+        signOut: () => unexpected('signOut'),
+      }),
+    );
+    await user.click(screen.getByRole('button', { name: 'Show or hide tools' }));
+    const hint = await screen.findByText(/This page is open at http:\/\/192\.0\.2\.2:8000 over plain http/);
+    expect(hint.textContent).toContain('open SillyTavern over https');
+    await user.click(screen.getAllByRole('button', { name: 'Sign in' })[0]!);
+    await waitFor(() => expect(screen.getByRole('alert').textContent).toContain('mcp.auth_redirect_refused'));
+    expect(screen.getByRole('alert').textContent).toContain('Open SillyTavern over https');
+  });
+
+  test('on loopback or https there is no such note', async () => {
+    const user = userEvent.setup();
+    for (const redirectUri of [REDIRECT, 'http://localhost:8000/api/plugins/ttmcp/oauth/callback', 'https://st.example/api/plugins/ttmcp/oauth/callback']) {
+      const { unmount } = render(
+        <McpManagerApp
+          initial={{ servers: [server('active', { auth: auth({ redirectUri }) })], storageIssues: [] }}
+          actions={strictActions({
+            discover: () => Promise.reject(apiError('mcp.auth_required', 'the server requires authorization (HTTP 401)', 'Unavailable')),
+            signIn: () => unexpected('signIn'),
+            signOut: () => unexpected('signOut'),
+          })}
+        />,
+      );
+      await user.click(screen.getByRole('button', { name: 'Show or hide tools' }));
+      await screen.findByText('This server asks you to sign in before it can be used.');
+      expect(screen.queryByText(/over plain http/)).toBeNull();
+      unmount();
+    }
+  });
+
   test('a refusal that ended the sign-in at the backend: the chip follows the backend (discovery, the test console)', async () => {
     const user = userEvent.setup();
     // The backend's states, one per list: after the discovery, the

@@ -28,6 +28,24 @@ export function markRequired(auth: McpServerAuth | undefined): McpServerAuth | u
   return { ...auth, state: 'required' };
 }
 
+/**
+ * The origin of a redirect URI that is plain http at a name other than
+ * localhost or a loopback address (a page opened at a LAN address): many
+ * authorization servers refuse to send the user back there. Else undefined.
+ */
+export function lanHttpOrigin(redirectUri: string | undefined): string | undefined {
+  if (redirectUri === undefined) return undefined;
+  let u: URL;
+  try {
+    u = new URL(redirectUri);
+  } catch {
+    return undefined;
+  }
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  const loopback = host === 'localhost' || /^127\./.test(host) || host === '::1';
+  return u.protocol === 'http:' && !loopback ? u.origin : undefined;
+}
+
 function formatTime(iso: string): string {
   const t = new Date(iso);
   return Number.isNaN(t.getTime()) ? iso : t.toLocaleString();
@@ -103,12 +121,14 @@ export function AuthButtons(props: { server: TauriTavernMcpServer; busy: boolean
 export function AuthRequiredNotice(props: { server: TauriTavernMcpServer; error: string | undefined; busy: boolean; on?: AuthHandlers }) {
   const tr = useTr();
   if (!isAuthRequired(props.error) || !props.server.auth || !props.on) return null;
+  const lan = lanHttpOrigin(props.server.auth.redirectUri);
   return (
     <div className="tt-mcp-auth-notice" role="note">
       <p>
         <i className="fa-solid fa-key" aria-hidden="true" /> {tr('auth_required_explained')}
       </p>
       <p className="tt-mcp-note">{tr('auth_sign_in_hint')}</p>
+      {lan !== undefined && <p className="tt-mcp-note tt-mcp-auth-lan">{tr('auth_lan_http_hint', { origin: lan })}</p>}
       <button type="button" className="menu_button menu_button_icon tt-mcp-sign-in" disabled={props.busy} onClick={props.on.signIn}>
         <i className="fa-solid fa-right-to-bracket" aria-hidden="true" />
         <span>{tr('sign_in')}</span>

@@ -4,9 +4,9 @@ import { describe, expect, test } from 'vitest';
 import type {
   McpDiscoveredTool,
   McpDiscoveryResult,
-  McpTestCallOptions,
   McpTestCallOutcome,
   TestMcpToolCallInput,
+  TtmcpTestCallOptions,
 } from '../../../../jsapi/tauritavern-mcp';
 import { discovery, installSillyTavern, SERVER_B, SERVER_ID, server } from '../../../test/fakes';
 import { currentPopup } from '../../../test/popup-double';
@@ -237,16 +237,16 @@ describe('test-call console', () => {
     expect(sent).toEqual(['{}']);
   });
 
-  test('"Stop waiting" aborts the local wait and says it is stopping', async () => {
-    let signal: AbortSignal | undefined;
-    let finish!: (o: McpTestCallOutcome) => void;
+  /** Runs ping with a call that stays pending; its options and finish are the test's. */
+  async function runPending() {
+    const call: { options?: TtmcpTestCallOptions; finish: (o: McpTestCallOutcome) => void } = { finish: () => {} };
     const user = userEvent.setup();
     renderDialog({
       discover: () => Promise.resolve(found([pingTool()])),
-      testCall: (_input, options?: McpTestCallOptions) => {
-        signal = options?.signal;
+      testCall: (_input, options) => {
+        call.options = options;
         return new Promise((resolve) => {
-          finish = resolve;
+          call.finish = resolve;
         });
       },
     });
@@ -254,6 +254,13 @@ describe('test-call console', () => {
     await user.selectOptions(screen.getByLabelText('Tool'), 'ping');
     await user.click(screen.getByRole('button', { name: 'Run test' }));
     expect(await screen.findByText('Waiting for server…')).toBeTruthy();
+    return { call, user };
+  }
+
+  test('"Stop waiting" aborts the local wait and says it is stopping', async () => {
+    const { call, user } = await runPending();
+    const signal = call.options?.signal;
+    const finish = (o: McpTestCallOutcome) => call.finish(o);
     expect(
       screen.getByText('Stopping only ends the local wait; it cannot undo a call the server already received.'),
     ).toBeTruthy();
@@ -269,6 +276,26 @@ describe('test-call console', () => {
     expect(screen.getByText('The tool request was cancelled before it started')).toBeTruthy();
     expect(screen.getByText('mcp.call_cancelled_before_send')).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Run test' })).toBeTruthy();
+  });
+
+  test('a running call shows its progress (bar, step, message, elapsed); after it, the count and the last message', async () => {
+    const { call } = await runPending();
+    const onProgress = call.options?.onProgress;
+    const finish = (o: McpTestCallOutcome) => call.finish(o);
+    expect(screen.getByText('0 s')).toBeTruthy();
+    act(() => onProgress?.({ progress: 2, total: 5, message: 'Crawling page 2', updates: 2 }));
+    expect(screen.getByText('2 of 5')).toBeTruthy();
+    expect(screen.getByText('Crawling page 2')).toBeTruthy();
+    expect(screen.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('40');
+    act(() => onProgress?.({ progress: 7, message: 'Crawling page 2', updates: 9 })); // no total: a step and the spinner
+    expect(screen.getByText('Step 7')).toBeTruthy();
+    expect(screen.queryByRole('progressbar')).toBeNull();
+    expect(screen.getByRole('button', { name: 'Stop waiting' })).toBeTruthy();
+    await act(async () => finish(toolResult()));
+    expect(await screen.findByText('Progress · 9 updates · Crawling page 2')).toBeTruthy();
+    expect(screen.queryByRole('status', { name: /Step/ })).toBeNull();
+    act(() => onProgress?.({ progress: 8, updates: 10 })); // after the call: nothing changes
+    expect(screen.getByText('Progress · 9 updates · Crawling page 2')).toBeTruthy();
   });
 
   test.each<[string, McpTestCallOutcome, string[]]>([

@@ -5,13 +5,15 @@
 
 import { useEffect, useId, useRef, useState } from 'react';
 import type {
+  McpCallProgress,
   McpDiscoveredTool,
   McpDiscoveryResult,
-  McpTestCallOptions,
   McpTestCallOutcome,
   TauriTavernMcpServer,
   TestMcpToolCallInput,
+  TtmcpTestCallOptions,
 } from '../../../../jsapi/tauritavern-mcp';
+import { CallProgress, ProgressSummary } from '../../ui/CallProgress';
 import { showDialog } from '../../host/popup';
 import type { Tr } from '../../base/texts';
 import { DiscoveryNotes } from '../../ui/DiscoveryNotes';
@@ -27,7 +29,7 @@ export interface TestCallDialogDeps {
   servers: TauriTavernMcpServer[];
   discover(registrationId: string): Promise<McpDiscoveryResult>;
   refresh(registrationId: string): Promise<McpDiscoveryResult>;
-  testCall(input: TestMcpToolCallInput, options: McpTestCallOptions): Promise<McpTestCallOutcome>;
+  testCall(input: TestMcpToolCallInput, options: TtmcpTestCallOptions): Promise<McpTestCallOutcome>;
   /** Opens a resource the result links to or embeds (preview, attach); absent where the page cannot. */
   openResource?: ((server: TauriTavernMcpServer, target: ResourceTarget) => void) | undefined;
 }
@@ -58,6 +60,8 @@ export function TestCallDialog(props: TestCallDialogProps) {
   const [stopping, setStopping] = useState(false);
   const [outcome, setOutcome] = useState<McpTestCallOutcome>();
   const [callError, setCallError] = useState<string>();
+  const [progress, setProgress] = useState<McpCallProgress>();
+  const [startedAt, setStartedAt] = useState(0);
   const controller = useRef<AbortController | null>(null);
   const mounted = useRef(true);
 
@@ -96,6 +100,7 @@ export function TestCallDialog(props: TestCallDialogProps) {
     setErrors({});
     setOutcome(undefined);
     setCallError(undefined);
+    setProgress(undefined);
   }
 
   function selectServer(next: string) {
@@ -135,11 +140,13 @@ export function TestCallDialog(props: TestCallDialogProps) {
     setErrors({});
     setOutcome(undefined);
     setCallError(undefined);
+    setProgress(undefined);
+    setStartedAt(Date.now());
     setRunning(true);
     try {
       const result = await props.testCall(
         { registrationId: serverId, nativeName: tool.nativeName, argumentsJson: collected.json },
-        { signal: abort.signal },
+        { signal: abort.signal, onProgress: (p) => mounted.current && controller.current === abort && setProgress(p) },
       );
       if (mounted.current) setOutcome(result);
     } catch (err) {
@@ -250,10 +257,7 @@ export function TestCallDialog(props: TestCallDialogProps) {
           <div className="tt-mcp-actions">
             {running ? (
               <>
-                <span className="tt-mcp-waiting" role="status">
-                  <i className="fa-solid fa-spinner fa-spin" aria-hidden="true" />{' '}
-                  {stopping ? tr('stopping') : tr('waiting')}
-                </span>
+                <CallProgress progress={progress} startedAt={startedAt} stopping={stopping} />
                 <button type="button" className="menu_button" disabled={stopping} onClick={stop}>
                   {tr('stop_waiting')}
                 </button>
@@ -271,6 +275,7 @@ export function TestCallDialog(props: TestCallDialogProps) {
               {callError}
             </p>
           )}
+          {!running && progress && <ProgressSummary updates={progress.updates} message={progress.message} />}
           {outcome && (
             <CallOutcome
               outcome={outcome}

@@ -4,6 +4,7 @@ import { describe, expect, test, vi } from 'vitest';
 import type { ReactNode } from 'react';
 import type { McpAuditEntry } from '../../../../jsapi/tauritavern-mcp';
 import type { ToolReach } from './reach';
+import type { SearchSettings } from './search';
 import { RecentCalls, ToolReachSection, ToolsContext, type ToolsPanelDeps } from './ToolsPanel';
 
 function deps(reach: ToolReach[], entries: McpAuditEntry[] = []): ToolsPanelDeps & { fire(): void } {
@@ -34,7 +35,7 @@ describe('tools for the model', () => {
   test('says whether the tools reach the model, and checks again on changes and on request', async () => {
     const d = deps([
       { kind: 'function_calling_off' },
-      { kind: 'ready', tools: 3, servers: 2, diagnostics: 1, total: 3, leftOut: 0, local: 0, limit: 128, missing: [] },
+      { kind: 'ready', search: false, mode: 'all', request: 4, tokens: 900, maxTools: 40, contextPercent: 10, tools: 3, servers: 2, diagnostics: 1, total: 3, leftOut: 0, local: 0, limit: 128, missing: [] },
       { kind: 'too_old' },
     ]);
     renderWith(d, <ToolReachSection />);
@@ -77,7 +78,7 @@ describe('tools for the model', () => {
 
   test('names the tool set in use and what the provider\'s limit leaves out', async () => {
     const d = deps([
-      { kind: 'ready', tools: 124, servers: 3, diagnostics: 0, total: 300, leftOut: 176, local: 3, limit: 128, set: { name: 'Coding', level: 'character' }, missing: [] },
+      { kind: 'ready', search: false, mode: 'all', request: 4, tokens: 900, maxTools: 40, contextPercent: 10, tools: 124, servers: 3, diagnostics: 0, total: 300, leftOut: 176, local: 3, limit: 128, set: { name: 'Coding', level: 'character' }, missing: [] },
       { kind: 'set_offers_nothing', diagnostics: 2, set: { name: 'Coding', level: 'chat' }, missing: ['default'] },
     ]);
     renderWith(d, <ToolReachSection />);
@@ -93,11 +94,67 @@ describe('tools for the model', () => {
   });
 
   test('without a tool set the limit leaves out by server name and tool, not by a set\'s order (walked in SillyTavern 1.18.0)', async () => {
-    const d = deps([{ kind: 'ready', tools: 127, servers: 2, diagnostics: 0, total: 307, leftOut: 180, local: 0, limit: 128, missing: [] }]);
+    const d = deps([{ kind: 'ready', search: false, mode: 'all', request: 4, tokens: 900, maxTools: 40, contextPercent: 10, tools: 127, servers: 2, diagnostics: 0, total: 307, leftOut: 180, local: 0, limit: 128, missing: [] }]);
     renderWith(d, <ToolReachSection />);
     const line = await screen.findByRole('status');
     await waitFor(() => expect(line.textContent).toContain('180 of the 307 MCP tools are left out (by server name, then tool).'));
     expect(line.textContent).not.toContain('set’s order');
+  });
+
+  test('the sizes of the next request, in both modes, and automatic\'s budget (issue 31)', async () => {
+    const d = deps([
+      { kind: 'ready', search: true, mode: 'automatic', request: 4, tokens: 612, maxTools: 40, contextPercent: 10, context: 32000, tools: 300, servers: 5, diagnostics: 0, total: 300, leftOut: 0, local: 0, limit: 128, missing: [] },
+      { kind: 'ready', search: false, mode: 'all', request: 12, tokens: 4321, maxTools: 40, contextPercent: 10, tools: 11, servers: 2, diagnostics: 0, total: 11, leftOut: 0, local: 0, limit: 128, missing: [] },
+    ]);
+    renderWith(d, <ToolReachSection />);
+    const line = await screen.findByRole('status');
+    await waitFor(() => expect(line.textContent).toContain('MCP tools reach the model through search: it can find 300 tools from 5 servers.'));
+    expect(line.textContent).toContain('The next request carries 4 of ttmcp’s tool definitions, about 612 tokens of schemas.');
+    expect(line.textContent).toContain('Automatic: search once more than 40 tools or 10 % of the context (3,200 tokens) would be offered.');
+    d.fire();
+    await waitFor(() => expect(line.textContent).toContain('the next generation offers 11 tools from 2 servers.'));
+    expect(line.textContent).toContain('The next request carries 12 of ttmcp’s tool definitions, about 4,321 tokens of schemas.');
+    expect(line.textContent).not.toContain('Automatic');
+  });
+
+  test('all tools whose schemas take more than a quarter of a known context: the line warns that the chat is crowded out', async () => {
+    const ready = { kind: 'ready' as const, search: false, mode: 'all' as const, request: 32, maxTools: 40, contextPercent: 10, tools: 31, servers: 3, diagnostics: 0, total: 31, leftOut: 0, local: 0, limit: 128, missing: [] };
+    const d = deps([
+      { ...ready, tokens: 3857, context: 4095 },
+      { ...ready, tokens: 3858, context: 32768 },
+      { ...ready, tokens: 3859 },
+      { ...ready, search: true, mode: 'search' as const, request: 4, tokens: 558, context: 1000 },
+    ]);
+    renderWith(d, <ToolReachSection />);
+    const line = await screen.findByRole('status');
+    await waitFor(() => expect(line.textContent).toContain('These schemas take about 94 % of the model’s context (4,095 tokens)'));
+    expect(line.textContent).toContain('Search (or Automatic) mode offers a small constant set instead.');
+    // 12 % of the context, an unknown context, search mode: no warning
+    for (const tokens of ['about 3,858 tokens', 'about 3,859 tokens', 'about 558 tokens']) {
+      d.fire();
+      await waitFor(() => expect(line.textContent).toContain(tokens));
+      expect(line.textContent).not.toContain('of the model’s context');
+    }
+  });
+
+  test('the default\'s search mode is read, saved as it changes, and the reach is checked again', async () => {
+    let stored: SearchSettings = { mode: 'all', maxTools: 40, contextPercent: 10, pinned: [] };
+    const write = vi.fn((s: SearchSettings) => void (stored = s));
+    const d = { ...deps([{ kind: 'function_calling_off' }, { kind: 'function_calling_off' }, { kind: 'function_calling_off' }]), defaultSearch: { read: () => stored, write } };
+    renderWith(d, <ToolReachSection />);
+    await userEvent.click(await screen.findByText('Tool search for chats without a tool set'));
+    await userEvent.selectOptions(screen.getByLabelText('How the tools reach the model'), 'automatic');
+    expect(stored.mode).toBe('automatic');
+    const max = screen.getByLabelText('Search above this many tools');
+    await userEvent.clear(max);
+    await userEvent.type(max, '0');
+    await userEvent.tab(); // 0 is not a budget: nothing saved
+    expect(write).toHaveBeenCalledTimes(1);
+    await userEvent.clear(max);
+    await userEvent.type(max, '64');
+    await userEvent.tab();
+    expect(stored).toEqual({ mode: 'automatic', maxTools: 64, contextPercent: 10, pinned: [] });
+    expect(d.reach).toHaveBeenCalledTimes(3); // first check, and once per saved change
   });
 
   test('a call whose result was kept offers it in full', async () => {
@@ -138,6 +195,18 @@ describe('tools for the model', () => {
     expect(rows.map((r) => r.querySelector('.tt-mcp-chip-asked')?.textContent ?? null)).toEqual([
       'Asked · A form: answered; A page to open: declined · 3 requests',
       'Asked · A form: not answered',
+      null,
+    ]);
+  });
+
+  test('a call whose server reported progress shows how many updates came and the last message', async () => {
+    const d = deps([], [{ ...entry, callId: 'p1', progressUpdates: 5, progressMessage: 'step 5 of 5' }, { ...entry, callId: 'p2', progressUpdates: 1 }, entry]);
+    renderWith(d, <RecentCalls registrationId="r" />);
+    await userEvent.click(screen.getByText('Recent calls'));
+    const rows = await screen.findAllByRole('listitem');
+    expect(rows.map((r) => r.querySelector('.tt-mcp-chip-progress')?.textContent ?? null)).toEqual([
+      'Progress · 5 updates · step 5 of 5',
+      'Progress · 1 update',
       null,
     ]);
   });

@@ -8,9 +8,12 @@ import { createContext, useCallback, useContext, useEffect, useRef, useState } f
 import type { McpAuditEntry } from '../../../../jsapi/tauritavern-mcp';
 import type { TextKey } from '../../base/texts';
 import { askedItem } from '../../ui/Asked';
+import { ProgressSummary } from '../../ui/CallProgress';
 import { errorMessage } from '../../base/errors';
 import { useTr } from '../../base/tr';
 import type { ToolReach } from './reach';
+import type { SearchSettings } from './search';
+import type { McpToolMode } from '../../../../jsapi/tauritavern-mcp';
 
 export interface ToolsPanelDeps {
   reach(): Promise<ToolReach>;
@@ -20,11 +23,19 @@ export interface ToolsPanelDeps {
   recentCalls?(registrationId: string, limit: number): Promise<McpAuditEntry[]>;
   /** Opens a kept result (a model call's, too long for its prompt) for reading; undefined without the results API. */
   openResult?(resultId: string): Promise<void>;
+  /** The search mode of chats without a tool set (issue 31): read and saved in the extension's settings. */
+  defaultSearch?: { read(): SearchSettings; write(settings: SearchSettings): void };
 }
 
 export const ToolsContext = createContext<ToolsPanelDeps | undefined>(undefined);
 
 const RECENT_LIMIT = 10;
+
+/**
+ * The share of the model's context above which the reach line warns that
+ * the offered schemas crowd the chat out (SillyTavern trims history to fit).
+ */
+const HEAVY_SHARE = 0.25;
 
 /** Which tool set the reach is for, and the limit's effect, in words (empty: nothing to say). */
 function reachDetails(reach: ToolReach, tr: ReturnType<typeof useTr>): string[] {
@@ -33,6 +44,20 @@ function reachDetails(reach: ToolReach, tr: ReturnType<typeof useTr>): string[] 
   if (reach.set) out.push(tr(`reach_set_${reach.set.level}` as TextKey, { name: reach.set.name }));
   else out.push(tr('reach_no_set'));
   if (reach.missing.length > 0) out.push(tr('reach_set_missing'));
+  if (reach.kind === 'ready') {
+    out.push(tr('reach_request', { count: reach.request, tokens: reach.tokens.toLocaleString() }));
+    // all tools: schemas past a quarter of a known context crowd the chat out of the request
+    if (!reach.search && reach.context !== undefined && reach.context > 0 && reach.tokens > reach.context * HEAVY_SHARE) {
+      out.push(tr('reach_context_heavy', { percent: Math.round((reach.tokens * 100) / reach.context), context: reach.context.toLocaleString() }));
+    }
+    if (reach.mode === 'automatic') {
+      const budget =
+        reach.context === undefined
+          ? tr('reach_context_unknown')
+          : tr('reach_context_tokens', { tokens: Math.floor((reach.context * reach.contextPercent) / 100).toLocaleString() });
+      out.push(tr('reach_automatic', { maxTools: reach.maxTools, percent: reach.contextPercent, budget }));
+    }
+  }
   if (reach.kind === 'ready' && reach.leftOut > 0) {
     // with a set its order decides; without one, the listing's (server name, then tool)
     out.push(tr(reach.set ? 'reach_limit' : 'reach_limit_no_set', { limit: reach.limit ?? 0, local: reach.local, leftOut: reach.leftOut, total: reach.total }));
@@ -43,7 +68,7 @@ function reachDetails(reach: ToolReach, tr: ReturnType<typeof useTr>): string[] 
 function reachText(reach: ToolReach, tr: ReturnType<typeof useTr>): string {
   switch (reach.kind) {
     case 'ready':
-      return tr('reach_ready', { tools: tr('tool_count', { count: reach.tools }), servers: tr('server_count', { count: reach.servers }) });
+      return tr(reach.search ? 'reach_ready_search' : 'reach_ready', { tools: tr('tool_count', { count: reach.tools }), servers: tr('server_count', { count: reach.servers }) });
     case 'set_offers_nothing':
       return tr('reach_set_offers_nothing');
     case 'not_chat_completion':
@@ -96,20 +121,69 @@ export function ToolReachSection(props: { version?: unknown }) {
   if (!deps || !reach) return null;
   const ok = (reach.kind === 'ready' && reach.leftOut === 0) || reach.kind === 'host_offers_tools';
   return (
-    <section className={`tt-mcp-reach tt-mcp-reach-${ok ? 'ok' : 'off'}`} aria-label={tr('tools_title')}>
-      <i className={ok ? 'fa-solid fa-circle-check' : 'fa-solid fa-circle-exclamation'} aria-hidden="true" />
-      <p role="status" data-reach={reach.kind}>
-        {reachText(reach, tr)}
-        {reachDetails(reach, tr).map((d) => (
-          <span key={d}> {d}</span>
-        ))}
-        {(reach.kind === 'ready' || reach.kind === 'set_offers_nothing') && reach.diagnostics > 0 && <> {tr('reach_diagnostics', { count: reach.diagnostics })}</>}
-        {reach.kind === 'backend_down' && reach.message !== '' && <> {tr('error_details', { message: reach.message })}</>}
-      </p>
-      <button type="button" className="menu_button" disabled={checking} onClick={() => void check()}>
-        {tr('check_again')}
-      </button>
-    </section>
+    <>
+      <section className={`tt-mcp-reach tt-mcp-reach-${ok ? 'ok' : 'off'}`} aria-label={tr('tools_title')}>
+        <i className={ok ? 'fa-solid fa-circle-check' : 'fa-solid fa-circle-exclamation'} aria-hidden="true" />
+        <p role="status" data-reach={reach.kind}>
+          {reachText(reach, tr)}
+          {reachDetails(reach, tr).map((d) => (
+            <span key={d}> {d}</span>
+          ))}
+          {(reach.kind === 'ready' || reach.kind === 'set_offers_nothing') && reach.diagnostics > 0 && <> {tr('reach_diagnostics', { count: reach.diagnostics })}</>}
+          {reach.kind === 'backend_down' && reach.message !== '' && <> {tr('error_details', { message: reach.message })}</>}
+        </p>
+        <button type="button" className="menu_button" disabled={checking} onClick={() => void check()}>
+          {tr('check_again')}
+        </button>
+      </section>
+      {deps.defaultSearch && <DefaultSearch store={deps.defaultSearch} changed={() => void check()} />}
+    </>
+  );
+}
+
+function BudgetField(props: { label: string; value: string; onChange: (v: string) => void; onDone: () => void }) {
+  return (
+    <label>
+      <span>{props.label}</span>
+      <input className="text_pole" inputMode="numeric" value={props.value} onChange={(e) => props.onChange(e.target.value)} onBlur={props.onDone} />
+    </label>
+  );
+}
+
+/** The search mode of chats without a tool set: a mode and automatic's budget, saved as they change. */
+function DefaultSearch(props: { store: NonNullable<ToolsPanelDeps['defaultSearch']>; changed: () => void }) {
+  const tr = useTr();
+  const [settings, setSettings] = useState(() => props.store.read());
+  const [maxTools, setMaxTools] = useState(String(settings.maxTools));
+  const [percent, setPercent] = useState(String(settings.contextPercent));
+  const save = (next: SearchSettings) => {
+    setSettings(next);
+    props.store.write(next);
+    props.changed();
+  };
+  const budget = (text: string, key: 'maxTools' | 'contextPercent', max: number) => {
+    const n = Number(text.trim());
+    if (Number.isInteger(n) && n >= 1 && n <= max && n !== settings[key]) save({ ...settings, [key]: n });
+  };
+  return (
+    <details className="tt-mcp-default-search">
+      <summary>{tr('default_search_title')}</summary>
+      <label className="tt-mcp-field">
+        <span>{tr('toolset_mode')}</span>
+        <select className="text_pole" value={settings.mode} onChange={(e) => save({ ...settings, mode: e.target.value as McpToolMode })}>
+          <option value="all">{tr('toolset_mode_all')}</option>
+          <option value="search">{tr('toolset_mode_search')}</option>
+          <option value="automatic">{tr('toolset_mode_automatic')}</option>
+        </select>
+      </label>
+      {settings.mode === 'automatic' && (
+        <div className="tt-mcp-field tt-mcp-toolset-budget">
+          <BudgetField label={tr('toolset_budget_tools')} value={maxTools} onChange={setMaxTools} onDone={() => budget(maxTools, 'maxTools', 2048)} />
+          <BudgetField label={tr('toolset_budget_percent')} value={percent} onChange={setPercent} onDone={() => budget(percent, 'contextPercent', 100)} />
+        </div>
+      )}
+      <small className="tt-mcp-hint">{tr('default_search_hint')}</small>
+    </details>
   );
 }
 
@@ -161,6 +235,7 @@ function CallRow(props: { entry: McpAuditEntry; openResult: ((id: string) => Pro
           {(e.rounds ?? 1) > 1 && <> · {tr('asked_rounds', { count: e.rounds ?? 1 })}</>}
         </span>
       )}
+      <ProgressSummary updates={e.progressUpdates} message={e.progressMessage} />
       <span className="tt-mcp-call-duration">{tr('duration_ms', { ms: Math.round(e.durationMs) })}</span>
       {e.resultId !== undefined && openResult && (
         <button type="button" className="menu_button tt-mcp-call-result" onClick={() => void openResult(e.resultId!)}>

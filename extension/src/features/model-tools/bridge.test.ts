@@ -3,12 +3,22 @@
 // roots and rounds, aliases, Ask answers, unknown outcomes and Stop.
 
 import { describe, expect, test, vi } from 'vitest';
-import type { LegacyMcpTool, McpCallOutcome, McpToolSet, TauriTavernMcpServer, TtmcpMcpApi } from '../../../../jsapi/tauritavern-mcp';
+import type {
+  LegacyMcpTool,
+  McpCallOutcome,
+  McpCallProgress,
+  McpToolSearchHit,
+  McpToolSet,
+  SearchMcpToolsInput,
+  TauriTavernMcpServer,
+  TtmcpMcpApi,
+} from '../../../../jsapi/tauritavern-mcp';
 import { englishTr } from '../../base/texts';
 import type { ApprovalAnswer, ApprovalRequest } from './approval';
 import type { BindingScope } from '../../host/bindings';
 import { ToolBridge, type ToolBridgeHost } from './bridge';
 import { sentence } from './readable';
+import { CALL_TOOL, definitionTokens, DETAILS_TOOL, SEARCH_TOOL, type SearchSettings } from './search';
 import { toolReach } from './reach';
 import { ST_EVENTS, type StFunctionTool, type StToolContext } from '../../host/sillytavern-tools';
 
@@ -98,7 +108,9 @@ interface World {
   asked: ApprovalRequest[];
   setPermission: ReturnType<typeof vi.fn>;
   tools: LegacyMcpTool[];
-  callAnswer: (dto: Record<string, unknown>) => Promise<McpCallOutcome> | McpCallOutcome;
+  callAnswer: (dto: Record<string, unknown>, options?: { onProgress?: (p: McpCallProgress) => void }) => Promise<McpCallOutcome> | McpCallOutcome;
+  /** The chat statuses the calls showed (issue 29). */
+  statuses: Array<{ name: string; progress: McpCallProgress[]; ended: boolean }>;
   connected: boolean;
   ttmcp: boolean;
   /** Whether invoke.safeInvoke is published (false: the API never loaded). */
@@ -116,6 +128,11 @@ interface World {
   reads: unknown[];
   /** Whether the page says the last Stop came from a server's question popup. */
   stoppedInQuestion: boolean;
+  /** What api.mcp.toolSearch answers, and what it was asked. */
+  searchHits: (input: SearchMcpToolsInput) => McpToolSearchHit[];
+  searches: SearchMcpToolsInput[];
+  /** The default's search settings (no set). */
+  defaultSearch?: SearchSettings;
 }
 
 function world(): World {
@@ -142,16 +159,25 @@ function world(): World {
     setTools: {},
     reads: [],
     stoppedInQuestion: false,
+    statuses: [],
+    searchHits: () => [],
+    searches: [],
   } as unknown as World;
   const server = (): TauriTavernMcpServer => ({
     id: REG, displayName: 'Demo', endpoint: 'http://x/mcp', headers: {}, protocolVersion: 'auto', state: 'active',
-    toolPermissions: w.permission.value === 'off' ? {} : { echo: w.permission.value, add: w.permission.value },
+    toolPermissions: w.permission.value === 'off' ? {} : Object.fromEntries([echo, add, ...w.tools, ...Object.values(w.setTools).flat()].map((t) => [t.nativeName, w.permission.value as 'ask' | 'allow'])),
     toolDescriptionOverrides: {},
   });
   const api = {
     servers: { list: async () => ({ servers: [server()], storageIssues: [] }) },
     tools: { setPermission: w.setPermission },
     toolSets: { list: async () => ({ toolSets: w.sets, storageIssues: [] }) },
+    toolSearch: {
+      search: async (input: SearchMcpToolsInput) => {
+        w.searches.push(input);
+        return { hits: w.searchHits(input) };
+      },
+    },
     results: {
       read: async (input: unknown) => {
         w.reads.push(input);
@@ -164,7 +190,7 @@ function world(): World {
     api: () => api,
     invokeCommand: () =>
       w.loaded
-        ? async (command: string, args?: unknown) => {
+        ? async (command: string, args?: unknown, options?: { onProgress?: (p: McpCallProgress) => void }) => {
             w.commands.push([command, args]);
             if (command === 'list_legacy_mcp_tools') {
               const setId = (args as { dto?: { toolSetId?: string } } | undefined)?.dto?.toolSetId;
@@ -172,7 +198,7 @@ function world(): World {
             }
             if (command === 'call_legacy_mcp_tool') {
               const dto = (args as { dto: Record<string, unknown> }).dto;
-              const o = await w.callAnswer(dto);
+              const o = await w.callAnswer(dto, options);
               // the backend answers the readable text when asked (and never otherwise)
               return dto.readable ? { ...o, readable: { text: projected(o), isError: o.outcome !== 'known_response' } } : o;
             }
@@ -192,6 +218,11 @@ function world(): World {
       return new Promise((resolve) => signal.addEventListener('abort', () => resolve('denied'), { once: true }));
     },
     toast: (level, text, title, persistent = false) => void w.toasts.push([level, `${title}: ${text}`, persistent]),
+    callStatus: (name) => {
+      const st = { name, progress: [] as McpCallProgress[], ended: false };
+      w.statuses.push(st);
+      return { progress: (p) => void st.progress.push(p), end: () => void (st.ended = true) };
+    },
     listed: () => void w.listed++,
     changed: () => void w.changed++,
     scope: () => w.scope,
@@ -200,6 +231,7 @@ function world(): World {
       w.stoppedInQuestion = false;
       return asked;
     },
+    defaultSearch: () => w.defaultSearch ?? { mode: 'all', maxTools: 40, contextPercent: 10, pinned: [] },
     tr: englishTr,
   };
   w.bridge = new ToolBridge(host);
@@ -309,6 +341,27 @@ describe('roots and rounds', () => {
 });
 
 describe('calls', () => {
+  test('a call shows its progress in the chat while it runs, and the status ends with the call; a denial shows none', async () => {
+    const w = world();
+    await w.st.round();
+    const seenWhileRunning: boolean[] = [];
+    w.callAnswer = (dto, options) => {
+      options?.onProgress?.({ progress: 1, total: 2, message: 'half', updates: 1 });
+      options?.onProgress?.({ progress: 2, total: 2, updates: 2 });
+      seenWhileRunning.push(w.statuses[0]?.ended === false);
+      return known(String(dto.argumentsJson));
+    };
+    await w.st.call('mcp__Demo__echo', { text: 'hi' });
+    expect(w.statuses).toEqual([
+      { name: 'Echo (Demo)', progress: [{ progress: 1, total: 2, message: 'half', updates: 1 }, { progress: 2, total: 2, updates: 2 }], ended: true },
+    ]);
+    expect(seenWhileRunning).toEqual([true]);
+    w.permission.value = 'ask';
+    w.answers.push('denied');
+    await w.st.call('mcp__Demo__echo', { text: 'no' });
+    expect(w.statuses).toHaveLength(1);
+  });
+
   test.each([
     ['may have executed', 'may have executed.'],
     ['Timed out.', 'Timed out.'],
@@ -478,7 +531,10 @@ describe('reach', () => {
   ] as const)('%s', async (kind, inputs) => {
     const r = await toolReach(inputs);
     expect(r.kind).toBe(kind);
-    if (r.kind === 'ready') expect(r).toEqual({ kind: 'ready', tools: 2, servers: 1, diagnostics: 1, total: 2, leftOut: 0, local: 0, limit: 128, missing: [] });
+    if (r.kind === 'ready') {
+      expect(r).toMatchObject({ kind: 'ready', tools: 2, servers: 1, diagnostics: 1, total: 2, leftOut: 0, local: 0, limit: 128, missing: [] });
+      expect(r).toMatchObject({ search: false, mode: 'all', request: 3, maxTools: 40, contextPercent: 10 });
+    }
   });
 });
 
@@ -490,8 +546,12 @@ describe('tool sets, the provider limit and the reader', () => {
     descriptionOverrides: {},
     resultInlineCharLimit: 1000,
     readerTool: true,
+    toolMode: 'all',
+    searchMaxTools: 40,
+    searchContextPercent: 10,
+    pinnedTools: [],
     ...patch,
-  });
+  } as McpToolSet);
 
   test('a root lists the tools of the set its chat uses; calls carry the set\'s inline limit and reader', async () => {
     const w = world();
@@ -576,5 +636,202 @@ describe('tool sets, the provider limit and the reader', () => {
     const text = await w.st.call('ttmcp_read_result', { resultId: 'r-1', startLine: 2, lineCount: 9999 });
     expect(w.reads).toEqual([{ resultId: 'r-1', startLine: 2, lineCount: 500, maxChars: 8000 }]);
     expect(text).toBe('Result r-1, lines 2–2 of 3:\n\nline two\n\nMore follows: call ttmcp_read_result with {"resultId": "r-1", "startLine": 3}.');
+  });
+});
+
+describe('the stable tools array (issue 31)', () => {
+  test('after a bound chat, a chat without a set offers its tools in the listing\'s order; ten requests, one array, registered once', async () => {
+    const w = world();
+    const registrations: string[] = [];
+    const ctx = w.st.context.bind(w.st);
+    w.st.context = () => {
+      const c = ctx();
+      return { ...c, registerFunctionTool: (t) => (registrations.push(t.name), c.registerFunctionTool!(t)) };
+    };
+    w.sets = [{ id: 'set-add', name: 'Add', tools: [`mcp/${REG}:add`], descriptionOverrides: {}, resultInlineCharLimit: 1000, readerTool: false } as unknown as McpToolSet];
+    w.setTools = { 'set-add': [add] };
+    w.scope = { chatOpen: true, chat: 'set-add' };
+    await w.st.round();
+    expect(await w.st.offered()).toEqual(['mcp__Demo__add__2']);
+    // another chat, no set: before issue 31 add stayed first (registered earlier) and echo came after it
+    w.scope = { chatOpen: true };
+    registrations.length = 0;
+    const arrays: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      await w.st.round();
+      arrays.push(JSON.stringify(await w.st.offered()));
+    }
+    expect(JSON.parse(arrays[0]!)).toEqual(['mcp__Demo__echo', 'mcp__Demo__add__2', 'ttmcp_read_result']);
+    expect(new Set(arrays).size).toBe(1);
+    expect(registrations).toEqual(['mcp__Demo__echo', 'mcp__Demo__add__2', 'ttmcp_read_result']); // once, in order
+    expect(w.bridge.offered).toEqual(['mcp__Demo__echo', 'mcp__Demo__add__2', 'ttmcp_read_result']);
+    expect(w.st.overwrites).toEqual([]);
+  });
+
+  test('a tool another extension registered after ttmcp\'s: ttmcp\'s are registered again after it, in order', async () => {
+    const w = world();
+    const ctx = w.st.context.bind(w.st);
+    const names = () => [...w.st.registry.keys()].map((name) => ({ toFunctionOpenAI: () => ({ function: { name } }) }));
+    w.st.context = () => ({ ...ctx(), ToolManager: { tools: names() } });
+    await w.st.round();
+    expect([...w.st.registry.keys()]).toEqual(['mcp__Demo__echo', 'mcp__Demo__add', 'ttmcp_read_result']);
+    w.st.registry.set('weather', { name: 'weather', description: 'w', parameters: {}, action: () => '' });
+    await w.st.round();
+    expect([...w.st.registry.keys()]).toEqual(['weather', 'mcp__Demo__echo', 'mcp__Demo__add', 'ttmcp_read_result']);
+  });
+});
+
+describe('search mode (issue 31)', () => {
+  const many = Array.from({ length: 300 }, (_, i): LegacyMcpTool => {
+    const n = String(i).padStart(3, '0');
+    return { ...echo, toolId: `mcp/${REG}:t${n}`, nativeName: `t${n}`, title: `Tool ${n}`, description: `Does thing ${n}.\nMore.` };
+  });
+  const searchSet = (patch: Partial<McpToolSet> = {}): McpToolSet =>
+    ({ id: 'set-many', name: 'Many', tools: [`mcp/${REG}:*`], descriptionOverrides: {}, resultInlineCharLimit: 1000, readerTool: true,
+       toolMode: 'search', searchMaxTools: 40, searchContextPercent: 10, pinnedTools: [], ...patch }) as McpToolSet;
+  const hit = (t: LegacyMcpTool, score: number): McpToolSearchHit => ({
+    toolId: t.toolId, registrationId: REG, serverDisplayName: t.serverDisplayName, nativeName: t.nativeName, title: t.title!, description: 'Does thing.', score,
+  });
+
+  test('300 tools: the request carries the constant set, the pinned tool and the reader; search, details and call reach the real tool through Ask', async () => {
+    const w = world();
+    w.sets = [searchSet({ pinnedTools: [`mcp/${REG}:t007`] })];
+    w.setTools = { 'set-many': many };
+    w.scope = { chatOpen: true, default: 'set-many' };
+    w.searchHits = () => [hit(many[42]!, 9), hit(many[5]!, 3)];
+    await w.st.round();
+    expect(await w.st.offered()).toEqual([SEARCH_TOOL, DETAILS_TOOL, CALL_TOOL, 'mcp__Demo__t007', 'ttmcp_read_result']);
+    expect(w.bridge.searching).toBe(true);
+    expect(w.toasts).toEqual([]); // nothing is left out: the limit is not reached
+    const found = await w.st.call(SEARCH_TOOL, { query: 'thing 42', limit: 5 });
+    expect(w.searches).toEqual([{ query: 'thing 42', limit: 5, toolSetId: 'set-many' }]);
+    expect(found).toBe(
+      '2 MCP tools for "thing 42" (read one\'s parameters with ttmcp_tool_details, call it with ttmcp_call_tool):\n\n' +
+        'Demo:\n- mcp__Demo__t042 — Tool 042: Does thing.\n- mcp__Demo__t005 — Tool 005: Does thing.',
+    );
+    const details = await w.st.call(DETAILS_TOOL, { name: 'mcp__Demo__t042' });
+    expect(JSON.parse(details.slice(0, details.indexOf('\n\nCall it')))).toEqual({
+      name: 'mcp__Demo__t042', server: 'Demo', title: 'Tool 042', description: 'Does thing 042.\nMore.', inputSchema: echo.inputSchema,
+    });
+    // Ask: the popup names the real tool; the backend is asked for the real ToolId
+    w.permission.value = 'ask';
+    w.answers.push('once');
+    const text = await w.st.call(CALL_TOOL, { name: 'mcp__Demo__t042', arguments: { text: 'hi' } });
+    expect(w.asked).toEqual([{ serverDisplayName: 'Demo', toolTitle: 'Tool 042', nativeName: 't042', argumentsJson: '{"text":"hi"}' }]);
+    const calls = w.commands.filter(([c]) => c === 'call_legacy_mcp_tool');
+    expect(calls).toHaveLength(1);
+    expect((calls[0]![1] as { dto: Record<string, unknown> }).dto).toMatchObject({ toolId: `mcp/${REG}:t042`, argumentsJson: '{"text":"hi"}', approval: 'once' });
+    expect(text).toBe('{"text":"hi"}');
+    expect(await w.st.registry.get(CALL_TOOL)!.formatMessage!({ name: 'mcp__Demo__t042', arguments: {} })).toBe('Invoking MCP tool: Tool 042 (Demo)');
+    // SillyTavern's record names the real tool (the call keeps the call tool's name, as the tools array has it)
+    const invocations = [{ id: 'c1', displayName: 'Call an MCP tool', name: CALL_TOOL, parameters: '{"name":"mcp__Demo__t042","arguments":{"text":"hi"}}', result: text }];
+    const message = { mes: 'Tool calls: Call an MCP tool\n[{"displayName": "Call an MCP tool"}]', extra: { tool_invocations: invocations } };
+    const ctx = w.st.context.bind(w.st);
+    w.st.context = () => ({ ...ctx(), chat: [message] }) as StToolContext;
+    await w.st.emit(ST_EVENTS.TOOL_CALLS_PERFORMED, invocations);
+    expect(invocations[0]!.displayName).toBe('Tool 042 (Demo)');
+    expect(invocations[0]!.name).toBe(CALL_TOOL);
+    expect(message.mes).toBe('Tool calls: Tool 042 (Demo)\n[{"displayName": "Tool 042 (Demo)"}]');
+    // the round after the batch offers the same array
+    await w.st.round();
+    expect(await w.st.offered()).toEqual([SEARCH_TOOL, DETAILS_TOOL, CALL_TOOL, 'mcp__Demo__t007', 'ttmcp_read_result']);
+  });
+
+  test('only the root\'s tools are found and called: a hit outside the listing is not shown; a listing change applies at the next root', async () => {
+    const w = world();
+    w.defaultSearch = { mode: 'search', maxTools: 40, contextPercent: 10, pinned: [] };
+    w.tools = [echo];
+    // the backend's index answering a tool this root does not list (an Off tool, another set's) is never shown
+    w.searchHits = () => [hit(add, 5), hit(echo, 2)];
+    await w.st.round();
+    expect(await w.st.call(SEARCH_TOOL, { query: 'x' })).toBe(
+      '1 MCP tool for "x" (read one\'s parameters with ttmcp_tool_details, call it with ttmcp_call_tool):\n\nDemo:\n- mcp__Demo__echo — Echo: Does thing.',
+    );
+    expect(await w.st.call(CALL_TOOL, { name: 'mcp__Demo__add', arguments: {} })).toContain('Nothing was called');
+    expect(w.commands.filter(([c]) => c === 'call_legacy_mcp_tool')).toHaveLength(0);
+    // the listing changed (a refresh, a permission): the next root finds and calls the new tool
+    w.tools = [echo, add];
+    await w.st.round();
+    expect(await w.st.call(CALL_TOOL, { name: 'mcp__Demo__add__2', arguments: {} })).toBe('{}');
+    expect(w.commands.filter(([c]) => c === 'call_legacy_mcp_tool')).toHaveLength(1);
+  });
+
+  test('a server filter, unknown names and a missing query: told in words, nothing called', async () => {
+    const w = world();
+    w.defaultSearch = { mode: 'search', maxTools: 40, contextPercent: 10, pinned: [] };
+    await w.st.round(); // no set: the default's settings, the permitted tools
+    expect(await w.st.offered()).toEqual([SEARCH_TOOL, DETAILS_TOOL, CALL_TOOL, 'ttmcp_read_result']);
+    await w.st.call(SEARCH_TOOL, { query: 'echo', server: 'demo' });
+    expect(w.searches).toEqual([{ query: 'echo', limit: 10, registrationId: REG }]);
+    expect(await w.st.call(SEARCH_TOOL, { query: 'echo', server: 'Nope' })).toBe('No MCP server is named "Nope" here. The servers are: Demo.');
+    expect(await w.st.call(SEARCH_TOOL, {})).toBe('ttmcp_search_tools needs a query: a few words on what you want to do.');
+    expect(await w.st.call(DETAILS_TOOL, { name: 'mcp__Demo__nothing' })).toBe('No MCP tool is named "mcp__Demo__nothing" here. Find one with ttmcp_search_tools.');
+    expect(await w.st.call(CALL_TOOL, { name: 'nothing', arguments: {} })).toBe(
+      'No MCP tool is named "nothing" here. Nothing was called; find one with ttmcp_search_tools.',
+    );
+    // a native name only one tool has is taken; arguments as a JSON string too
+    expect(await w.st.call(CALL_TOOL, { name: 'echo', arguments: '{"text":"x"}' })).toBe('{"text":"x"}');
+    expect(w.commands.filter(([c]) => c === 'call_legacy_mcp_tool')).toHaveLength(1);
+  });
+
+  test.each([
+    ['all', 2, undefined, false],
+    ['search', 2, undefined, true],
+    ['automatic under both budgets', 2, 100_000, false],
+    ['automatic over the count', 1, undefined, true],
+    ['automatic over the share of a small context', 40, 400, true],
+  ] as const)('%s', async (name, maxTools, context, searching) => {
+    const w = world();
+    const mode = name.startsWith('automatic') ? 'automatic' : (name as 'all' | 'search');
+    w.defaultSearch = { mode, maxTools, contextPercent: 10, pinned: [] };
+    if (context !== undefined) {
+      const ctx = w.st.context.bind(w.st);
+      w.st.context = () => ({ ...ctx(), chatCompletionSettings: { function_calling: true, chat_completion_source: 'custom', openai_max_context: context } as never });
+    }
+    await w.st.round();
+    expect(w.bridge.searching).toBe(searching);
+    expect((await w.st.offered()).includes(SEARCH_TOOL)).toBe(searching);
+  });
+});
+
+describe('honest sizes (issue 31)', () => {
+  /** What the request carries of ttmcp's: the registered definitions a request would include, and their estimate. */
+  async function carried(w: World): Promise<{ count: number; tokens: number }> {
+    const names = await w.st.offered();
+    let tokens = 0;
+    for (const n of names) {
+      const t = w.st.registry.get(n)!;
+      tokens += definitionTokens(t.name, t.description, t.parameters);
+    }
+    return { count: names.length, tokens };
+  }
+  const many = Array.from({ length: 300 }, (_, i): LegacyMcpTool => ({ ...echo, toolId: `mcp/${REG}:t${i}`, nativeName: `t${i}`, title: `T${i}`, description: `Tool ${i}.` }));
+
+  test.each([
+    ['all, two tools', 'all', [echo, add]],
+    ['all, 300 tools under the limit', 'all', many],
+    ['search, 300 tools', 'search', many],
+  ] as const)('%s: the reach line says what the next request carries', async (_name, mode, tools) => {
+    const w = world();
+    w.tools = [...tools];
+    w.defaultSearch = { mode, maxTools: 40, contextPercent: 10, pinned: [] };
+    await w.st.round();
+    const st = w.st.context();
+    const r = await toolReach({
+      context: st,
+      isTtmcp: true,
+      connected: true,
+      invokeCommand: async () => ({ tools: w.tools, diagnostics: [] }),
+      localTools: () => w.bridge.localToolCount(),
+      defaultSearch: () => w.defaultSearch!,
+    });
+    expect(r.kind).toBe('ready');
+    if (r.kind !== 'ready') return;
+    const got = await carried(w);
+    expect(r.request).toBe(got.count);
+    // the aliases may differ by a suffix where a local tool's name is taken: within a few tokens
+    expect(Math.abs(r.tokens - got.tokens)).toBeLessThanOrEqual(2);
+    expect(r.search).toBe(mode === 'search');
+    if (mode === 'search') expect(r.tools).toBe(300);
   });
 });

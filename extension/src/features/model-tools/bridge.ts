@@ -16,7 +16,13 @@
 // Which tools a root lists is its tool set's (binding.ts: the chat's, the
 // character's or group's, the default; none: every permitted tool), and
 // the provider's tool limit decides how many of them a round offers
-// (limit.ts; the generation says which were left out).
+// (limit.ts; the generation says which were left out). In search mode
+// (search.ts, issue 31) a round offers a small constant set instead —
+// search, details, call, the pinned tools, the reader — and a call through
+// the call tool is the real tool's call, down to its Ask popup and
+// SillyTavern's record of it. Whatever the mode, the tools array keeps one
+// documented order (search.ts): a round whose tools or order differ from
+// what is registered registers all of ttmcp's tools again, in order.
 //
 // A call: the permission is read again (Ask prompts, Allow runs; the
 // backend refuses Off and paused servers itself), the arguments go on as
@@ -39,15 +45,41 @@ import {
   type LegacyMcpGenerationContext,
   type LegacyMcpInvokeCommand,
 } from '../../../../jsapi/legacy-mcp-tools.js';
-import type { LegacyMcpTool, McpReadableOptions, McpToolPermission, TtmcpMcpApi } from '../../../../jsapi/tauritavern-mcp';
+import type { LegacyMcpTool, McpCallProgress, McpReadableOptions, McpToolPermission, TtmcpMcpApi } from '../../../../jsapi/tauritavern-mcp';
 import type { Tr } from '../../base/texts';
 import { errorMessage } from '../../base/errors';
 import type { ApprovalAnswer, ApprovalRequest } from './approval';
 import { applyBindings, boundSetId, type AppliedToolSet, type BindingScope } from '../../host/bindings';
-import { fitToolLimit, providerToolLimit } from './limit';
+import { providerToolLimit } from './limit';
 import { notCalledText, unknownText } from './readable';
 import { READER_TOOL, readerDefinition } from './reader';
 import { ST_EVENTS, toolName, type StFunctionTool, type StToolContext } from '../../host/sillytavern-tools';
+import { isRecord } from '../../base/values';
+import {
+  CALL_DESCRIPTION,
+  CALL_PARAMETERS,
+  CALL_TOOL,
+  callArguments,
+  contextTokens,
+  DEFAULT_SEARCH,
+  DEFAULT_SEARCH_LIMIT,
+  DETAILS_DESCRIPTION,
+  DETAILS_PARAMETERS,
+  DETAILS_TOOL,
+  formatDetails,
+  formatHits,
+  MAX_SEARCH_LIMIT,
+  relabelInvocations,
+  resolveName,
+  unresolvedName,
+  SEARCH_DESCRIPTION,
+  SEARCH_PARAMETERS,
+  SEARCH_TOOL,
+  planRequest,
+  setSearch,
+  type SearchSettings,
+  type StInvocation,
+} from './search';
 
 export const CODE_CALL_DENIED = 'mcp.call_denied_by_user';
 export const CODE_CALL_SKIPPED = 'mcp.call_skipped_after_unknown';
@@ -91,6 +123,12 @@ export interface ToolBridgeHost {
    */
   stoppedWhileAsked?(): boolean;
   /**
+   * Shows a model's call in the chat while it runs, with its server's
+   * progress (issue 29); end() removes it. Absent: nothing is shown.
+   */
+  callStatus?(name: string): { progress(p: McpCallProgress): void; end(): void };
+  /** The search settings of the default (no tool set applies); absent: every schema. */
+  defaultSearch?(): SearchSettings;
    * Told of each call that returned an outcome (MCP Apps, issue 30: a tool
    * with an interface shows it in the chat): the alias the model called,
    * the tool, its arguments and the outcome as upstream serialises it.
@@ -104,6 +142,7 @@ interface RootListing {
   context: LegacyMcpGenerationContext;
   applied: AppliedToolSet;
   readable: { inlineCharLimit: number; readerTool: boolean };
+  search: SearchSettings;
 }
 
 /** Upstream's default inline limit, without a set. */
@@ -113,6 +152,13 @@ interface Binding {
   tool: LegacyMcpTool;
   /** What was registered under the alias, to skip registering it again unchanged. */
   signature: string;
+}
+
+/** One tool a round offers, in the tools array's order. */
+interface Offer {
+  name: string;
+  signature: string;
+  define(): StFunctionTool;
 }
 
 function registrationOf(toolId: string): string {
@@ -138,6 +184,13 @@ export class ToolBridge {
   #round = new Map<string, Binding>();
   /** Aliases registered with SillyTavern. */
   #registered = new Set<string>();
+  /** What is registered, in registration order, with each one's signature. */
+  #order: Array<{ name: string; signature: string }> = [];
+  /** This round offers the constant set (search mode). */
+  #search = false;
+  /** Search mode: every listed tool by alias, and the alias of each ToolId. */
+  #catalog = new Map<string, LegacyMcpTool>();
+  #aliasOf = new Map<string, string>();
   /** Names of other tools seen in requests (SillyTavern before ToolManager was in getContext()). */
   #foreign = new Set<string>();
   /** A batch was saved: the next round continues its root. */
@@ -174,7 +227,10 @@ export class ToolBridge {
     );
     on(ST_EVENTS.GENERATION_STOPPED, () => this.onStopped());
     on(ST_EVENTS.CHAT_COMPLETION_SETTINGS_READY, (data: { tools?: unknown }) => this.onRequest(data));
-    on(ST_EVENTS.TOOL_CALLS_PERFORMED, () => this.onBatchSaved());
+    on(ST_EVENTS.TOOL_CALLS_PERFORMED, (invocations: unknown) => {
+      this.onBatchPerformed(invocations);
+      this.onBatchSaved();
+    });
     on(ST_EVENTS.TOOL_CALLS_RENDERED, () => this.onBatchSaved());
     return true;
   }
@@ -182,14 +238,20 @@ export class ToolBridge {
   /** Stops listening and unregisters every alias. */
   uninstall(): void {
     for (const off of this.#unsubscribe.splice(0)) off();
-    this.#unregister(new Set());
+    this.#sync([]);
     this.#round.clear();
     this.#reader = false;
+    this.#search = false;
   }
 
-  /** The aliases offered in the current round (for the Manager and tests). */
+  /** The tools offered in the current round, in the tools array's order (for the Manager and tests). */
   get offered(): string[] {
-    return [...this.#round.keys(), ...(this.#reader ? [READER_TOOL] : [])];
+    return this.#order.map((o) => o.name);
+  }
+
+  /** Whether the current round offers the constant set. */
+  get searching(): boolean {
+    return this.#search;
   }
 
   /** How many of SillyTavern's own tools a request may carry beside ttmcp's (the limit counts them). */
@@ -261,6 +323,33 @@ export class ToolBridge {
     this.#afterBatch = true;
   }
 
+  /**
+   * SillyTavern's record of a batch names the real tools: calls through
+   * the call tool get the real tool's display name, in the invocations and
+   * in the chat message made of them (TOOL_CALLS_PERFORMED comes after the
+   * message is pushed, before it is rendered and saved).
+   */
+  onBatchPerformed(invocations: unknown): void {
+    if (!Array.isArray(invocations) || this.#catalog.size === 0) return;
+    const chat = (this.#host.context() as { chat?: unknown } | undefined)?.chat;
+    const last = Array.isArray(chat) ? (chat.at(-1) as unknown) : undefined;
+    const message =
+      isRecord(last) && isRecord(last.extra) && last.extra.tool_invocations === invocations ? (last as { mes?: unknown }) : undefined;
+    relabelInvocations(invocations as StInvocation[], (inv) => {
+      let params: unknown = inv.parameters;
+      if (typeof params === 'string') {
+        try {
+          params = JSON.parse(params) as unknown;
+        } catch {
+          return undefined;
+        }
+      }
+      const call = callArguments(params);
+      const alias = call && resolveName(call.name, this.#catalog);
+      return alias ? displayNameOf(this.#catalog.get(alias)!) : undefined;
+    }, message);
+  }
+
   /** Lists the tools for a new root; null (after telling the user) when they cannot be listed. */
   async #listRoot(): Promise<RootListing | null> {
     const { tr } = this.#host;
@@ -285,6 +374,7 @@ export class ToolBridge {
         context,
         applied,
         readable: { inlineCharLimit: set?.resultInlineCharLimit ?? DEFAULT_INLINE_CHAR_LIMIT, readerTool: set?.readerTool ?? true },
+        search: set ? setSearch(set) : (this.#host.defaultSearch?.() ?? DEFAULT_SEARCH),
       };
     } catch (err) {
       console.error('[mcp-manager] MCP tools could not be listed for this generation:', err);
@@ -342,34 +432,80 @@ export class ToolBridge {
     const used = this.#localNames();
     const root = this.#root;
     const ctx = this.#host.context();
-    const fit = fitToolLimit(root?.context.tools ?? [], {
-      limit: providerToolLimit(ctx),
+    const tools = root?.context.tools ?? [];
+    const limit = providerToolLimit(ctx);
+    // aliases over the whole listing, in its order: the offered tools of
+    // "all" are its first ones, so their aliases are the same in both modes
+    const taken = new Set(used);
+    const catalog = tools.map((tool): [string, LegacyMcpTool] => [allocateMcpAlias(tool.serverDisplayName, tool.nativeName, taken), tool]);
+    const plan = planRequest(catalog, {
+      settings: root?.search ?? DEFAULT_SEARCH,
+      limit,
       local: used.size,
       reader: (root?.readable.readerTool ?? false) && !used.has(READER_TOOL),
+      readerTokens: 0,
+      context: contextTokens(ctx),
     });
-    if (fit.leftOut.length > 0) this.#leftOut(fit.leftOut, fit.offered.length + fit.leftOut.length, fit.limit ?? 0, fit.local);
+    if (plan.leftOut.length > 0) this.#leftOut(plan.leftOut, catalog.length, limit ?? 0, used.size);
     const round = new Map<string, Binding>();
-    for (const tool of fit.offered) {
-      const alias = allocateMcpAlias(tool.serverDisplayName, tool.nativeName, used);
-      const description = tool.description || tool.title || tool.nativeName;
-      round.set(alias, { tool, signature: `${tool.toolId}\n${description}\n${JSON.stringify(tool.inputSchema)}` });
-    }
-    for (const [alias, binding] of round) {
-      if (this.#registered.has(alias)) {
-        if (this.#round.get(alias)?.signature === binding.signature) continue;
-        // changed (a set's description, a new schema): SillyTavern warns when a name is registered over
-        ctx?.unregisterFunctionTool?.(alias);
-      }
-      ctx?.registerFunctionTool?.(this.#definition(alias, binding.tool));
-      this.#registered.add(alias);
-    }
+    for (const [alias, tool] of plan.offered) round.set(alias, this.#binding(tool));
+    this.#catalog = plan.search ? new Map(catalog) : new Map();
+    this.#aliasOf = plan.search ? new Map(catalog.map(([alias, t]) => [t.toolId, alias])) : new Map();
     this.#round = round;
-    this.#reader = fit.reader;
-    if (fit.reader && !this.#registered.has(READER_TOOL)) {
-      ctx?.registerFunctionTool?.(this.#readerDefinition());
-      this.#registered.add(READER_TOOL);
+    this.#reader = plan.reader;
+    this.#search = plan.search;
+    const offers: Offer[] = [];
+    if (plan.search) {
+      offers.push(
+        { name: SEARCH_TOOL, signature: SEARCH_TOOL, define: () => this.#searchDefinition() },
+        { name: DETAILS_TOOL, signature: DETAILS_TOOL, define: () => this.#detailsDefinition() },
+        { name: CALL_TOOL, signature: CALL_TOOL, define: () => this.#callDefinition() },
+      );
     }
-    this.#unregister(new Set([...round.keys(), ...(fit.reader ? [READER_TOOL] : [])]));
+    for (const [alias, binding] of round) offers.push({ name: alias, signature: binding.signature, define: () => this.#definition(alias, binding.tool) });
+    if (plan.reader) offers.push({ name: READER_TOOL, signature: READER_TOOL, define: () => this.#readerDefinition() });
+    this.#sync(offers);
+  }
+
+  #binding(tool: LegacyMcpTool): Binding {
+    const description = tool.description || tool.title || tool.nativeName;
+    return { tool, signature: `${tool.toolId}\n${description}\n${JSON.stringify(tool.inputSchema)}` };
+  }
+
+  /**
+   * Registers offers, in their order, as ttmcp's part of the tools array.
+   * Unchanged (same names, order and signatures, and ttmcp's tools still
+   * the registry's last ones): nothing is done. Otherwise every tool of
+   * ttmcp's is unregistered and the offers are registered again in order —
+   * SillyTavern's registry keeps insertion order, so keeping a tool that
+   * two rounds share would leave it where an earlier round put it (the
+   * order changed from chat to chat before issue 31).
+   */
+  #sync(offers: Offer[]): void {
+    const ctx = this.#host.context();
+    const same =
+      offers.length === this.#order.length &&
+      offers.every((o, i) => o.name === this.#order[i]!.name && o.signature === this.#order[i]!.signature) &&
+      this.#lastInRegistry(ctx);
+    if (same) return;
+    for (const { name } of this.#order) ctx?.unregisterFunctionTool?.(name);
+    this.#registered.clear();
+    for (const o of offers) {
+      ctx?.registerFunctionTool?.(o.define());
+      this.#registered.add(o.name);
+    }
+    this.#order = offers.map((o) => ({ name: o.name, signature: o.signature }));
+  }
+
+  /** Whether ttmcp's tools are the registry's last ones, in order (true when the registry does not show them). */
+  #lastInRegistry(ctx: StToolContext | undefined): boolean {
+    const all = ctx?.ToolManager?.tools;
+    if (!Array.isArray(all)) return true;
+    const names = all.map(toolName);
+    const ours = this.#order.map((o) => o.name);
+    if (!ours.some((n) => names.includes(n))) return true;
+    const tail = names.slice(names.length - ours.length);
+    return tail.length === ours.length && tail.every((n, i) => n === ours[i]);
   }
 
   /** Says, once per generation, which tools the provider's limit left out (the listing's order decides). */
@@ -394,15 +530,6 @@ export class ToolBridge {
     });
   }
 
-  #unregister(keep: Set<string>): void {
-    const ctx = this.#host.context();
-    for (const alias of this.#registered) {
-      if (keep.has(alias)) continue;
-      ctx?.unregisterFunctionTool?.(alias);
-      this.#registered.delete(alias);
-    }
-  }
-
   #definition(alias: string, tool: LegacyMcpTool): StFunctionTool {
     const displayName = displayNameOf(tool);
     return {
@@ -415,6 +542,102 @@ export class ToolBridge {
       shouldRegister: () => this.#round.has(alias) && this.#host.connected(),
     };
   }
+
+  // ------------------------------------------------------------ search mode
+
+  #searchDefinition(): StFunctionTool {
+    const { tr } = this.#host;
+    return {
+      name: SEARCH_TOOL,
+      displayName: tr('search_tool_name'),
+      description: SEARCH_DESCRIPTION,
+      parameters: structuredClone(SEARCH_PARAMETERS),
+      action: (args: unknown) => this.search(args),
+      formatMessage: () => tr('invoking_tool', { name: tr('search_tool_name') }),
+      shouldRegister: () => this.#search && this.#host.connected(),
+    };
+  }
+
+  #detailsDefinition(): StFunctionTool {
+    const { tr } = this.#host;
+    return {
+      name: DETAILS_TOOL,
+      displayName: tr('details_tool_name'),
+      description: DETAILS_DESCRIPTION,
+      parameters: structuredClone(DETAILS_PARAMETERS),
+      action: (args: unknown) => this.details(args),
+      formatMessage: () => tr('invoking_tool', { name: tr('details_tool_name') }),
+      shouldRegister: () => this.#search && this.#host.connected(),
+    };
+  }
+
+  #callDefinition(): StFunctionTool {
+    const { tr } = this.#host;
+    return {
+      name: CALL_TOOL,
+      displayName: tr('call_tool_name'),
+      description: CALL_DESCRIPTION,
+      parameters: structuredClone(CALL_PARAMETERS),
+      action: (args: unknown) => this.callThrough(args),
+      // the toast names the real tool
+      formatMessage: (args: unknown) => {
+        const call = callArguments(args);
+        const alias = call && resolveName(call.name, this.#catalog);
+        return tr('invoking_tool', { name: alias ? displayNameOf(this.#catalog.get(alias)!) : tr('call_tool_name') });
+      },
+      shouldRegister: () => this.#search && this.#host.connected(),
+    };
+  }
+
+  /** The search tool: the backend's ranking over the root's tools, grouped by server. */
+  async search(args: unknown): Promise<string> {
+    const a = isRecord(args) ? args : {};
+    const query = typeof a.query === 'string' ? a.query.trim() : '';
+    if (query === '') return `${SEARCH_TOOL} needs a query: a few words on what you want to do.`;
+    const api = this.#host.api()?.toolSearch;
+    if (!api) return 'The MCP tool search is not available: this ttmcp backend has no search_mcp_tools. Nothing was searched.';
+    let registrationId: string | undefined;
+    if (typeof a.server === 'string' && a.server.trim() !== '') {
+      const want = a.server.trim().toLowerCase();
+      const tool = [...this.#catalog.values()].find((t) => t.serverDisplayName.toLowerCase() === want);
+      if (!tool) {
+        const servers = [...new Set([...this.#catalog.values()].map((t) => t.serverDisplayName))].sort();
+        return `No MCP server is named "${a.server.trim()}" here. The servers are: ${servers.join(', ')}.`;
+      }
+      registrationId = registrationOf(tool.toolId);
+    }
+    const limit =
+      typeof a.limit === 'number' && Number.isFinite(a.limit) ? Math.min(MAX_SEARCH_LIMIT, Math.max(1, Math.floor(a.limit))) : DEFAULT_SEARCH_LIMIT;
+    const setId = this.#root?.applied.set?.id;
+    try {
+      const { hits } = await api.search({ query, limit, ...(setId ? { toolSetId: setId } : {}), ...(registrationId ? { registrationId } : {}) });
+      const shown = hits.flatMap((hit) => {
+        const alias = this.#aliasOf.get(hit.toolId);
+        return alias ? [{ alias, hit }] : [];
+      });
+      return formatHits(query, shown);
+    } catch (err) {
+      return `The MCP tool search failed: ${errorMessage(err)}. Nothing was called.`;
+    }
+  }
+
+  /** The details tool: one tool's full, projected definition. */
+  async details(args: unknown): Promise<string> {
+    const name = isRecord(args) && typeof args.name === 'string' ? args.name : '';
+    const alias = resolveName(name, this.#catalog);
+    if (!alias) return unresolvedName(name, this.#catalog, `Find one with ${SEARCH_TOOL}.`);
+    return formatDetails(alias, this.#catalog.get(alias)!);
+  }
+
+  /** The call tool: the real tool's call, as if the model had called it by its own name. */
+  async callThrough(args: unknown): Promise<string> {
+    const call = callArguments(args);
+    if (!call) return `${CALL_TOOL} needs {"name": "<a tool's name from ${SEARCH_TOOL}>", "arguments": {…}}. Nothing was called.`;
+    const alias = resolveName(call.name, this.#catalog);
+    if (!alias) return unresolvedName(call.name, this.#catalog, `Nothing was called; find one with ${SEARCH_TOOL}.`);
+    return this.#run(this.#catalog.get(alias)!, call.arguments);
+  }
+
 
   /** The permission of a tool now (Off when its registration or tool is gone). */
   async #permission(tool: LegacyMcpTool): Promise<McpToolPermission> {
@@ -431,6 +654,11 @@ export class ToolBridge {
     if (!tool) {
       return `The MCP tool ${alias} was not called (${CODE_TOOL_NOT_OFFERED}): it is not offered in this round.`;
     }
+    return this.#run(tool, args);
+  }
+
+  /** One call of tool: permission, Ask, the backend's call, the readable result. */
+  async #run(tool: LegacyMcpTool, args: unknown): Promise<string> {
     if (this.#halted === 'unknown') {
       return notCalledText(tool, CODE_CALL_SKIPPED, 'an earlier MCP tool call in this batch may have run, but its result is unknown; the tool loop ends here.');
     }
@@ -444,6 +672,7 @@ export class ToolBridge {
     const argumentsJson = JSON.stringify(args ?? {});
     const controller = new AbortController();
     this.#inflight.add(controller);
+    let status: ReturnType<NonNullable<ToolBridgeHost['callStatus']>> | undefined;
     try {
       let approval: ApprovalAnswer | undefined;
       if ((await this.#permission(tool)) === 'ask') {
@@ -454,9 +683,11 @@ export class ToolBridge {
         if (approval === 'denied') return await this.#deny(invokeCommand, tool, argumentsJson, readable, controller.signal.aborted);
         if (approval === 'always') await this.#allowAlways(tool);
       }
+      status = this.#host.callStatus?.(displayNameOf(tool));
+      const onProgress = status && ((p: McpCallProgress) => status?.progress(p));
       const { result, readable: text } = await invokeLegacyMcpTool(
         { invokeCommand },
-        { toolId: tool.toolId, argumentsJson, signal: controller.signal, readable, ...(approval ? { approval } : {}) },
+        { toolId: tool.toolId, argumentsJson, signal: controller.signal, readable, ...(approval ? { approval } : {}), ...(onProgress ? { onProgress } : {}) },
       );
       this.#host.called?.({ alias, tool, argumentsJson, result });
       return text?.text ?? result;
@@ -469,6 +700,7 @@ export class ToolBridge {
       }
       throw err;
     } finally {
+      status?.end();
       this.#inflight.delete(controller);
     }
   }

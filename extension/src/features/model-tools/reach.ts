@@ -2,10 +2,13 @@
 // the Manager shows above the server list.
 
 import type { LegacyMcpInvokeCommand } from '../../../../jsapi/legacy-mcp-tools.js';
-import type { LegacyMcpToolList } from '../../../../jsapi/tauritavern-mcp';
+import { allocateMcpAlias } from '../../../../jsapi/legacy-mcp-tools.js';
+import type { LegacyMcpTool, LegacyMcpToolList, McpToolMode } from '../../../../jsapi/tauritavern-mcp';
 import { errorMessage } from '../../base/errors';
 import type { AppliedToolSet, BindingLevel } from '../../host/bindings';
-import { fitToolLimit, providerToolLimit } from './limit';
+import { providerToolLimit } from './limit';
+import { readerTokens } from './reader';
+import { contextTokens, DEFAULT_SEARCH, planRequest, setSearch, type SearchSettings } from './search';
 import type { StToolContext } from '../../host/sillytavern-tools';
 
 /** The tool set a reach was worked out for, and which bindings named a set that is gone. */
@@ -20,7 +23,29 @@ export type ToolReach =
    * diagnostics left out; of total listed, leftOut over the provider's
    * limit (which counts local tools of SillyTavern's own).
    */
-  | ({ kind: 'ready'; tools: number; servers: number; diagnostics: number; total: number; leftOut: number; limit?: number; local: number } & ReachSet)
+  | ({
+      kind: 'ready';
+      tools: number;
+      servers: number;
+      diagnostics: number;
+      total: number;
+      leftOut: number;
+      limit?: number;
+      local: number;
+      /**
+       * Issue 31: how the tools reach the model (search: tools is what the
+       * model can find, request what the request carries), the mode chosen
+       * (automatic decides per request), how many of ttmcp's tool
+       * definitions the next request carries and their estimated tokens.
+       */
+      search: boolean;
+      mode: McpToolMode;
+      request: number;
+      tokens: number;
+      maxTools: number;
+      contextPercent: number;
+      context?: number;
+    } & ReachSet)
   /** The chat's tool set offers none of its tools now (Off, paused, removed). */
   | ({ kind: 'set_offers_nothing'; diagnostics: number } & ReachSet)
   /** TauriTavern: its own Generate hooks offer the tools. */
@@ -47,6 +72,8 @@ export interface ReachInputs {
   appliedSet?: () => Promise<AppliedToolSet>;
   /** SillyTavern's own tools a request may carry (the limit counts them). */
   localTools?: () => number;
+  /** The default's search settings (no set applies). */
+  defaultSearch?: () => SearchSettings;
 }
 
 /**
@@ -89,17 +116,32 @@ export async function toolReach(inputs: ReachInputs): Promise<ToolReach> {
   const tools = Array.isArray(list?.tools) ? list.tools : [];
   const diagnostics = Array.isArray(list?.diagnostics) ? list.diagnostics.length : 0;
   if (tools.length === 0) return applied.set ? { kind: 'set_offers_nothing', diagnostics, ...reachSet } : { kind: 'nothing_allowed', diagnostics };
-  const fit = fitToolLimit(tools, { limit: providerToolLimit(ctx), local: inputs.localTools?.() ?? 0, reader: applied.set?.readerTool ?? true });
-  const servers = new Set(fit.offered.map((t) => t.toolId.slice(0, t.toolId.indexOf(':')))).size;
+  const local = inputs.localTools?.() ?? 0;
+  // the bridge's plan for the next request (its aliases avoid the local names; here only their count is known)
+  const taken = new Set<string>();
+  const catalog = tools.map((t): [string, LegacyMcpTool] => [allocateMcpAlias(t.serverDisplayName, t.nativeName, taken), t]);
+  const settings = applied.set ? setSearch(applied.set) : (inputs.defaultSearch?.() ?? DEFAULT_SEARCH);
+  const limit = providerToolLimit(ctx);
+  const context = contextTokens(ctx);
+  const plan = planRequest(catalog, { settings, limit, local, reader: applied.set?.readerTool ?? true, readerTokens: readerTokens(), context });
+  const reachable = plan.search ? tools : plan.offered.map(([, t]) => t);
+  const servers = new Set(reachable.map((t) => t.toolId.slice(0, t.toolId.indexOf(':')))).size;
   return {
     kind: 'ready',
-    tools: fit.offered.length,
+    tools: reachable.length,
     servers,
     diagnostics,
     total: tools.length,
-    leftOut: fit.leftOut.length,
-    local: fit.local,
-    ...(fit.limit !== undefined ? { limit: fit.limit } : {}),
+    leftOut: plan.leftOut.length,
+    local,
+    ...(limit !== undefined ? { limit } : {}),
+    search: plan.search,
+    mode: settings.mode,
+    request: plan.count,
+    tokens: plan.tokens,
+    maxTools: settings.maxTools,
+    contextPercent: settings.contextPercent,
+    ...(context !== undefined ? { context } : {}),
     ...reachSet,
   };
 }

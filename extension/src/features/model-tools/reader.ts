@@ -4,6 +4,7 @@
 // and the next start line to continue from). Offered beside a root's MCP
 // tools when its tool set (or the default) has the reader on.
 
+import { definitionTokens } from './search';
 import type { McpResultsApi } from '../../../../jsapi/tauritavern-mcp';
 import { readerErrorText, readerPageText } from './readable';
 import type { StFunctionTool } from '../../host/sillytavern-tools';
@@ -81,4 +82,10 @@ export function readerDefinition(opts: {
     formatMessage: opts.formatMessage,
     shouldRegister: opts.shouldRegister,
   };
+}
+
+/** The reader's definition's estimated tokens (search.ts's estimate), for the Manager's sizes. */
+export function readerTokens(): number {
+  const d = readerDefinition({ results: () => undefined, inlineCharLimit: () => 0, shouldRegister: () => false, displayName: '', formatMessage: () => '' });
+  return definitionTokens(d.name, d.description, d.parameters);
 }

@@ -2,7 +2,9 @@
 // the tools you allow", so new ones join once allowed) or single tools —
 // in the order that decides what a provider's tool limit keeps, a
 // description per tool that the model reads instead of the server's (and
-// the registration's), the inline limit of a result and the reader tool.
+// the registration's), the inline limit of a result and the reader tool,
+// and how the tools reach the model (issue 31): every schema, search, or
+// automatic with its budget, and the tools pinned beside the search tools.
 // Selecting a tool never grants it: the tools offered are the permitted
 // ones (Ask or Allow on an active server); a selected entry that is not
 // offered now is shown as such.
@@ -13,6 +15,7 @@ import type {
   McpToolSelector,
   McpToolSet,
   SaveMcpToolSetInput,
+  McpToolMode,
   TauriTavernMcpServer,
   ToolDescriptionOverride,
 } from '../../../../jsapi/tauritavern-mcp';
@@ -43,7 +46,15 @@ function serverOf(entry: string): string {
 /** What the form saves: overrides only of selected tools, each overriding something. */
 export function saveInput(
   set: McpToolSet | undefined,
-  draft: { name: string; tools: McpToolSelector[]; descriptions: Record<string, string>; limit: number; reader: boolean },
+  draft: {
+    name: string;
+    tools: McpToolSelector[];
+    descriptions: Record<string, string>;
+    limit: number;
+    reader: boolean;
+    /** Issue 31; absent: the set's own (an older caller). */
+    search?: { mode: McpToolMode; maxTools: number; contextPercent: number; pinned: string[] };
+  },
 ): SaveMcpToolSetInput {
   const selected = new Set(draft.tools);
   const servers = new Set(draft.tools.filter((t) => t.endsWith(':*')).map(serverOf));
@@ -63,6 +74,15 @@ export function saveInput(
     descriptionOverrides: overrides,
     resultInlineCharLimit: draft.limit,
     readerTool: draft.reader,
+    ...(draft.search
+      ? {
+          toolMode: draft.search.mode,
+          searchMaxTools: draft.search.maxTools,
+          searchContextPercent: draft.search.contextPercent,
+          // a pin of a tool no longer selected goes with it
+          pinnedTools: draft.search.pinned.filter((id) => selected.has(id as McpToolSelector) || servers.has(serverOf(id))),
+        }
+      : {}),
   };
 }
 
@@ -75,8 +95,12 @@ const ToolSetForm = forwardRef(function ToolSetForm(props: ToolSetDialogInput, r
   const [descriptions, setDescriptions] = useState<Record<string, string>>({});
   const [limit, setLimit] = useState(String(set?.resultInlineCharLimit ?? DEFAULT_LIMIT));
   const [reader, setReader] = useState(set?.readerTool ?? true);
+  const [mode, setMode] = useState<McpToolMode>(set?.toolMode ?? 'all');
+  const [maxTools, setMaxTools] = useState(String(set?.searchMaxTools ?? 40));
+  const [percent, setPercent] = useState(String(set?.searchContextPercent ?? 10));
+  const [pinned, setPinned] = useState<string[]>(set?.pinnedTools ?? []);
   const [error, setError] = useState<string>();
-  const [invalid, setInvalid] = useState<'name' | 'limit'>();
+  const [invalid, setInvalid] = useState<'name' | 'limit' | 'budget'>();
   const [busy, setBusy] = useState(false);
   const busyRef = useRef(false);
 
@@ -125,12 +149,19 @@ const ToolSetForm = forwardRef(function ToolSetForm(props: ToolSetDialogInput, r
         setError(tr('toolset_limit_invalid'));
         return false;
       }
+      const m = Number(maxTools.trim());
+      const p = Number(percent.trim());
+      if (!Number.isInteger(m) || m < 1 || m > 2048 || !Number.isInteger(p) || p < 1 || p > 100) {
+        setInvalid('budget');
+        setError(tr('toolset_budget_invalid'));
+        return false;
+      }
       setInvalid(undefined);
       busyRef.current = true;
       setBusy(true);
       setError(undefined);
       try {
-        await props.save(saveInput(set, { name, tools: selection, descriptions, limit: n, reader }));
+        await props.save(saveInput(set, { name, tools: selection, descriptions, limit: n, reader, search: { mode, maxTools: m, contextPercent: p, pinned } }));
         return true;
       } catch (err) {
         setError(errorMessage(err));
@@ -231,6 +262,17 @@ const ToolSetForm = forwardRef(function ToolSetForm(props: ToolSetDialogInput, r
                   </button>
                 </div>
                 {single && (
+                  <label className="checkbox_label tt-mcp-toolset-pin">
+                    <input
+                      type="checkbox"
+                      checked={pinned.includes(entry)}
+                      disabled={busy}
+                      onChange={(e) => setPinned((all) => (e.target.checked ? [...all.filter((x) => x !== entry), entry] : all.filter((x) => x !== entry)))}
+                    />
+                    <span>{tr('toolset_pin', { name: l.text })}</span>
+                  </label>
+                )}
+                {single && (
                   <details className="tt-mcp-toolset-description" open={current !== ''}>
                     <summary>{tr('toolset_description')}</summary>
                     <textarea
@@ -269,6 +311,25 @@ const ToolSetForm = forwardRef(function ToolSetForm(props: ToolSetDialogInput, r
         <input type="checkbox" checked={reader} disabled={busy} onChange={(e) => setReader(e.target.checked)} />
         <span>{tr('toolset_reader')}</span>
       </label>
+      <div className="tt-mcp-field">
+        <label htmlFor={`${id}-mode`}>{tr('toolset_mode')}</label>
+        <select id={`${id}-mode`} className="text_pole" value={mode} disabled={busy} onChange={(e) => setMode(e.target.value as McpToolMode)} aria-describedby={`${id}-mode-hint`}>
+          <option value="all">{tr('toolset_mode_all')}</option>
+          <option value="search">{tr('toolset_mode_search')}</option>
+          <option value="automatic">{tr('toolset_mode_automatic')}</option>
+        </select>
+        <small id={`${id}-mode-hint`} className="tt-mcp-hint">
+          {tr('toolset_mode_hint')}
+        </small>
+      </div>
+      {mode === 'automatic' && (
+        <div className="tt-mcp-field tt-mcp-toolset-budget">
+          <label htmlFor={`${id}-max`}>{tr('toolset_budget_tools')}</label>
+          <input id={`${id}-max`} className="text_pole" inputMode="numeric" value={maxTools} disabled={busy} onChange={(e) => setMaxTools(e.target.value)} aria-invalid={invalid === 'budget'} />
+          <label htmlFor={`${id}-percent`}>{tr('toolset_budget_percent')}</label>
+          <input id={`${id}-percent`} className="text_pole" inputMode="numeric" value={percent} disabled={busy} onChange={(e) => setPercent(e.target.value)} aria-invalid={invalid === 'budget'} />
+        </div>
+      )}
       <FormStatus busy={busy ? tr('saving') : undefined} error={error} />
     </form>
   );

@@ -23,6 +23,10 @@ const coding: McpToolSet = {
   descriptionOverrides: { [`mcp/${SERVER_B}:fetch`]: { description: 'Fetch docs', properties: { url: 'The page' } } },
   resultInlineCharLimit: 20000,
   readerTool: false,
+  toolMode: 'all',
+  searchMaxTools: 40,
+  searchContextPercent: 10,
+  pinnedTools: [],
 };
 const tool = (server: string, name: string, title: string, serverName: string): LegacyMcpTool => ({
   toolId: `mcp/${server}:${name}`, nativeName: name, serverDisplayName: serverName, title, inputSchema: { type: 'object' },
@@ -156,6 +160,18 @@ describe('the editor', () => {
     await user.clear(limit);
     await user.type(limit, '8000');
     await user.click(screen.getByRole('checkbox', { name: /Let the model read long results/ }));
+    // issue 31: automatic, with a budget, and Search files pinned beside the search tools
+    await user.selectOptions(screen.getByLabelText('How the tools reach the model'), 'automatic');
+    const max = screen.getByLabelText('Search above this many tools');
+    await user.clear(max);
+    await user.type(max, '0');
+    expect(await currentPopup().close(1)).toBe(false); // vetoed: the budget is invalid
+    expect(screen.getByRole('alert').textContent).toContain('The budget is a whole number of tools');
+    await user.clear(max);
+    await user.type(max, '25');
+    await user.click(screen.getByRole('checkbox', { name: 'Always offered with search: Search files (Local tools)' }));
+    await user.click(screen.getByRole('checkbox', { name: 'Always offered with search: Read file (Local tools)' }));
+    await user.click(screen.getByRole('checkbox', { name: 'Always offered with search: Read file (Local tools)' })); // and off again
     expect(await currentPopup().close(1)).toBe(true);
     expect(await opened).toMatchObject({ id: 'new' });
     expect(saved).toEqual([
@@ -165,6 +181,10 @@ describe('the editor', () => {
         descriptionOverrides: { [`mcp/${SERVER_ID}:search`]: { description: 'Search the repository', properties: {} } },
         resultInlineCharLimit: 8000,
         readerTool: false,
+        toolMode: 'automatic',
+        searchMaxTools: 25,
+        searchContextPercent: 10,
+        pinnedTools: [`mcp/${SERVER_ID}:search`],
       },
     ]);
   });
@@ -176,7 +196,7 @@ describe('the editor', () => {
     });
     const opened = openToolSetDialog({ set: coding, servers: [server('active')], tools: [], save }, englishTr);
     const order = await screen.findByRole('list', { name: 'Selected, in order' });
-    expect(within(order).getByText(/fetch/).textContent).toContain('fetch');
+    expect(within(order).getByText(/^fetch/).textContent).toContain('fetch');
     expect(within(order).getAllByText('not offered now')).toHaveLength(1); // Web is gone; Local tools' * still names its server
     expect(await currentPopup().close(1)).toBe(false);
     expect(await screen.findByRole('alert')).toHaveProperty('textContent', 'mcp.tool_set_name_taken: a tool set called `Coding` exists already');

@@ -1,0 +1,265 @@
+package webtest
+
+// Tool search in vanilla SillyTavern (issue 31): 300 real tools (the
+// tool-search fixtures of fourteen npm MCP servers, backend/domain/testdata/
+// toolsearch) on one go-sdk server, a tool set in search mode, and the fake
+// model searching, reading details and calling through the constant set.
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ttmcp/ttmcp/backend/storage"
+	"github.com/ttmcp/ttmcp/backend/storage/storagetest"
+)
+
+// fixtureServer serves the first 300 distinct tool names of the fixtures
+// (files in name order) with their real schemas; each call is recorded
+// and answered "<name> ran".
+func fixtureServer(t *testing.T) (http.Handler, map[string]string, func() []string) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "backend", "domain", "testdata", "toolsearch", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(files)
+	s := mcp.NewServer(&mcp.Implementation{Name: "fixtures", Version: "1"}, &mcp.ServerOptions{PageSize: 100})
+	perms := map[string]string{}
+	var mu sync.Mutex
+	var called []string
+	for _, f := range files {
+		if strings.HasSuffix(f, "requests.json") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tools []struct {
+			Name        string          `json:"name"`
+			Title       string          `json:"title"`
+			Description string          `json:"description"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+		}
+		if err := json.Unmarshal(data, &tools); err != nil {
+			t.Fatal(err)
+		}
+		for _, tl := range tools {
+			if _, dup := perms[tl.Name]; dup || len(perms) == 300 {
+				continue
+			}
+			perms[tl.Name] = "allow"
+			name := tl.Name
+			s.AddTool(&mcp.Tool{Name: tl.Name, Title: tl.Title, Description: tl.Description, InputSchema: tl.InputSchema},
+				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					mu.Lock()
+					called = append(called, name)
+					mu.Unlock()
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name + " ran"}}}, nil
+				})
+		}
+	}
+	if len(perms) != 300 {
+		t.Fatalf("%d tools in the fixtures, want 300", len(perms))
+	}
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true})
+	return h, perms, func() []string { mu.Lock(); defer mu.Unlock(); return slices.Clone(called) }
+}
+
+// toolsBytes is the size of a request's tools array as sent, and the array itself.
+func toolsBytes(t *testing.T, r chatRequest) (int, string) {
+	t.Helper()
+	b, err := json.Marshal(r.Tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(b), string(b)
+}
+
+// A chat whose tool set (every tool of the server, 300 of them) is in
+// search mode: each request carries the constant set (and the reader)
+// only, always the same array; the model searches for a request in words,
+// reads the found tool's details and calls it through ttmcp_call_tool; the
+// tool runs once, Ask asks naming the real tool, the audit line and
+// SillyTavern's record show the real tool. Then the same set in "all"
+// mode, for the figures: bytes per request and the array's stability over
+// ten requests in each mode (docs/BENCHMARKS.md).
+func TestSTToolSearchMode(t *testing.T) {
+	h, perms, called := fixtureServer(t)
+	perms["validate_ci_lint"] = "ask"
+	e := newSTEnvWith(t, h, perms)
+	setID := evalJS[string](e.p, `
+		const mcp = window.__TAURITAVERN__.api.mcp;
+		const set = await mcp.toolSets.save({ name: 'Everything', tools: ['mcp/' + %s + ':*'], toolMode: 'search' });
+		const ctx = SillyTavern.getContext();
+		ctx.extensionSettings.mcp_manager ??= {};
+		ctx.extensionSettings.mcp_manager.toolSets = { default: set.id, characters: {}, groups: {} };
+		return set.id;`, e.id)
+	loadUI(e.p)
+	e.p.run(`await ui.withText(/Servers · \d+/, document); window.dispatchEvent(new Event('focus'));`)
+	if reach := e.reach(); !strings.Contains(reach, "through search: it can find 300 tools from 1 server") ||
+		!strings.Contains(reach, "The next request carries 4 of ttmcp’s tool definitions") {
+		t.Errorf("before sending the Manager says %q", reach)
+	}
+	// the reach line and the default's search settings, for a person to look at (and the contrast check)
+	e.p.run(`document.querySelector('.tt-mcp-default-search summary').click(); document.querySelector('.tt-mcp-reach').scrollIntoView();`)
+	screenshot(e.p, "toolsearch-reach", 1000, 900)
+	constant := []string{"ttmcp_search_tools", "ttmcp_tool_details", "ttmcp_call_tool", "ttmcp_read_result"}
+	const alias = "mcp__Demo__validate_ci_lint"
+	e.llm.script(
+		calls(toolCall{"s1", "ttmcp_search_tools", `{"query":"check whether my CI yaml config is valid"}`}),
+		calls(toolCall{"d1", "ttmcp_tool_details", `{"name":"` + alias + `"}`}),
+		calls(toolCall{"c1", "ttmcp_call_tool", `{"name":"` + alias + `","arguments":{"project_id":"grp/app","content":"stages: [test]"}}`}),
+		reply{Text: "Your CI file is valid."},
+	)
+	e.start("Is my .gitlab-ci.yml valid?")
+	popup := e.answerPopup("Allow once")
+	if !strings.Contains(popup, "Demo") || !strings.Contains(popup, "validate_ci_lint") || !strings.Contains(popup, `"project_id": "grp/app"`) || strings.Contains(popup, "ttmcp_call_tool") {
+		t.Errorf("the Ask popup said %q", popup)
+	}
+	r := e.finish()
+	if r.Status != "done" {
+		t.Fatalf("ended %s: %s", r.Status, r.Error)
+	}
+	reqs := e.llm.requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests to the model, want 4", len(reqs))
+	}
+	_, first := toolsBytes(t, reqs[0])
+	for i, q := range reqs {
+		if names := q.toolNames(); !slices.Equal(names, constant) {
+			t.Errorf("request %d carried %v; want the constant set %v", i+1, names, constant)
+		}
+		if _, arr := toolsBytes(t, q); arr != first {
+			t.Errorf("request %d's tools array differs from the first's", i+1)
+		}
+	}
+	found := reqs[1].toolMessages()["s1"]
+	if !strings.Contains(found, "- "+alias+" — ") || !strings.HasPrefix(found, "10 MCP tools for ") {
+		t.Errorf("the search answered:\n%s", found)
+	}
+	if details := reqs[2].toolMessages()["d1"]; !strings.Contains(details, `"name": "`+alias+`"`) || !strings.Contains(details, `"project_id"`) {
+		t.Errorf("the details answered:\n%s", details)
+	}
+	if got := reqs[3].toolMessages()["c1"]; got != "validate_ci_lint ran" {
+		t.Errorf("the call's tool message: %q", got)
+	}
+	if c := called(); !slices.Equal(c, []string{"validate_ci_lint"}) {
+		t.Errorf("the MCP server ran %v; want validate_ci_lint once", c)
+	}
+	wantAudit(t, e.audit(), "validate_ci_lint ask once known_response ")
+	var record []string
+	for _, m := range r.Chat {
+		for _, inv := range m.Extra.ToolInvocations {
+			record = append(record, inv.Name+" / "+inv.DisplayName)
+		}
+		if m.IsSystem && strings.Contains(m.Mes, "ttmcp_call_tool") {
+			t.Errorf("the chat's record message still names the call tool: %q", m.Mes)
+		}
+	}
+	wantRecord := []string{"ttmcp_search_tools / Search MCP tools", "ttmcp_tool_details / Read an MCP tool’s parameters", "ttmcp_call_tool / validate_ci_lint (Demo)"}
+	if !slices.Equal(record, wantRecord) {
+		t.Errorf("SillyTavern's record: %q; want %q", record, wantRecord)
+	}
+
+	// The figures: ten requests in each mode, each mode's arrays identical.
+	searchBytes, _ := toolsBytes(t, reqs[0])
+	stable := func(mode string) (int, int) {
+		before := len(e.llm.requests())
+		for range 10 {
+			e.llm.script(reply{Text: "ok"})
+			if r := e.send("Hi", false); r.Status != "done" {
+				t.Fatalf("%s: ended %s: %s", mode, r.Status, r.Error)
+			}
+		}
+		qs := e.llm.requests()[before:]
+		n, arr := toolsBytes(t, qs[0])
+		for i, q := range qs {
+			if _, a := toolsBytes(t, q); a != arr {
+				t.Errorf("%s: request %d of 10 carried another tools array", mode, i+1)
+			}
+		}
+		return n, len(qs[0].toolNames())
+	}
+	n, count := stable("search")
+	if n != searchBytes {
+		t.Errorf("search mode: %d bytes of tools after the loop, %d in it", n, searchBytes)
+	}
+	evalJS[bool](e.p, `
+		const mcp = window.__TAURITAVERN__.api.mcp;
+		const set = (await mcp.toolSets.list()).toolSets.find((s) => s.id === %s);
+		await mcp.toolSets.save({ ...set, toolMode: 'all' });
+		return true;`, setID)
+	allBytes, allCount := stable("all")
+	if allCount != 128 {
+		t.Errorf("all mode carried %d tools; want the provider's 128", allCount)
+	}
+	t.Logf("tools array per request: search mode %d tools, %d bytes; all mode %d tools, %d bytes (%.0f×); ten requests each, one array per mode",
+		count, n, allCount, allBytes, float64(allBytes)/float64(n))
+}
+
+// The page keeps a large model listing and lists it again only when the
+// backend's digest changed (issue 31, "big catalogs stay cheap";
+// jsapi/bridge-transport.js): three roots of an unchanged listing carry it
+// twice (the second to learn its digest) and then not again; a permission
+// change is in the very next listing; every caller gets a value of its own.
+func TestLegacyListingKeptWhileUnchanged(t *testing.T) {
+	be := newBackend(t)
+	store := storage.Open(be.root)
+	ids, err := storagetest.Servers(store, 5, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := be.openHost(t)
+	type listing struct {
+		Tools  int
+		Frames []int // characters of each frame the page received
+		Same   bool
+	}
+	p.run(`
+		for (const id of %s) await tt.mcp.servers.discover(id);
+		// every frame the page's socket receives, by size
+		tt.frames = [];
+		tt.listing = async () => {
+			tt.frames.length = 0;
+			const v = await window.__TAURITAVERN__.invoke.safeInvoke('list_legacy_mcp_tools');
+			const same = tt.last !== undefined && JSON.stringify(tt.last) === JSON.stringify(v) && tt.last !== v;
+			tt.last = v;
+			return { tools: v.tools.length, frames: [...tt.frames], same };
+		};`, ids)
+	// count the frames through the socket's own event: wrap MessageEvent data reads
+	p.run(`
+		const get = Object.getOwnPropertyDescriptor(MessageEvent.prototype, 'data').get;
+		Object.defineProperty(MessageEvent.prototype, 'data', { configurable: true, get() { const d = get.call(this); if (typeof d === 'string' && tt.frames) tt.frames.push(d.length); return d; } });`)
+	var got []listing
+	for range 3 {
+		got = append(got, evalJS[listing](p, `return await tt.listing();`))
+	}
+	big := func(l listing) int {
+		n := 0
+		for _, f := range l.Frames {
+			if f > 256*1024 {
+				n++
+			}
+		}
+		return n
+	}
+	if got[0].Tools != 500 || big(got[0]) != 1 || big(got[1]) != 1 || big(got[2]) != 0 || !got[1].Same || !got[2].Same {
+		t.Fatalf("three listings of an unchanged setup: %+v", got)
+	}
+	p.run(`await tt.mcp.tools.setPermission({ registrationId: %s, nativeName: 'tool.007', permission: 'off' });`, ids[0])
+	after := evalJS[listing](p, `return await tt.listing();`)
+	if after.Tools != 499 || big(after) != 1 {
+		t.Fatalf("after a permission change: %+v", after)
+	}
+}
