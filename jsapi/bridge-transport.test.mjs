@@ -556,6 +556,7 @@ test('progress: a call with onProgress asks for it and gets its own frames until
   const fn = () => {};
   await t.safeInvoke('call_legacy_mcp_tool', { dto: {} }, { onProgress: fn });
   assert.equal(seen.calls.at(-1)[2], fn);
+});
 
 test('apps: setRenderer says so in the handlers frame, on set and on every new socket; anything but a boolean is refused', () => {
   const { hooks } = fakeGo();

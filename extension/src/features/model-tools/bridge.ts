@@ -129,6 +129,7 @@ export interface ToolBridgeHost {
   callStatus?(name: string): { progress(p: McpCallProgress): void; end(): void };
   /** The search settings of the default (no tool set applies); absent: every schema. */
   defaultSearch?(): SearchSettings;
+  /**
    * Told of each call that returned an outcome (MCP Apps, issue 30: a tool
    * with an interface shows it in the chat): the alias the model called,
    * the tool, its arguments and the outcome as upstream serialises it.
@@ -654,11 +655,11 @@ export class ToolBridge {
     if (!tool) {
       return `The MCP tool ${alias} was not called (${CODE_TOOL_NOT_OFFERED}): it is not offered in this round.`;
     }
-    return this.#run(tool, args);
+    return this.#run(tool, args, alias);
   }
 
   /** One call of tool: permission, Ask, the backend's call, the readable result. */
-  async #run(tool: LegacyMcpTool, args: unknown): Promise<string> {
+  async #run(tool: LegacyMcpTool, args: unknown, alias?: string): Promise<string> {
     if (this.#halted === 'unknown') {
       return notCalledText(tool, CODE_CALL_SKIPPED, 'an earlier MCP tool call in this batch may have run, but its result is unknown; the tool loop ends here.');
     }
@@ -689,7 +690,8 @@ export class ToolBridge {
         { invokeCommand },
         { toolId: tool.toolId, argumentsJson, signal: controller.signal, readable, ...(approval ? { approval } : {}), ...(onProgress ? { onProgress } : {}) },
       );
-      this.#host.called?.({ alias, tool, argumentsJson, result });
+      // the name SillyTavern saves the invocation under (a call through the search tool has another)
+      if (alias !== undefined) this.#host.called?.({ alias, tool, argumentsJson, result });
       return text?.text ?? result;
     } catch (err) {
       if (err instanceof LegacyMcpOutcomeUnknownError) return this.#unknown(err, tool, controller.signal.aborted);
