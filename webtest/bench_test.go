@@ -301,18 +301,7 @@ func BenchmarkWasmSize(b *testing.B) {
 // the socket and the service) is measured in the same rounds, so the
 // ratio splits into the MCP leg's cost and the page's.
 func BenchmarkTestCall(b *testing.B) {
-	be := newBackend(b)
-	srv := httptest.NewServer(demo.Handler())
-	b.Cleanup(srv.Close)
-	p := be.openHost(b)
-	p.run(`tt.bench = await import('/webtest/bench.js');`)
-	const version = "2025-11-25"
-	endpoint := srv.URL + "/mcp"
-	id := evalJS[string](p, `
-		const s = await tt.mcp.servers.create({ displayName: 'Bench', endpoint: %s, protocolVersion: %s });
-		await tt.mcp.servers.setState({ registrationId: s.id, state: 'active' });
-		return s.id;`, endpoint, version)
-	input := map[string]string{"registrationId": id, "nativeName": "echo", "argumentsJson": `{"text":"bench"}`}
+	p, endpoint, input := testCallBench(b)
 
 	ctx := context.Background()
 	args := json.RawMessage(`{"text":"bench"}`)
@@ -322,7 +311,7 @@ func BenchmarkTestCall(b *testing.B) {
 		start := time.Now()
 		c := mcp.NewClient(&mcp.Implementation{Name: "bare", Version: "1"}, nil)
 		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1, DisableStandaloneSSE: true},
-			&mcp.ClientSessionOptions{ProtocolVersion: version})
+			&mcp.ClientSessionOptions{ProtocolVersion: testCallBenchVersion})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -333,7 +322,7 @@ func BenchmarkTestCall(b *testing.B) {
 		}
 		return ms(time.Since(start))
 	}
-	reg, gw := benchGateway(b, endpoint, version)
+	reg, gw := benchGateway(b, endpoint, testCallBenchVersion)
 	direct := func() float64 {
 		start := time.Now()
 		if o := gw.Call(ctx, reg, domain.ToolCall{NativeName: "echo", Arguments: args}); o.Outcome != domain.OutcomeKnownResponse {
@@ -343,7 +332,7 @@ func BenchmarkTestCall(b *testing.B) {
 	}
 
 	const warmup, rounds = 5, 30
-	reportPageBareGateway(b, "call", "%.2f", fmt.Sprintf("testCall echo from the page vs bare go-sdk call (fresh session, %s; %d rounds)", version, rounds),
+	reportPageBareGateway(b, "call", "%.2f", fmt.Sprintf("testCall echo from the page vs bare go-sdk call (fresh session, %s; %d rounds)", testCallBenchVersion, rounds),
 		interleaved(warmup, rounds, page, bare, direct))
 }
 
@@ -392,22 +381,11 @@ func reportPageBareGateway(b *testing.B, unit, format, measure string, samples [
 // echo, 2025-11-25). Each round takes the median of 10 of each, in rotating
 // order; the figure is the median of 30 rounds. Goal: ≤ 1.5× the sum.
 func BenchmarkWarmTestCall(b *testing.B) {
-	be := newBackend(b)
-	srv := httptest.NewServer(demo.Handler())
-	b.Cleanup(srv.Close)
-	p := be.openHost(b)
-	p.run(`tt.bench = await import('/webtest/bench.js');`)
-	const version = "2025-11-25"
-	endpoint := srv.URL + "/mcp"
-	id := evalJS[string](p, `
-		const s = await tt.mcp.servers.create({ displayName: 'Bench', endpoint: %s, protocolVersion: %s });
-		await tt.mcp.servers.setState({ registrationId: s.id, state: 'active' });
-		return s.id;`, endpoint, version)
-	input := map[string]string{"registrationId": id, "nativeName": "echo", "argumentsJson": `{"text":"bench"}`}
+	p, endpoint, input := testCallBench(b)
 	ctx := context.Background()
 	c := mcp.NewClient(&mcp.Implementation{Name: "bare", Version: "1"}, nil)
 	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1, DisableStandaloneSSE: true},
-		&mcp.ClientSessionOptions{ProtocolVersion: version})
+		&mcp.ClientSessionOptions{ProtocolVersion: testCallBenchVersion})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -440,10 +418,32 @@ func BenchmarkWarmTestCall(b *testing.B) {
 	b.ReportMetric(bm, "bare-kept-ms/call")
 	b.ReportMetric(pm/floor, "page/floors")
 	addBenchRow(benchRow{
-		measure:   fmt.Sprintf("warm testCall echo from the page vs its two floors (%s; %d rounds of %d)", version, rounds, per),
+		measure:   fmt.Sprintf("warm testCall echo from the page vs its two floors (%s; %d rounds of %d)", testCallBenchVersion, rounds, per),
 		bridge:    fmt.Sprintf("%.2f ms", pm),
 		plain:     fmt.Sprintf("%.2f ms = plain-JS WebSocket round trip %.2f + bare go-sdk call on a kept session %.2f", floor, wm, bm),
 		ratio:     fmt.Sprintf("%.2f× (goal ≤ 1.5×)", pm/floor),
 		prototype: "–",
 	})
+}
+
+// testCallBenchVersion is the protocol of the test-call benchmarks' demo server.
+const testCallBenchVersion = "2025-11-25"
+
+// testCallBench is the setup the test-call benchmarks share: a backend's
+// host page with bench.js, the demo server on a port of its own,
+// registered and active at testCallBenchVersion, and testCall's input for
+// its echo tool.
+func testCallBench(b *testing.B) (p *page, endpoint string, input map[string]string) {
+	b.Helper()
+	be := newBackend(b)
+	srv := httptest.NewServer(demo.Handler())
+	b.Cleanup(srv.Close)
+	p = be.openHost(b)
+	p.run(`tt.bench = await import('/webtest/bench.js');`)
+	endpoint = srv.URL + "/mcp"
+	id := evalJS[string](p, `
+		const s = await tt.mcp.servers.create({ displayName: 'Bench', endpoint: %s, protocolVersion: %s });
+		await tt.mcp.servers.setState({ registrationId: s.id, state: 'active' });
+		return s.id;`, endpoint, testCallBenchVersion)
+	return p, endpoint, map[string]string{"registrationId": id, "nativeName": "echo", "argumentsJson": `{"text":"bench"}`}
 }

@@ -60,12 +60,7 @@ func TestSillyTavernFromAnotherDevice(t *testing.T) {
 		bob, bobRequests := st.tab(t, bctx, "bob")
 
 		// Through SillyTavern's origin, as alice.
-		aliceID := evalJS[string](alice, `
-			const tt = window.__TAURITAVERN__;
-			const s = await tt.api.mcp.servers.create({ displayName: 'Alice demo', endpoint: %s });
-			await tt.api.mcp.servers.setState({ registrationId: s.id, state: 'active' });
-			await tt.api.mcp.servers.discover(s.id);
-			return s.id;`, demo.endpoint())
+		aliceID := addServer(alice, "Alice demo", demo.endpoint())
 		if got := st.testCall(alice, aliceID, "from alice"); !strings.Contains(got, "from alice") {
 			t.Fatalf("alice's test call through the plugin: %s", got)
 		}
@@ -208,12 +203,7 @@ func TestSillyTavernFromAnotherDevice(t *testing.T) {
 		st := startSillyTavern(t, ip, true)
 		bctx := deviceBrowser(t, chromedp.Flag("ignore-certificate-errors", true))
 		p, requests := st.tab(t, bctx, "alice")
-		id := evalJS[string](p, `
-			const tt = window.__TAURITAVERN__;
-			const s = await tt.api.mcp.servers.create({ displayName: 'Over https', endpoint: %s });
-			await tt.api.mcp.servers.setState({ registrationId: s.id, state: 'active' });
-			await tt.api.mcp.servers.discover(s.id);
-			return s.id;`, demo.endpoint())
+		id := addServer(p, "Over https", demo.endpoint())
 		if got := st.testCall(p, id, "over https"); !strings.Contains(got, "over https") {
 			t.Fatalf("a test call from an https page: %s", got)
 		}
@@ -382,6 +372,17 @@ func (st *deviceSillyTavern) tab(t testing.TB, bctx context.Context, handle stri
 		t.Fatalf("%s's page: %+v (want signed in, open at %s/api/plugins/ttmcp)", handle, got, st.origin)
 	}
 	return p, requests
+}
+
+// addServer registers endpoint as name from the page, activates it,
+// discovers its tools and returns its id.
+func addServer(p *page, name, endpoint string) string {
+	return evalJS[string](p, `
+		const mcp = window.__TAURITAVERN__.api.mcp;
+		const s = await mcp.servers.create({ displayName: %s, endpoint: %s });
+		await mcp.servers.setState({ registrationId: s.id, state: 'active' });
+		await mcp.servers.discover(s.id);
+		return s.id;`, name, endpoint)
 }
 
 // testCall test-calls the demo's echo with text and returns the outcome as
