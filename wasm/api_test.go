@@ -28,7 +28,7 @@ func TestPublishSurface(t *testing.T) {
 		return jsObject.Call("keys", v).Call("join", ",").String()
 	}
 	mcp := tt.Get("api").Get("mcp")
-	if k := keys(mcp); k != "servers,tools,audit,stdio,connections,elicitation,toolSets,results,resources,prompts,completions,toolSearch" {
+	if k := keys(mcp); k != "servers,tools,audit,stdio,connections,elicitation,toolSets,results,resources,prompts,completions,toolSearch,apps" {
 		t.Errorf("api.mcp keys = %s", k)
 	}
 	if k := keys(mcp.Get("servers")); k != "list,create,update,setState,remove,discover,refresh,signOut,capabilities,setCapabilities,signIn" {
@@ -60,6 +60,9 @@ func TestPublishSurface(t *testing.T) {
 	}
 	if k := keys(mcp.Get("toolSearch")); k != "search" {
 		t.Errorf("toolSearch keys = %s", k)
+	}
+	if k := keys(mcp.Get("apps")); k != "startCall,call,cancelCall,readInterface,setRenderer" {
+		t.Errorf("apps keys = %s", k)
 	}
 	if tt.Get("invoke").Get("safeInvoke").Type() != js.TypeFunction {
 		t.Error("no safeInvoke")

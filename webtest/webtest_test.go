@@ -111,7 +111,7 @@ func TestReadyPublishesTheHostAPI(t *testing.T) {
 			backend: tt_.mcpBridge.backend,
 		};`)
 	want := surface{
-		MCP:          []string{"audit", "completions", "connections", "elicitation", "prompts", "resources", "results", "servers", "stdio", "toolSearch", "toolSets", "tools"},
+		MCP:          []string{"apps", "audit", "completions", "connections", "elicitation", "prompts", "resources", "results", "servers", "stdio", "toolSearch", "toolSets", "tools"},
 		Servers:      []string{"capabilities", "create", "discover", "list", "refresh", "remove", "setCapabilities", "setState", "signIn", "signOut", "update"}, // signIn, signOut, capabilities, setCapabilities: ttmcp's
 		Tools:        []string{"setDescriptionOverride", "setPermission", "testCall"},
 		NotFunctions: []string{},
