@@ -7,7 +7,7 @@
 import type { LegacyMcpTool, McpAppResource } from '../../../jsapi/tauritavern-mcp';
 import type { Tr } from '../base/texts';
 import type { AppBridgeModule, AppFrameDeps, AppRecord } from '../features/apps/app-frame';
-import { mountApp } from '../features/apps/app-frame';
+import { mountApp, showAppFailure } from '../features/apps/app-frame';
 import { APPS_EXTRA, ChatApps, type ChatMessageLike } from '../features/apps/chat-apps';
 import type { TestCallApp } from '../features/manager/test-call-dialog';
 import { appResult } from '../features/apps/policy';
@@ -58,12 +58,7 @@ export function testAppRenderer(deps: AppFrameDeps): (container: HTMLElement, ap
       },
       consoleDeps,
     ).catch((err: unknown) => {
-      if (!gone) {
-        const note = document.createElement('div');
-        note.className = 'ttmcp-app-failed';
-        note.textContent = `${app.serverDisplayName}: the App could not be shown (${err instanceof Error ? err.message : String(err)})`;
-        container.append(note);
-      }
+      if (!gone) showAppFailure(container, app.serverDisplayName, err);
       return null;
     });
     return () => {

@@ -99,6 +99,14 @@ export interface MountedApp {
   teardown(forget: boolean): Promise<void>;
 }
 
+/** Says in container that an App could not be drawn (its interface not read, its frame refused). */
+export function showAppFailure(container: HTMLElement, serverDisplayName: string, err: unknown): void {
+  const note = document.createElement('div');
+  note.className = 'ttmcp-app-failed';
+  note.textContent = `${serverDisplayName}: the App could not be shown (${err instanceof Error ? err.message : String(err)})`;
+  container.append(note);
+}
+
 const HOST_INFO = { name: 'ttmcp (SillyTavern)', version: '1' };
 const HOST_CAPABILITIES = { openLinks: {}, serverTools: {}, serverResources: {}, logging: {} };
 /** How long an App is given to answer ui/resource-teardown. */
