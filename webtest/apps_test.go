@@ -486,3 +486,91 @@ func textInFrame(t *testing.T, p *page, src, selector string) string {
 	}
 	return text
 }
+
+// A test call of server-basic-vanillajs's App tool in the Manager's test
+// console shows its App below the result, with that result (the time the
+// console shows is the time in the App); the App's button goes through the
+// same gates as in the chat (Ask asks, naming the App; audited as the
+// App's); closing the console tears the App down.
+func TestSTBasicAppInTheTestConsole(t *testing.T) {
+	endpoint := startNodeMCP(t, "server-basic-vanillajs")
+	target, err := url.Parse(strings.TrimSuffix(endpoint, "/mcp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newSTEnvWith(t, httputil.NewSingleHostReverseProxy(target), map[string]string{"get-time": "ask"})
+	loadUI(e.p)
+	e.p.run(`await ui.withText(/Servers · \d+/, document);
+		await ui.click('button', 'Test call', document);
+		await ui.withText('Test MCP tool');
+		await ui.choose('Tool', 'Get Time');
+		await ui.click('button', 'Run test');
+		await ui.withText('Server responded');`)
+	state := evalJS[string](e.p, `
+		for (let i = 0; i < 400; i++) {
+			const f = document.querySelector('.tt-mcp-test-call .ttmcp-app-frame');
+			if (f && f.dataset.ttmcpState === 'shown') return 'shown';
+			const failed = document.querySelector('.tt-mcp-test-call .ttmcp-app-failed');
+			if (failed) return 'failed: ' + failed.textContent;
+			await new Promise((r) => setTimeout(r, 50));
+		}
+		const f = document.querySelector('.ttmcp-app-frame');
+		return f ? 'stuck: ' + f.outerHTML : 'no frame';`)
+	if state != "shown" {
+		t.Fatalf("the App in the test console: %s", state)
+	}
+	frame := evalJS[map[string]string](e.p, `
+		const f = document.querySelector('.tt-mcp-test-call .ttmcp-app-frame');
+		const result = [...document.querySelectorAll('.tt-mcp-test-call pre')].map((p) => p.textContent).join('\n');
+		return { sandbox: f.getAttribute('sandbox'), src: f.src, result,
+			after: String(!!(document.querySelector('.tt-mcp-test-call section').compareDocumentPosition(f) & Node.DOCUMENT_POSITION_FOLLOWING)) };`)
+	if frame["sandbox"] != "allow-scripts" || !strings.HasPrefix(frame["src"], e.b.url("/apps/view/")) || frame["after"] != "true" {
+		t.Errorf("frame %v", frame)
+	}
+	// The App shows the console's result: the same ISO time.
+	var shown string
+	for i := 0; i < 200; i++ {
+		shown = textInFrame(t, e.p, frame["src"], "#server-time")
+		if shown != "Loading..." {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := time.Parse(time.RFC3339, shown); err != nil || !strings.Contains(frame["result"], shown) {
+		t.Errorf("the App shows %q; the console's result is %q", shown, frame["result"])
+	}
+	e.p.run(`document.querySelector('.tt-mcp-test-call .ttmcp-app-frame').scrollIntoView({ block: 'center' });`)
+	shots(e.p, "apps-test-console")
+	// The App's button: get-time is Ask, so the popup asks, naming the App.
+	clickInFrame(t, e.p, ".tt-mcp-test-call .ttmcp-app-frame", "#get-time-btn")
+	if text := e.answerPopup("Allow once"); !strings.Contains(text, "(App Demo: get-time)") {
+		t.Errorf("the Ask popup does not name the App: %q", text)
+	}
+	var approvals []string
+	for i := 0; i < 200 && len(approvals) == 0; i++ {
+		for _, a := range e.audit() {
+			if a.Source == jsapi.AuditSourceApp && a.Kind == jsapi.AuditKindToolCall {
+				approvals = append(approvals, a.NativeName+" "+a.Approval+" "+a.Outcome)
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if want := []string{"get-time once known_response"}; !slices.Equal(approvals, want) {
+		t.Errorf("the App's calls: %v, want %v", approvals, want)
+	}
+	if n := len(e.mcp.toolCalls()); n != 2 {
+		t.Errorf("the App's server got %d tool calls, want the test call's and the App's", n)
+	}
+	// Closing the console tears the App down.
+	gone := evalJS[string](e.p, `
+		const dlg = document.querySelector('.tt-mcp-test-call').closest('dialog');
+		[...dlg.querySelectorAll('.popup-controls .menu_button')].find((b) => b.textContent.trim() === 'Close').click();
+		for (let i = 0; i < 200; i++) {
+			if (!document.querySelector('.ttmcp-app-frame') && !document.querySelector('.tt-mcp-test-call')) return 'gone';
+			await new Promise((r) => setTimeout(r, 25));
+		}
+		return 'left: ' + document.querySelectorAll('.ttmcp-app-frame').length + ' frames';`)
+	if gone != "gone" {
+		t.Errorf("after closing the console: %s", gone)
+	}
+}

@@ -1,5 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import { themeOf } from './apps';
+import type { McpAppResource, McpTestCallOutcome } from '../../../jsapi/tauritavern-mcp';
+import { useFrameWindows } from '../../test/frame-windows';
+import type { AppBridgeModule, AppFrameDeps } from '../features/apps/app-frame';
+import { testAppRenderer, themeOf } from './apps';
 
 describe('themeOf', () => {
   test.each([
@@ -8,5 +11,78 @@ describe('themeOf', () => {
     ['rgb(255 255 255)', 'dark'],
   ] as const)('%s is a %s theme', (color, theme) => {
     expect(themeOf(color)).toBe(theme);
+  });
+});
+
+useFrameWindows();
+
+describe('testAppRenderer (the test console’s Apps)', () => {
+  const resource: McpAppResource = {
+    registrationId: 'r1', appToolName: 'get-time', uri: 'ui://t/app.html', html: '<p>x</p>', csp: "default-src 'none'", viewId: 'v1',
+    declared: { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] },
+    permissions: { camera: false, microphone: false, geolocation: false, clipboardWrite: false }, sha256: 'x', dropped: [],
+  };
+  /** The chat's deps (with message and model context) and what the bridge was given. */
+  function chatDeps(readInterface: AppFrameDeps['readInterface'] = async () => resource) {
+    const seen: { caps?: Record<string, unknown>; sent: Array<[string, unknown]> } = { sent: [] };
+    const mod: AppBridgeModule = {
+      AppBridge: class {
+        oninitialized?: () => void;
+        constructor(_c: null, _i: unknown, caps: Record<string, unknown>) {
+          seen.caps = caps;
+          queueMicrotask(() => this.oninitialized?.());
+        }
+        async connect() {}
+        sendToolInput(p: unknown) { seen.sent.push(['input', p]); }
+        sendToolResult(p: unknown) { seen.sent.push(['result', p]); }
+        sendToolCancelled(p: unknown) { seen.sent.push(['cancelled', p]); }
+        async teardownResource() { seen.sent.push(['teardown', {}]); return {}; }
+      } as never,
+      PostMessageTransport: class {} as never,
+    };
+    const d: AppFrameDeps = {
+      readInterface, callTool: async () => Promise.reject(new Error('no')), readResource: async () => ({}), permission: async () => 'allow',
+      askApproval: async () => 'denied', confirm: async () => false, openLink: () => {},
+      sendMessage: async () => {}, setModelContext: () => {},
+      viewUrl: (id) => `http://backend.invalid/apps/view/${id}`, loadBridge: async () => mod, hostContext: () => ({}), now: () => 0,
+    };
+    return { d, seen };
+  }
+  const outcome: McpTestCallOutcome = {
+    outcome: 'known_response',
+    response: { kind: 'tool_result', isError: false, textBlocks: [{ index: 0, text: '12:00' }], structuredJson: '{"time":"12:00"}', diagnostics: [] },
+  };
+
+  test('draws the App with the call’s input and result, without a chat’s message or model context; its teardown removes it', async () => {
+    const { d, seen } = chatDeps();
+    const box = document.createElement('div');
+    document.body.append(box);
+    const teardown = testAppRenderer(d)(box, { registrationId: 'r1', serverDisplayName: 'Demo', toolName: 'get-time', input: { tz: 'UTC' }, result: outcome });
+    await new Promise((r) => setTimeout(r, 10));
+    expect(box.querySelector('iframe')?.src).toBe('http://backend.invalid/apps/view/v1');
+    expect(seen.sent).toEqual([
+      ['input', { arguments: { tz: 'UTC' } }],
+      ['result', { content: [{ type: 'text', text: '12:00' }], structuredContent: { time: '12:00' } }],
+    ]);
+    expect(Object.keys(seen.caps ?? {})).not.toContain('message');
+    expect(Object.keys(seen.caps ?? {})).not.toContain('updateModelContext');
+    teardown();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(seen.sent.at(-1)?.[0]).toBe('teardown');
+    expect(box.querySelector('iframe')).toBeNull();
+  });
+
+  test('torn down while still loading, the App is removed once drawn; an interface that cannot be read is said', async () => {
+    const { d } = chatDeps();
+    const box = document.createElement('div');
+    testAppRenderer(d)(box, { registrationId: 'r1', serverDisplayName: 'Demo', toolName: 'get-time', input: {}, result: outcome })();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(box.querySelector('iframe')).toBeNull();
+
+    const failing = chatDeps(async () => Promise.reject(new Error('mcp.app_resource_invalid')));
+    const box2 = document.createElement('div');
+    testAppRenderer(failing.d)(box2, { registrationId: 'r1', serverDisplayName: 'Demo', toolName: 'get-time', input: {}, result: outcome });
+    await new Promise((r) => setTimeout(r, 10));
+    expect(box2.textContent).toBe('Demo: the App could not be shown (mcp.app_resource_invalid)');
   });
 });

@@ -7,7 +7,9 @@
 import type { LegacyMcpTool, McpAppResource } from '../../../jsapi/tauritavern-mcp';
 import type { Tr } from '../base/texts';
 import type { AppBridgeModule, AppFrameDeps, AppRecord } from '../features/apps/app-frame';
+import { mountApp, showAppFailure } from '../features/apps/app-frame';
 import { APPS_EXTRA, ChatApps, type ChatMessageLike } from '../features/apps/chat-apps';
+import type { TestCallApp } from '../features/manager/test-call-dialog';
 import { appResult } from '../features/apps/policy';
 import { askApproval } from '../features/model-tools/approval';
 import { INPUT_BOX_ID, putInInputBox } from '../host/input-box';
@@ -28,7 +30,42 @@ export interface StartedApps {
   /** The tool bridge's called hook. */
   called(call: CalledTool): void;
   apps: ChatApps;
+  /** The Manager's test console's App renderer. */
+  renderTestApp(container: HTMLElement, app: TestCallApp): () => void;
   unmount(): void;
+}
+
+/**
+ * The test console's Apps (issue 30 item 3): the chat's App host
+ * (mountApp) with the same gates — its tools through api.mcp.apps, Ask
+ * through the same popup — but no chat: it neither posts messages nor
+ * touches the model's context. The returned teardown ends it (an App still
+ * loading is torn down once loaded); a failure to draw is said in container.
+ */
+export function testAppRenderer(deps: AppFrameDeps): (container: HTMLElement, app: TestCallApp) => () => void {
+  const consoleDeps: AppFrameDeps = { ...deps, sendMessage: undefined, setModelContext: undefined };
+  return (container, app) => {
+    let gone = false;
+    const mounting = mountApp(
+      container,
+      {
+        invocationId: `test-${crypto.randomUUID()}`,
+        registrationId: app.registrationId,
+        serverDisplayName: app.serverDisplayName,
+        appToolName: app.toolName,
+        arguments: app.input,
+        result: appResult(app.result),
+      },
+      consoleDeps,
+    ).catch((err: unknown) => {
+      if (!gone) showAppFailure(container, app.serverDisplayName, err);
+      return null;
+    });
+    return () => {
+      gone = true;
+      void mounting.then((m) => m?.teardown(true));
+    };
+  };
 }
 
 /** The App bridge bundle, next to the extension's own (loaded on the first App). */
@@ -222,6 +259,7 @@ export function startApps(tr: Tr, deps: AppFrameDeps = appFrameDeps(tr)): Starte
   return {
     called,
     apps,
+    renderTestApp: testAppRenderer(deps),
     unmount() {
       offBridge();
       events?.removeListener?.(ST_EVENTS.TOOL_CALLS_PERFORMED, performed as never);

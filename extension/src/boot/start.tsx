@@ -117,7 +117,7 @@ export function startManager(opts: StartOptions): Started | null {
     saveBackendUrl: (url) => {
       saveBackendUrl(url);
     },
-    createActions: (api) => createManagerActions(api, tr, chat.primitives),
+    createActions: (api) => createManagerActions(api, tr, chat.primitives, apps.renderTestApp),
     bridge: bridgeStatus,
     onBridgeChange,
     origin: window.location.origin,

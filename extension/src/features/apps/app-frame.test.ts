@@ -211,6 +211,24 @@ describe('mountApp', () => {
     expect([...context.values()]).toEqual([null]);
   });
 
+  test('a chat offers messages and the model context; a host without a chat (the test console) neither offers nor takes them', async () => {
+    await mountApp(document.body, rec, deps().d);
+    expect(Object.keys(FakeBridge.last!.caps)).toEqual(expect.arrayContaining(['message', 'updateModelContext', 'serverTools']));
+
+    const { d, log } = deps({ sendMessage: undefined, setModelContext: undefined });
+    const app = await mountApp(document.body, rec, d);
+    const bridge = FakeBridge.last!;
+    expect(Object.keys(bridge.caps)).not.toContain('message');
+    expect(Object.keys(bridge.caps)).not.toContain('updateModelContext');
+    expect(Object.keys(bridge.caps)).toEqual(expect.arrayContaining(['serverTools', 'serverResources', 'openLinks', 'sandbox']));
+    expect(await bridge.onmessage?.({ role: 'user', content: [{ type: 'text', text: 'I move e4' }] })).toEqual({ isError: true });
+    await expect(bridge.onupdatemodelcontext?.({ content: [{ type: 'text', text: 'state' }] })).rejects.toThrow('no model context');
+    await bridge.oncalltool?.({ name: 'move', arguments: {} }); // its tools all the same, through Ask
+    expect(log).toEqual(['ask move from Chess: board', 'call move once board']); // nobody asked to consent to a message
+    await app.teardown(true);
+    expect(app.frame.isConnected).toBe(false);
+  });
+
   test('an interface that cannot be read leaves nothing behind', async () => {
     const { d } = deps({ readInterface: async () => Promise.reject(new Error('mcp.app_resource_invalid')) });
     const box = document.createElement('div');

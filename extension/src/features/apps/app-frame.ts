@@ -76,9 +76,10 @@ export interface AppFrameDeps {
   askApproval(req: { serverDisplayName: string; toolTitle: string; nativeName: string; argumentsJson: string; app: string }, signal: AbortSignal): Promise<'once' | 'always' | 'denied'>;
   confirm(kind: 'link' | 'message', text: string): Promise<boolean>;
   openLink(url: string): void;
-  sendMessage(text: string): Promise<void>;
-  /** Sets (text) or clears (null) the App's part of the model's context. */
-  setModelContext(key: string, text: string | null): void;
+  /** Posts text as the user's message; absent where there is no chat (the test console): not offered, refused. */
+  sendMessage?: ((text: string) => Promise<void>) | undefined;
+  /** Sets (text) or clears (null) the App's part of the model's context; absent where there is no chat. */
+  setModelContext?: ((key: string, text: string | null) => void) | undefined;
   /** The URL the App view route has on this page (the backend's, or the plugin's prefix). */
   viewUrl(viewId: string): string;
   loadBridge(): Promise<AppBridgeModule>;
@@ -98,8 +99,16 @@ export interface MountedApp {
   teardown(forget: boolean): Promise<void>;
 }
 
+/** Says in container that an App could not be drawn (its interface not read, its frame refused). */
+export function showAppFailure(container: HTMLElement, serverDisplayName: string, err: unknown): void {
+  const note = document.createElement('div');
+  note.className = 'ttmcp-app-failed';
+  note.textContent = `${serverDisplayName}: the App could not be shown (${err instanceof Error ? err.message : String(err)})`;
+  container.append(note);
+}
+
 const HOST_INFO = { name: 'ttmcp (SillyTavern)', version: '1' };
-const HOST_CAPABILITIES = { openLinks: {}, serverTools: {}, serverResources: {}, logging: {}, updateModelContext: { text: {} }, message: { text: {} } };
+const HOST_CAPABILITIES = { openLinks: {}, serverTools: {}, serverResources: {}, logging: {} };
 /** How long an App is given to answer ui/resource-teardown. */
 const TEARDOWN_WAIT_MS = 500;
 
@@ -142,7 +151,15 @@ export async function mountApp(container: HTMLElement, rec: AppRecord, deps: App
     frame.remove();
     throw new Error('the App frame has no window');
   }
-  const bridge = new mod.AppBridge(null, HOST_INFO, { ...HOST_CAPABILITIES, sandbox: { csp: resource.declared } });
+  const { sendMessage, setModelContext } = deps;
+  // A host without a chat (the test console) does not offer what only a chat has.
+  const capabilities = {
+    ...HOST_CAPABILITIES,
+    ...(setModelContext ? { updateModelContext: { text: {} } } : {}),
+    ...(sendMessage ? { message: { text: {} } } : {}),
+    sandbox: { csp: resource.declared },
+  };
+  const bridge = new mod.AppBridge(null, HOST_INFO, capabilities);
   const calls = new Set<AbortController>();
   const sizes = new RateLimit(60, 1000);
   const logs = new RateLimit(20, 1000);
@@ -184,14 +201,15 @@ export async function mountApp(container: HTMLElement, rec: AppRecord, deps: App
   };
   bridge.onmessage = async ({ role, content }) => {
     const text = appText(content, MAX_APP_MESSAGE_CHARS);
-    if (role !== 'user' || text === null || !asks.take(deps.now())) return { isError: true };
+    if (!sendMessage || role !== 'user' || text === null || !asks.take(deps.now())) return { isError: true };
     if (!(await deps.confirm('message', text))) return { isError: true };
-    await deps.sendMessage(text);
+    await sendMessage(text);
     return {};
   };
   bridge.onupdatemodelcontext = async ({ content }) => {
+    if (!setModelContext) throw new Error('this host has no model context (not a chat)');
     const text = appText(content, MAX_MODEL_CONTEXT_CHARS);
-    deps.setModelContext(contextKey, text === null ? null : `[${app}] ${text}`);
+    setModelContext(contextKey, text === null ? null : `[${app}] ${text}`);
     return {};
   };
   bridge.onrequestdisplaymode = async () => ({ mode: 'inline' }); // the only mode declared
@@ -222,7 +240,7 @@ export async function mountApp(container: HTMLElement, rec: AppRecord, deps: App
       // the App is gone or did not answer: removed all the same
     }
     await bridge.close?.().catch(() => undefined);
-    if (forget) deps.setModelContext(contextKey, null);
+    if (forget) setModelContext?.(contextKey, null);
     frame.remove();
   }
   return { frame, teardown };

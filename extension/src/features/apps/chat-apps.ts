@@ -7,7 +7,7 @@
 // live at once; changing the chat or deleting a message tears its Apps
 // down first.
 
-import { mountApp, type AppFrameDeps, type AppRecord, type MountedApp } from './app-frame';
+import { mountApp, showAppFailure, type AppFrameDeps, type AppRecord, type MountedApp } from './app-frame';
 
 /** The extra member of a tool message that holds its Apps. */
 export const APPS_EXTRA = 'ttmcp_apps';
@@ -137,10 +137,7 @@ export class ChatApps {
     while (this.#live.size >= MAX_LIVE_APPS) void this.#unmount(this.#live.keys().next().value!, false);
     const mounting = mountApp(slot, rec, this.deps).catch((err: unknown) => {
       this.#failed.add(key);
-      const note = document.createElement('div');
-      note.className = 'ttmcp-app-failed';
-      note.textContent = `${rec.serverDisplayName}: the App could not be shown (${err instanceof Error ? err.message : String(err)})`;
-      slot.append(note);
+      showAppFailure(slot, rec.serverDisplayName, err);
       this.#live.delete(key);
       return null;
     });

@@ -5,7 +5,7 @@ import type { TauriTavernMcpApi, TauriTavernMcpServer, TtmcpMcpApi, TtmcpMcpServ
 import { confirmActivate, confirmRemove } from './confirm';
 import { askSignInClient } from './sign-in-client-dialog';
 import { openAddServerDialog, openEditServerDialog } from './server-dialog';
-import { openTestCallDialog } from './test-call-dialog';
+import { openTestCallDialog, type TestCallDialogDeps } from './test-call-dialog';
 import type { ResourceTarget } from '../../ui/resource-target';
 import { openToolDialog } from './tool-dialog';
 import type { McpManagerActions } from './McpManagerApp';
@@ -40,9 +40,15 @@ function signInActions(api: TauriTavernMcpApi, tr: Tr): Pick<McpManagerActions, 
 
 /**
  * primitives: the Resources and Prompts dialogs where the page has ttmcp's API (the test console
- * opens a result's resources there).
+ * opens a result's resources there); renderApp: the test console's MCP App renderer (boot's), absent
+ * where the page renders no Apps.
  */
-export function createManagerActions(api: TauriTavernMcpApi, tr: Tr, primitives?: () => PrimitivesDeps | undefined): McpManagerActions {
+export function createManagerActions(
+  api: TauriTavernMcpApi,
+  tr: Tr,
+  primitives?: () => PrimitivesDeps | undefined,
+  renderApp?: TestCallDialogDeps['renderApp'],
+): McpManagerActions {
   // ttmcp's api.mcp.stdio; a host with only upstream's surface has none.
   const stdio = (api as Partial<TtmcpMcpApi>).stdio;
   return {
@@ -67,6 +73,7 @@ export function createManagerActions(api: TauriTavernMcpApi, tr: Tr, primitives?
           discover: (registrationId) => api.servers.discover({ registrationId }),
           refresh: (registrationId) => api.servers.refresh({ registrationId }),
           testCall: (input, options) => api.tools.testCall(input, options),
+          ...(renderApp && (api as Partial<TtmcpMcpApi>).apps ? { renderApp } : {}),
           ...(primitives?.()
             ? {
                 openResource: (server: TauriTavernMcpServer, target: ResourceTarget) =>

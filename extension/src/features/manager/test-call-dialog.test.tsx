@@ -11,7 +11,7 @@ import type {
 import { discovery, installSillyTavern, SERVER_B, SERVER_ID, server } from '../../../test/fakes';
 import { currentPopup } from '../../../test/popup-double';
 import { englishTr } from '../../base/texts';
-import { openTestCallDialog, TestCallDialog, type TestCallDialogDeps } from './test-call-dialog';
+import { hasApp, openTestCallDialog, TestCallDialog, type TestCallApp, type TestCallDialogDeps } from './test-call-dialog';
 
 function richTool(): McpDiscoveredTool {
   return {
@@ -459,5 +459,116 @@ describe('test-call console', () => {
     expect(signal?.aborted).toBe(true);
     resolveCall({ outcome: 'outcome_unknown', code: 'mcp.call_cancelled', message: 'cancelled' });
     await opened;
+  });
+
+  /** A tool with an MCP App (its interface ui://board/view). */
+  function boardTool(visibility?: Array<'model' | 'app'>): McpDiscoveredTool {
+    return {
+      id: `mcp/${SERVER_ID}:show_board`,
+      nativeName: 'show_board',
+      inputSchema: { type: 'object', properties: { size: { type: 'integer' } } },
+      annotations: {},
+      permission: 'allow',
+      ui: { resourceUri: 'ui://board/view', ...(visibility ? { visibility } : {}) },
+    };
+  }
+
+  test.each<[string, McpDiscoveredTool, boolean]>([
+    ['an interface, visibility absent', boardTool(), true],
+    ['an interface, app only', boardTool(['app']), true],
+    ['an interface, model only', boardTool(['model']), true],
+    ['an interface nobody may see', boardTool([]), false],
+    ['no interface', pingTool(), false],
+    ['ui without resourceUri', { ...pingTool(), ui: { visibility: ['model', 'app'] } }, false],
+  ])('hasApp: %s', (_name, tool, want) => {
+    expect(hasApp(tool)).toBe(want);
+  });
+
+  /** An App renderer recording what it drew and what it tore down. */
+  function recordingRenderer() {
+    const log: string[] = [];
+    const drawn: Array<{ container: HTMLElement; app: TestCallApp }> = [];
+    const renderApp = (container: HTMLElement, app: TestCallApp) => {
+      drawn.push({ container, app });
+      const frame = document.createElement('iframe');
+      frame.title = `App ${app.toolName}`;
+      container.append(frame);
+      log.push(`draw ${app.toolName} ${JSON.stringify(app.input)}`);
+      return () => {
+        frame.remove();
+        log.push(`teardown ${app.toolName}`);
+      };
+    };
+    return { log, drawn, renderApp };
+  }
+
+  test('a tool with an interface shows its App below the result (input and outcome given); a new call draws it again; another tool tears it down', async () => {
+    const r = recordingRenderer();
+    const user = userEvent.setup();
+    const result = toolResult({ textBlocks: [{ index: 0, text: 'board of 3' }] });
+    renderDialog({
+      discover: () => Promise.resolve(found([boardTool(), pingTool()])),
+      testCall: () => Promise.resolve(result),
+      renderApp: r.renderApp,
+    });
+    await screen.findByRole('option', { name: 'show_board' });
+    await user.selectOptions(screen.getByLabelText('Tool'), 'show_board');
+    await user.type(screen.getByLabelText(/size/), '3');
+    expect(r.log).toEqual([]); // nothing before a call
+    await user.click(screen.getByRole('button', { name: 'Run test' }));
+    expect(await screen.findByText('board of 3')).toBeTruthy();
+    await waitFor(() => expect(r.log).toEqual(['draw show_board {"size":3}']));
+    const [first] = r.drawn;
+    expect(first?.app).toEqual({ registrationId: SERVER_ID, serverDisplayName: 'Local tools', toolName: 'show_board', input: { size: 3 }, result });
+    // drawn in the console, after the result
+    const box = screen.getByTestId('test-call-app');
+    expect(first?.container).toBe(box);
+    expect(within(box).getByTitle('App show_board')).toBeTruthy();
+    expect(screen.getByText('board of 3').compareDocumentPosition(box) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+
+    await user.click(screen.getByRole('button', { name: 'Run test' }));
+    await waitFor(() => expect(r.log).toEqual(['draw show_board {"size":3}', 'teardown show_board', 'draw show_board {"size":3}']));
+
+    await user.selectOptions(screen.getByLabelText('Tool'), 'ping');
+    await waitFor(() => expect(r.log.at(-1)).toBe('teardown show_board'));
+    expect(screen.queryByTestId('test-call-app')).toBeNull();
+  });
+
+  test.each<[string, McpDiscoveredTool, McpTestCallOutcome]>([
+    ['a tool without an interface', pingTool(), toolResult({ textBlocks: [{ index: 0, text: 'pong' }] })],
+    ['an interface nobody may see', { ...boardTool([]), nativeName: 'ping', id: `mcp/${SERVER_ID}:ping` }, toolResult()],
+    ['a call never sent', { ...boardTool(), nativeName: 'ping', id: `mcp/${SERVER_ID}:ping` }, { outcome: 'not_sent', code: 'mcp.server_paused', message: 'paused' }],
+  ])('no App for %s', async (_name, tool, outcome) => {
+    const r = recordingRenderer();
+    const user = userEvent.setup();
+    renderDialog({ discover: () => Promise.resolve(found([tool])), testCall: () => Promise.resolve(outcome), renderApp: r.renderApp });
+    await screen.findByRole('option', { name: 'ping' });
+    await user.selectOptions(screen.getByLabelText('Tool'), 'ping');
+    await user.click(screen.getByRole('button', { name: 'Run test' }));
+    await waitFor(() => expect(document.querySelector('.tt-mcp-test-call section h4')).toBeTruthy()); // the outcome is shown
+    expect(r.log).toEqual([]);
+    expect(screen.queryByTestId('test-call-app')).toBeNull();
+  });
+
+  test('closing the console tears its App down', async () => {
+    installSillyTavern();
+    const r = recordingRenderer();
+    const opened = openTestCallDialog(
+      deps({
+        discover: () => Promise.resolve(found([boardTool()])),
+        testCall: () => Promise.resolve(toolResult({ textBlocks: [{ index: 0, text: 'board' }] })),
+        renderApp: r.renderApp,
+      }),
+      englishTr,
+    );
+    const popup = currentPopup();
+    const user = userEvent.setup();
+    await screen.findByRole('option', { name: 'show_board' });
+    await user.selectOptions(screen.getByLabelText('Tool'), 'show_board');
+    await user.click(screen.getByRole('button', { name: 'Run test' }));
+    await waitFor(() => expect(r.log).toEqual(['draw show_board {}']));
+    expect(await popup.close(1)).toBe(true);
+    await opened;
+    await waitFor(() => expect(r.log).toEqual(['draw show_board {}', 'teardown show_board']));
   });
 });

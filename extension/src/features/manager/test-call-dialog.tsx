@@ -1,7 +1,10 @@
 // The test-call console (reference §8.8): pick an active server (its
 // tools are discovered on selection), pick a tool, fill the form built from
 // its input schema, run one explicit call and see how it ended. Closing the
-// popup ends the local wait of a call in flight.
+// popup ends the local wait of a call in flight. A tool with an MCP App
+// (issue 30) shows it below the result, drawn by the renderer boot/ gives
+// (the chat's App host), torn down when the result goes or the console
+// closes.
 
 import { useEffect, useId, useRef, useState } from 'react';
 import type {
@@ -32,6 +35,27 @@ export interface TestCallDialogDeps {
   testCall(input: TestMcpToolCallInput, options: TtmcpTestCallOptions): Promise<McpTestCallOutcome>;
   /** Opens a resource the result links to or embeds (preview, attach); absent where the page cannot. */
   openResource?: ((server: TauriTavernMcpServer, target: ResourceTarget) => void) | undefined;
+  /** Draws a tool's MCP App in container; returns its teardown. Absent where the page renders no Apps. */
+  renderApp?: ((container: HTMLElement, app: TestCallApp) => () => void) | undefined;
+}
+
+/** The App of a test call: whose tool, the call's arguments and how it ended. */
+export interface TestCallApp {
+  registrationId: string;
+  serverDisplayName: string;
+  toolName: string;
+  input: Record<string, unknown>;
+  result: McpTestCallOutcome;
+}
+
+/**
+ * Whether tool has an App to show: an interface (`ui.resourceUri`) that the
+ * model or an App may see (absent visibility: both; an empty one: nobody).
+ */
+export function hasApp(tool: McpDiscoveredTool): boolean {
+  const ui = tool.ui;
+  if (!ui?.resourceUri) return false;
+  return ui.visibility === undefined || ui.visibility.includes('model') || ui.visibility.includes('app');
 }
 
 /** Lets the popup end the local wait of a call in flight when it closes. */
@@ -59,6 +83,9 @@ export function TestCallDialog(props: TestCallDialogProps) {
   const [running, setRunning] = useState(false);
   const [stopping, setStopping] = useState(false);
   const [outcome, setOutcome] = useState<McpTestCallOutcome>();
+  /** The arguments of the call whose outcome is shown (the App's input). */
+  const [calledWith, setCalledWith] = useState<Record<string, unknown>>({});
+  const appBox = useRef<HTMLDivElement>(null);
   const [callError, setCallError] = useState<string>();
   const [progress, setProgress] = useState<McpCallProgress>();
   const [startedAt, setStartedAt] = useState(0);
@@ -148,7 +175,10 @@ export function TestCallDialog(props: TestCallDialogProps) {
         { registrationId: serverId, nativeName: tool.nativeName, argumentsJson: collected.json },
         { signal: abort.signal, onProgress: (p) => mounted.current && controller.current === abort && setProgress(p) },
       );
-      if (mounted.current) setOutcome(result);
+      if (mounted.current) {
+        setCalledWith(JSON.parse(collected.json) as Record<string, unknown>);
+        setOutcome(result);
+      }
     } catch (err) {
       if (mounted.current) setCallError(errorMessage(err));
     } finally {
@@ -165,6 +195,28 @@ export function TestCallDialog(props: TestCallDialogProps) {
     setStopping(true);
   }
 
+  const server = active.find((s) => s.id === serverId);
+  const tool = discovery?.tools.find((t) => t.nativeName === toolName);
+  // The App of the shown result: only for a call the server answered (a
+  // call never sent or of unknown fate has no result to show); drawn again
+  // for each call, torn down with its result or the console.
+  const showApp = !!props.renderApp && !!tool && hasApp(tool) && outcome?.outcome === 'known_response';
+  const renderApp = props.renderApp;
+  useEffect(() => {
+    const box = appBox.current;
+    if (!showApp || !renderApp || !box || !server || !tool || !outcome) return;
+    const teardown = renderApp(box, {
+      registrationId: server.id,
+      serverDisplayName: server.displayName,
+      toolName: tool.nativeName,
+      input: calledWith,
+      result: outcome,
+    });
+    return () => teardown();
+    // drawn once per shown outcome
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [showApp, outcome]);
+
   const title = <h3>{tr('test_title')}</h3>;
   if (active.length === 0) {
     return (
@@ -175,8 +227,6 @@ export function TestCallDialog(props: TestCallDialogProps) {
     );
   }
 
-  const server = active.find((s) => s.id === serverId);
-  const tool = discovery?.tools.find((t) => t.nativeName === toolName);
   return (
     <div className="tt-mcp-test-call">
       {title}
@@ -282,6 +332,7 @@ export function TestCallDialog(props: TestCallDialogProps) {
               openResource={props.openResource && server ? (target) => props.openResource?.(server, target) : undefined}
             />
           )}
+          {showApp && <div ref={appBox} className="tt-mcp-test-app ttmcp-apps" data-testid="test-call-app" />}
         </>
       )}
     </div>
