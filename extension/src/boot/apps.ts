@@ -6,6 +6,7 @@
 
 import type { LegacyMcpTool, McpAppResource } from '../../../jsapi/tauritavern-mcp';
 import type { Tr } from '../base/texts';
+import { newUUID } from '../base/values';
 import type { AppBridgeModule, AppFrameDeps, AppRecord } from '../features/apps/app-frame';
 import { mountApp, showAppFailure } from '../features/apps/app-frame';
 import { APPS_EXTRA, ChatApps, type ChatMessageLike } from '../features/apps/chat-apps';
@@ -143,7 +144,7 @@ export function appFrameDeps(tr: Tr): AppFrameDeps {
     readInterface: (registrationId, appToolName): Promise<McpAppResource> => api().apps.readInterface({ registrationId, appToolName }),
     async callTool(req, signal) {
       const mcp = api();
-      const executionCallId = `app-${crypto.randomUUID()}`;
+      const executionCallId = `app-${newUUID()}`;
       await mcp.apps.startCall({ executionCallId });
       const cancel = () => void mcp.apps.cancelCall({ executionCallId });
       signal.addEventListener('abort', cancel, { once: true });

@@ -22,6 +22,7 @@ class FakeBridge implements AppBridgeLike {
     readonly client: null,
     readonly info: unknown,
     readonly caps: Record<string, unknown>,
+    readonly options?: { hostContext?: Record<string, unknown> },
   ) {
     FakeBridge.last = this;
   }
@@ -106,7 +107,7 @@ afterEach(() => {
 
 describe('mountApp', () => {
   test('a sandboxed frame on the view route; the input and the result once the App is initialised', async () => {
-    const { d } = deps();
+    const { d } = deps({ hostContext: (width) => ({ theme: 'dark', width }) });
     const box = document.createElement('div');
     document.body.append(box);
     const app = await mountApp(box, rec, d);
@@ -118,6 +119,7 @@ describe('mountApp', () => {
     expect(t.target).toBe(app.frame.contentWindow);
     expect(t.source).toBe(app.frame.contentWindow); // only its own frame is answered
     expect(bridge.client).toBeNull();
+    expect(bridge.options?.hostContext).toEqual({ theme: 'dark', width: 0 }); // the host's theme, given at initialize
     expect(bridge.sent).toEqual([]); // nothing before initialized
     expect(app.frame.dataset.ttmcpState).toBe('loading');
     bridge.oninitialized?.();

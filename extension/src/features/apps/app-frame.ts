@@ -50,7 +50,12 @@ export interface AppBridgeLike {
 
 /** The module loaded on the first App (dist/app-bridge.bundle.js). */
 export interface AppBridgeModule {
-  AppBridge: new (client: null, hostInfo: { name: string; version: string }, capabilities: Record<string, unknown>) => AppBridgeLike;
+  AppBridge: new (
+    client: null,
+    hostInfo: { name: string; version: string },
+    capabilities: Record<string, unknown>,
+    options?: { hostContext?: Record<string, unknown> },
+  ) => AppBridgeLike;
   PostMessageTransport: new (target: Window, source: Window) => unknown;
 }
 
@@ -137,15 +142,20 @@ export async function mountApp(container: HTMLElement, rec: AppRecord, deps: App
   // How far the App got (loading → initialized → shown), for styles and tests.
   frame.dataset.ttmcpState = 'loading';
   if (resource.prefersBorder === false) frame.classList.add('ttmcp-app-borderless');
+  let gone = false;
+  let loads = 0;
   frame.addEventListener('load', () => {
     // A second load is the App navigating its frame elsewhere: it is no
     // longer the document the backend served, so it is torn down.
     if (++loads > 1) void teardown(false);
   });
+  // src before the frame is in the page: it then navigates straight to the
+  // App's document, with no initial about:blank whose load event (fired
+  // during append in Chromium, later elsewhere) would count as one.
+  frame.src = deps.viewUrl(resource.viewId);
   container.append(frame);
   // The document loads asynchronously: the bridge below listens before
   // any message of the App can arrive (all in this task).
-  frame.src = deps.viewUrl(resource.viewId);
   const win = frame.contentWindow;
   if (!win) {
     frame.remove();
@@ -159,15 +169,15 @@ export async function mountApp(container: HTMLElement, rec: AppRecord, deps: App
     ...(sendMessage ? { message: { text: {} } } : {}),
     sandbox: { csp: resource.declared },
   };
-  const bridge = new mod.AppBridge(null, HOST_INFO, capabilities);
+  // SillyTavern's theme, locale and the App's room, given at ui/initialize:
+  // an App drawn on the chat's dark background picks its colours by them.
+  const bridge = new mod.AppBridge(null, HOST_INFO, capabilities, { hostContext: deps.hostContext(container.clientWidth) });
   const calls = new Set<AbortController>();
   const sizes = new RateLimit(60, 1000);
   const logs = new RateLimit(20, 1000);
   const asks = new RateLimit(3, 10_000); // links, messages: what puts a prompt before the user
   const app = `${rec.serverDisplayName}: ${rec.appToolName}`;
   const contextKey = `ttmcp_app_${rec.registrationId}_${rec.invocationId}`;
-  let gone = false;
-  let loads = 0;
 
   bridge.onsizechange = ({ height }) => {
     const h = appHeight(height);

@@ -31,6 +31,7 @@ function deps(fail = false) {
       PostMessageTransport: class {},
     }),
     viewUrl: (id: string) => `http://backend.invalid/apps/view/${id}`,
+    hostContext: () => ({}),
     setModelContext: () => {},
     now: () => 0,
   } as unknown as AppFrameDeps;

@@ -25,7 +25,7 @@ import { contentText } from '../../ui/content-text';
 import { requestFailure } from './failure';
 import { parsePlacement, type Placement, type Position, type Role } from './placement';
 import { currentChatId, EXTENSION_PROMPT_ROLES, EXTENSION_PROMPT_TYPES, type StChatContext } from '../../host/sillytavern-chat';
-import { isRecord } from '../../base/values';
+import { isRecord, newUUID } from '../../base/values';
 
 export { DEFAULT_PLACEMENT, parsePlacement, type Placement, type Position, type Role } from './placement';
 
@@ -211,12 +211,7 @@ export function applyAttachments(ctx: StChatContext | undefined): void {
   }
 }
 
-function newId(): string {
-  const c = globalThis.crypto as Crypto | undefined;
-  // randomUUID needs a secure context; SillyTavern is often served over plain http on a LAN
-  if (typeof c?.randomUUID === 'function') return c.randomUUID();
-  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
-}
+
 
 /** The chat a dialog works on: its id when opened (a change since refuses the write). */
 export interface ChatRef {
@@ -346,7 +341,7 @@ export class ChatAttachments {
     const list = readAttachments(ctx);
     this.#checkCap(list, snapshot);
     const at = this.#now();
-    const a: ChatAttachment = { id: newId(), ...snapshot, placement: { ...placement }, attachedAt: at, readAt: at };
+    const a: ChatAttachment = { id: newUUID(), ...snapshot, placement: { ...placement }, attachedAt: at, readAt: at };
     await this.#write(ctx, [...list, a]);
     return a;
   }
