@@ -111,6 +111,8 @@ interface World {
   callAnswer: (dto: Record<string, unknown>, options?: { onProgress?: (p: McpCallProgress) => void }) => Promise<McpCallOutcome> | McpCallOutcome;
   /** The chat statuses the calls showed (issue 29). */
   statuses: Array<{ name: string; progress: McpCallProgress[]; ended: boolean }>;
+  /** What the called hook heard (the App host's, issue 30): alias and native name. */
+  calledHook: string[];
   connected: boolean;
   ttmcp: boolean;
   /** Whether invoke.safeInvoke is published (false: the API never loaded). */
@@ -160,6 +162,7 @@ function world(): World {
     reads: [],
     stoppedInQuestion: false,
     statuses: [],
+    calledHook: [],
     searchHits: () => [],
     searches: [],
   } as unknown as World;
@@ -218,6 +221,7 @@ function world(): World {
       return new Promise((resolve) => signal.addEventListener('abort', () => resolve('denied'), { once: true }));
     },
     toast: (level, text, title, persistent = false) => void w.toasts.push([level, `${title}: ${text}`, persistent]),
+    called: ({ alias, tool }) => void w.calledHook.push(`${alias} ${tool.nativeName}`),
     callStatus: (name) => {
       const st = { name, progress: [] as McpCallProgress[], ended: false };
       w.statuses.push(st);
@@ -722,6 +726,8 @@ describe('search mode (issue 31)', () => {
     expect(calls).toHaveLength(1);
     expect((calls[0]![1] as { dto: Record<string, unknown> }).dto).toMatchObject({ toolId: `mcp/${REG}:t042`, argumentsJson: '{"text":"hi"}', approval: 'once' });
     expect(text).toBe('{"text":"hi"}');
+    // the App host hears the real tool under the name SillyTavern saves the invocation by
+    expect(w.calledHook).toEqual([`${CALL_TOOL} t042`]);
     expect(await w.st.registry.get(CALL_TOOL)!.formatMessage!({ name: 'mcp__Demo__t042', arguments: {} })).toBe('Invoking MCP tool: Tool 042 (Demo)');
     // SillyTavern's record names the real tool (the call keeps the call tool's name, as the tools array has it)
     const invocations = [{ id: 'c1', displayName: 'Call an MCP tool', name: CALL_TOOL, parameters: '{"name":"mcp__Demo__t042","arguments":{"text":"hi"}}', result: text }];

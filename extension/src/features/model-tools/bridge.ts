@@ -636,7 +636,8 @@ export class ToolBridge {
     if (!call) return `${CALL_TOOL} needs {"name": "<a tool's name from ${SEARCH_TOOL}>", "arguments": {…}}. Nothing was called.`;
     const alias = resolveName(call.name, this.#catalog);
     if (!alias) return unresolvedName(call.name, this.#catalog, `Nothing was called; find one with ${SEARCH_TOOL}.`);
-    return this.#run(this.#catalog.get(alias)!, call.arguments);
+    // SillyTavern saves this invocation under the call tool's name: the App host (issue 30) finds it by that
+    return this.#run(this.#catalog.get(alias)!, call.arguments, CALL_TOOL);
   }
 
 
@@ -690,7 +691,7 @@ export class ToolBridge {
         { invokeCommand },
         { toolId: tool.toolId, argumentsJson, signal: controller.signal, readable, ...(approval ? { approval } : {}), ...(onProgress ? { onProgress } : {}) },
       );
-      // the name SillyTavern saves the invocation under (a call through the search tool has another)
+      // alias: the name SillyTavern saves the invocation under (the call tool's, for a call through it)
       if (alias !== undefined) this.#host.called?.({ alias, tool, argumentsJson, result });
       return text?.text ?? result;
     } catch (err) {
