@@ -204,10 +204,10 @@ conformance: node-tools
 # and reports both and their ratio (x-…). A loopback warm call is a few
 # hundred µs, so its ratio needs 10,000 calls a side to settle (at 3,000
 # it still moves ±0.04 between runs; docs/BENCHMARKS.md).
-bench: chromium wasm
+bench: chromium backend node-tools
 	$(GO) test -count=1 -run '^$$' -bench . -skip '^BenchmarkWarmCall$$' -benchtime 20x ./backend/...
 	$(GO) test -count=1 -run '^$$' -bench '^BenchmarkWarmCall$$' -benchtime 10000x ./backend/gateway
-	CHROME=$(CHROME) $(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 20m ./webtest
+	CHROME=$(CHROME) TTMCP_BIN=$(CURDIR)/bin/ttmcp TTMCP_NODE_TOOLS=$(NODE_TOOLS) $(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout 20m ./webtest
 
 chromium:
 	@if [ ! -x "$(CHROME)" ]; then \
