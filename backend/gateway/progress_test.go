@@ -31,6 +31,29 @@ func progressServer(t *testing.T, stateless bool) string {
 	return ts.URL
 }
 
+// progressTarget is a gateway and a registration of a server that reports
+// progress (the steps tool).
+type progressTarget struct {
+	name string
+	g    *Gateway
+	r    domain.Registration
+}
+
+// progressTargets are the steps servers of the progress tests: over HTTP in
+// both eras and over stdio in both.
+func progressTargets(t *testing.T) []progressTarget {
+	var targets []progressTarget
+	for _, era := range eras {
+		targets = append(targets, progressTarget{"http-" + era.name, callGateway(t, 5*time.Second), registration(t, progressServer(t, era.stateless), era.protocol, nil)})
+	}
+	for _, protocol := range []domain.Protocol{domain.Protocol20251125, domain.Protocol20260728} {
+		r := stdioReg(t, "tools", t.TempDir())
+		r.Protocol = protocol
+		targets = append(targets, progressTarget{"stdio-" + string(protocol), stdioGateway(t, nil), r})
+	}
+	return targets
+}
+
 // collect is a ProgressFunc that keeps what it was given.
 type collect struct {
 	mu  sync.Mutex
@@ -55,20 +78,7 @@ func (c *collect) steps() []domain.Progress {
 // the same kept session: two tokens), and no route is left once the calls
 // ended (TestCallProgressEveryStepInOrder: every step reaches the call).
 func TestCallProgressTokensBothErasHTTPAndStdio(t *testing.T) {
-	type target struct {
-		name string
-		g    *Gateway
-		r    domain.Registration
-	}
-	var targets []target
-	for _, era := range eras {
-		targets = append(targets, target{"http-" + era.name, callGateway(t, 5*time.Second), registration(t, progressServer(t, era.stateless), era.protocol, nil)})
-	}
-	for _, protocol := range []domain.Protocol{domain.Protocol20251125, domain.Protocol20260728} {
-		r := stdioReg(t, "tools", t.TempDir())
-		r.Protocol = protocol
-		targets = append(targets, target{"stdio-" + string(protocol), stdioGateway(t, nil), r})
-	}
+	targets := progressTargets(t)
 	for _, tg := range targets {
 		t.Run(tg.name, func(t *testing.T) {
 			var tokens []string
@@ -129,20 +139,7 @@ func TestProgressRoutes(t *testing.T) {
 // before go-sdk: none goes through go-sdk's notification queue, where the
 // last ones were still waiting when the response came.
 func TestCallProgressEveryStepInOrder(t *testing.T) {
-	type target struct {
-		name string
-		g    *Gateway
-		r    domain.Registration
-	}
-	var targets []target
-	for _, era := range eras {
-		targets = append(targets, target{"http-" + era.name, callGateway(t, 5*time.Second), registration(t, progressServer(t, era.stateless), era.protocol, nil)})
-	}
-	for _, protocol := range []domain.Protocol{domain.Protocol20251125, domain.Protocol20260728} {
-		r := stdioReg(t, "tools", t.TempDir())
-		r.Protocol = protocol
-		targets = append(targets, target{"stdio-" + string(protocol), stdioGateway(t, nil), r})
-	}
+	targets := progressTargets(t)
 	const n = 50
 	for _, tg := range targets {
 		t.Run(tg.name, func(t *testing.T) {
