@@ -208,6 +208,47 @@ func TestSTToolSearchMode(t *testing.T) {
 		count, n, allCount, allBytes, float64(allBytes)/float64(n))
 }
 
+// The default's pins (chats without a tool set): chosen in the Manager's
+// default search settings, saved in SillyTavern's extension settings, and
+// carried by the next request after the constant set, in the order pinned.
+func TestSTDefaultSearchPins(t *testing.T) {
+	h, perms, called := fixtureServer(t)
+	e := newSTEnvWith(t, h, perms)
+	loadUI(e.p)
+	e.p.run(`await ui.withText(/Servers · \d+/, document); window.dispatchEvent(new Event('focus'));`)
+	e.p.run(`
+		document.querySelector('.tt-mcp-default-search summary').click();
+		await ui.choose('How the tools reach the model', /^Search/, document);
+		(await ui.withText(/^Always offered with search \(0 pinned\)$/, document, 'summary')).click();
+		await ui.type('Filter tools', 'validate_ci', document);
+		(await ui.field(/^validate_ci_lint \(Demo\)$/, document)).click();
+		await ui.type('Filter tools', 'list_issues', document);
+		(await ui.field(/^list_issues \(Demo\)$/, document)).click();
+		await ui.withText(/^Always offered with search \(2 pinned\)$/, document, 'summary');
+		document.querySelector('.tt-mcp-default-pins').scrollIntoView();`)
+	screenshot(e.p, "toolsearch-default-pins", 1000, 900)
+	saved := evalJS[string](e.p, `return JSON.stringify(SillyTavern.getContext().extensionSettings.mcp_manager.toolSearch);`)
+	want := `{"mode":"search","maxTools":40,"contextPercent":10,"pinned":["mcp/` + e.id + `:validate_ci_lint","mcp/` + e.id + `:list_issues"]}`
+	if saved != want {
+		t.Errorf("the default's settings: %s; want %s", saved, want)
+	}
+	if reach := e.reach(); !strings.Contains(reach, "The next request carries 6 of ttmcp’s tool definitions") {
+		t.Errorf("the Manager says %q", reach)
+	}
+	e.llm.script(reply{Text: "ok"})
+	if r := e.send("Hi", false); r.Status != "done" {
+		t.Fatalf("ended %s: %s", r.Status, r.Error)
+	}
+	reqs := e.llm.requests()
+	wantNames := []string{"ttmcp_search_tools", "ttmcp_tool_details", "ttmcp_call_tool", "mcp__Demo__validate_ci_lint", "mcp__Demo__list_issues", "ttmcp_read_result"}
+	if names := reqs[len(reqs)-1].toolNames(); !slices.Equal(names, wantNames) {
+		t.Errorf("the request carried %v; want %v", names, wantNames)
+	}
+	if c := called(); len(c) != 0 {
+		t.Errorf("the MCP server ran %v; nothing was called", c)
+	}
+}
+
 // The page keeps a large model listing and lists it again only when the
 // backend's digest changed (issue 31, "big catalogs stay cheap";
 // jsapi/bridge-transport.js): three roots of an unchanged listing carry it

@@ -9,6 +9,9 @@ export function isProtocolVersion(v: unknown): v is McpProtocolVersion {
   return v === 'auto' || (PROTOCOL_VERSIONS as readonly unknown[]).includes(v);
 }
 
+/** At most this many tools pinned beside the search tools: a set's (the backend's domain.MaxPinnedTools), and the default's. */
+export const MAX_PINS = 32;
+
 export const PERMISSIONS = ['off', 'ask', 'allow'] as const satisfies readonly McpToolPermission[];
 
 /** Whether text is an absolute http:// or https:// URL. */

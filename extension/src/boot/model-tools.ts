@@ -27,6 +27,7 @@ import { createElement } from 'react';
 import type { McpCallProgress } from '../../../jsapi/tauritavern-mcp';
 import { mountChatStatus } from '../host/chat-status';
 import { CallProgress } from '../ui/CallProgress';
+import type { Pinnable } from '../ui/PinPicker';
 
 interface Toastr {
   warning?(text: string, title?: string, options?: object): unknown;
@@ -159,6 +160,16 @@ function onToolSetChange(fn: () => void): () => void {
   };
 }
 
+/** What the default's search may pin: the tools offered without a set, by server then title. */
+async function pinnableTools(tr: Tr): Promise<Pinnable[]> {
+  const invoke = safeInvoke();
+  if (!invoke) throw new Error(tr('default_search_pins_unavailable'));
+  const listing = (await invoke('list_legacy_mcp_tools')) as LegacyMcpToolList;
+  return listing.tools
+    .map((t) => ({ id: t.toolId, label: `${t.title || t.nativeName} (${t.serverDisplayName})` }))
+    .sort((a, b) => a.label.localeCompare(b.label));
+}
+
 /**
  * Starts offering MCP tools to the model (when this SillyTavern can take
  * function tools) and returns what the Manager shows about it. wake is
@@ -183,10 +194,11 @@ export function startModelTools(tr: Tr, opts: PageToolOptions = {}): ModelTools 
     defaultSearch: {
       read: () => parseSearchSetting(readSetting(SEARCH_SETTING)),
       write: (settings) => {
-        // the default has no pins of its own (a set has)
-        const { mode, maxTools, contextPercent } = settings;
-        writeSetting(SEARCH_SETTING, { mode, maxTools, contextPercent });
+        const { mode, maxTools, contextPercent, pinned } = settings;
+        writeSetting(SEARCH_SETTING, { mode, maxTools, contextPercent, ...(pinned.length > 0 ? { pinned } : {}) });
       },
+      // one function for the panel's lifetime: the pins read the tools once per opening
+      tools: () => pinnableTools(tr),
     },
     onChange(fn) {
       const offBridge = onBridgeChange(fn);

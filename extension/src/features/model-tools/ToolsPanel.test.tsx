@@ -157,6 +157,38 @@ describe('tools for the model', () => {
     expect(d.reach).toHaveBeenCalledTimes(3); // first check, and once per saved change
   });
 
+  test('the default\'s pins: chosen from the offered tools in search mode, saved in the order pinned; a pin not offered now is kept and can be taken off', async () => {
+    let stored: SearchSettings = { mode: 'search', maxTools: 40, contextPercent: 10, pinned: ['mcp/gone:old'] };
+    const write = vi.fn((s: SearchSettings) => void (stored = s));
+    const tools = vi.fn(async () => [
+      { id: 'mcp/a:read', label: 'Read file (Files)' },
+      { id: 'mcp/a:write', label: 'Write file (Files)' },
+      ...Array.from({ length: 12 }, (_, i) => ({ id: `mcp/b:t${i}`, label: `Tool ${i} (Web)` })),
+    ]);
+    const d = { ...deps([{ kind: 'function_calling_off' }, { kind: 'function_calling_off' }, { kind: 'function_calling_off' }, { kind: 'function_calling_off' }]), defaultSearch: { read: () => stored, write, tools } };
+    renderWith(d, <ToolReachSection />);
+    await userEvent.click(await screen.findByText('Tool search for chats without a tool set'));
+    expect(screen.getByText('Always offered with search (1 pinned)')).toBeTruthy();
+    const gone = await screen.findByRole('checkbox', { name: 'mcp/gone:old' });
+    expect((gone as HTMLInputElement).checked).toBe(true);
+    await userEvent.click(screen.getByRole('checkbox', { name: 'Write file (Files)' }));
+    await userEvent.click(screen.getByRole('checkbox', { name: 'Read file (Files)' }));
+    expect(stored.pinned).toEqual(['mcp/gone:old', 'mcp/a:write', 'mcp/a:read']);
+    // 15 tools: a filter narrows the others; the pinned stay in view, in the order pinned
+    await userEvent.type(screen.getByLabelText('Filter tools'), 'tool 1');
+    expect(screen.queryByRole('checkbox', { name: 'Tool 2 (Web)' })).toBeNull();
+    expect(screen.getAllByRole('checkbox', { checked: true }).map((c) => c.closest('label')?.textContent)).toEqual(['mcp/gone:old', 'Write file (Files)', 'Read file (Files)']);
+    await userEvent.click(screen.getByRole('checkbox', { name: 'Tool 11 (Web)' }));
+    await userEvent.clear(screen.getByLabelText('Filter tools'));
+    await userEvent.click(screen.getByRole('checkbox', { name: 'mcp/gone:old' }));
+    expect(stored.pinned).toEqual(['mcp/a:write', 'mcp/a:read', 'mcp/b:t11']);
+    expect(tools).toHaveBeenCalledTimes(1);
+    // all tools: nothing to pin for
+    await userEvent.selectOptions(screen.getByLabelText('How the tools reach the model'), 'all');
+    expect(screen.queryByText(/Always offered with search/)).toBeNull();
+    expect(stored).toEqual({ mode: 'all', maxTools: 40, contextPercent: 10, pinned: ['mcp/a:write', 'mcp/a:read', 'mcp/b:t11'] });
+  });
+
   test('a call whose result was kept offers it in full', async () => {
     const d = { ...deps([], [{ ...entry, resultId: 'r-1' }]), openResult: vi.fn(async () => {}) };
     renderWith(d, <RecentCalls registrationId="r" />);

@@ -4,12 +4,14 @@
 // provides; without it (tests of other parts, TauriTavern) they render
 // nothing.
 
-import { createContext, useCallback, useContext, useEffect, useRef, useState } from 'react';
+import { createContext, useCallback, useContext, useEffect, useId, useRef, useState } from 'react';
 import type { McpAuditEntry } from '../../../../jsapi/tauritavern-mcp';
 import type { TextKey } from '../../base/texts';
 import { askedItem } from '../../ui/Asked';
 import { ProgressSummary } from '../../ui/CallProgress';
 import { errorMessage } from '../../base/errors';
+import { MAX_PINS } from '../../base/protocol';
+import { PinPicker, type Pinnable } from '../../ui/PinPicker';
 import { useTr } from '../../base/tr';
 import type { ToolReach } from './reach';
 import type { SearchSettings } from './search';
@@ -23,8 +25,12 @@ export interface ToolsPanelDeps {
   recentCalls?(registrationId: string, limit: number): Promise<McpAuditEntry[]>;
   /** Opens a kept result (a model call's, too long for its prompt) for reading; undefined without the results API. */
   openResult?(resultId: string): Promise<void>;
-  /** The search mode of chats without a tool set (issue 31): read and saved in the extension's settings. */
-  defaultSearch?: { read(): SearchSettings; write(settings: SearchSettings): void };
+  /**
+   * The search mode of chats without a tool set (issue 31): read and saved in
+   * the extension's settings; tools() lists what may be pinned (the tools
+   * offered without a set), undefined: no pins.
+   */
+  defaultSearch?: { read(): SearchSettings; write(settings: SearchSettings): void; tools?(): Promise<Pinnable[]> };
 }
 
 export const ToolsContext = createContext<ToolsPanelDeps | undefined>(undefined);
@@ -150,9 +156,10 @@ function BudgetField(props: { label: string; value: string; onChange: (v: string
   );
 }
 
-/** The search mode of chats without a tool set: a mode and automatic's budget, saved as they change. */
+/** The search mode of chats without a tool set: a mode, automatic's budget and the pinned tools, saved as they change. */
 function DefaultSearch(props: { store: NonNullable<ToolsPanelDeps['defaultSearch']>; changed: () => void }) {
   const tr = useTr();
+  const id = useId();
   const [settings, setSettings] = useState(() => props.store.read());
   const [maxTools, setMaxTools] = useState(String(settings.maxTools));
   const [percent, setPercent] = useState(String(settings.contextPercent));
@@ -168,21 +175,57 @@ function DefaultSearch(props: { store: NonNullable<ToolsPanelDeps['defaultSearch
   return (
     <details className="tt-mcp-default-search">
       <summary>{tr('default_search_title')}</summary>
-      <label className="tt-mcp-field">
-        <span>{tr('toolset_mode')}</span>
-        <select className="text_pole" value={settings.mode} onChange={(e) => save({ ...settings, mode: e.target.value as McpToolMode })}>
+      <div className="tt-mcp-field">
+        <label htmlFor={`${id}-mode`}>{tr('toolset_mode')}</label>
+        <select id={`${id}-mode`} className="text_pole" value={settings.mode} onChange={(e) => save({ ...settings, mode: e.target.value as McpToolMode })}>
           <option value="all">{tr('toolset_mode_all')}</option>
           <option value="search">{tr('toolset_mode_search')}</option>
           <option value="automatic">{tr('toolset_mode_automatic')}</option>
         </select>
-      </label>
+      </div>
       {settings.mode === 'automatic' && (
         <div className="tt-mcp-field tt-mcp-toolset-budget">
           <BudgetField label={tr('toolset_budget_tools')} value={maxTools} onChange={setMaxTools} onDone={() => budget(maxTools, 'maxTools', 2048)} />
           <BudgetField label={tr('toolset_budget_percent')} value={percent} onChange={setPercent} onDone={() => budget(percent, 'contextPercent', 100)} />
         </div>
       )}
+      {settings.mode !== 'all' && props.store.tools && (
+        <DefaultPins tools={props.store.tools} pinned={settings.pinned} onChange={(pinned) => save({ ...settings, pinned })} />
+      )}
       <small className="tt-mcp-hint">{tr('default_search_hint')}</small>
+    </details>
+  );
+}
+
+/**
+ * The default's pins: read from the tools offered when the section opens. A
+ * pinned tool not offered now (set to Off, its server paused) is listed
+ * first by its ToolId, so it can be unpinned; it is kept otherwise.
+ */
+function DefaultPins(props: { tools: () => Promise<Pinnable[]>; pinned: string[]; onChange(pinned: string[]): void }) {
+  const tr = useTr();
+  const [tools, setTools] = useState<Pinnable[]>();
+  const [error, setError] = useState<string>();
+  const { tools: read } = props;
+  useEffect(() => {
+    let live = true;
+    read().then(
+      (t) => live && setTools(t),
+      (e: unknown) => live && setError(errorMessage(e)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [read]);
+  const offered = new Set(tools?.map((t) => t.id));
+  const gone = props.pinned.filter((id) => !offered.has(id)).map((id) => ({ id, label: id }));
+  return (
+    <details className="tt-mcp-default-pins" open={props.pinned.length > 0}>
+      <summary>{tr('default_search_pins', { count: props.pinned.length })}</summary>
+      <small className="tt-mcp-hint">{tr('default_search_pins_hint')}</small>
+      {error !== undefined && <p className="tt-mcp-error">{tr('default_search_pins_failed', { message: error })}</p>}
+      {tools === undefined && error === undefined && <p className="tt-mcp-note">{tr('default_search_pins_loading')}</p>}
+      {tools !== undefined && <PinPicker tools={[...gone, ...tools]} pinned={props.pinned} max={MAX_PINS} onChange={props.onChange} />}
     </details>
   );
 }

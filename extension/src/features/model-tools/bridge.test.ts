@@ -710,7 +710,7 @@ describe('search mode (issue 31)', () => {
     const found = await w.st.call(SEARCH_TOOL, { query: 'thing 42', limit: 5 });
     expect(w.searches).toEqual([{ query: 'thing 42', limit: 5, toolSetId: 'set-many' }]);
     expect(found).toBe(
-      '2 MCP tools for "thing 42" (read one\'s parameters with ttmcp_tool_details, call it with ttmcp_call_tool):\n\n' +
+      '2 MCP tools for "thing 42", best first (read one\'s parameters with ttmcp_tool_details, call it with ttmcp_call_tool):\n\n' +
         'Demo:\n- mcp__Demo__t042 — Tool 042: Does thing.\n- mcp__Demo__t005 — Tool 005: Does thing.',
     );
     const details = await w.st.call(DETAILS_TOOL, { name: 'mcp__Demo__t042' });
@@ -751,7 +751,7 @@ describe('search mode (issue 31)', () => {
     w.searchHits = () => [hit(add, 5), hit(echo, 2)];
     await w.st.round();
     expect(await w.st.call(SEARCH_TOOL, { query: 'x' })).toBe(
-      '1 MCP tool for "x" (read one\'s parameters with ttmcp_tool_details, call it with ttmcp_call_tool):\n\nDemo:\n- mcp__Demo__echo — Echo: Does thing.',
+      '1 MCP tool for "x", best first (read one\'s parameters with ttmcp_tool_details, call it with ttmcp_call_tool):\n\nDemo:\n- mcp__Demo__echo — Echo: Does thing.',
     );
     expect(await w.st.call(CALL_TOOL, { name: 'mcp__Demo__add', arguments: {} })).toContain('Nothing was called');
     expect(w.commands.filter(([c]) => c === 'call_legacy_mcp_tool')).toHaveLength(0);
@@ -760,6 +760,14 @@ describe('search mode (issue 31)', () => {
     await w.st.round();
     expect(await w.st.call(CALL_TOOL, { name: 'mcp__Demo__add__2', arguments: {} })).toBe('{}');
     expect(w.commands.filter(([c]) => c === 'call_legacy_mcp_tool')).toHaveLength(1);
+  });
+
+  test('the default\'s pins are offered by their own names after the constant set, in their order; a pin not listed is left out', async () => {
+    const w = world();
+    w.tools = [echo, add];
+    w.defaultSearch = { mode: 'search', maxTools: 40, contextPercent: 10, pinned: [add.toolId, 'mcp/gone:tool', echo.toolId] };
+    await w.st.round();
+    expect(await w.st.offered()).toEqual([SEARCH_TOOL, DETAILS_TOOL, CALL_TOOL, 'mcp__Demo__add__2', 'mcp__Demo__echo', 'ttmcp_read_result']);
   });
 
   test('a server filter, unknown names and a missing query: told in words, nothing called', async () => {

@@ -50,14 +50,14 @@ describe('sizes', () => {
 });
 
 describe('what the model and the record read', () => {
-  test('hits are grouped by server in the ranking\'s order, one line each', () => {
+  test('hits keep the ranking\'s order, one line each, grouped by server in runs', () => {
     const hit = (server: string, name: string, description: string) => ({
       alias: `mcp__${server}__${name}`,
       hit: { toolId: `mcp/r:${name}`, registrationId: 'r', serverDisplayName: server, nativeName: name, title: name, description, score: 1 },
     });
-    expect(formatHits('x', [hit('B', 'one', 'First.\nSecond line.'), hit('A', 'two', 'x'.repeat(300)), hit('B', 'three', '')])).toBe(
-      '3 MCP tools for "x" (read one\'s parameters with ttmcp_tool_details, call it with ttmcp_call_tool):\n\n' +
-        `B:\n- mcp__B__one — First.\n- mcp__B__three — three\n\nA:\n- mcp__A__two — ${'x'.repeat(199)}…`,
+    expect(formatHits('x', [hit('B', 'one', 'First.\nSecond line.'), hit('B', 'four', 'Fourth.'), hit('A', 'two', 'x'.repeat(300)), hit('B', 'three', '')])).toBe(
+      '4 MCP tools for "x", best first (read one\'s parameters with ttmcp_tool_details, call it with ttmcp_call_tool):\n\n' +
+        `B:\n- mcp__B__one — First.\n- mcp__B__four — Fourth.\n\nA:\n- mcp__A__two — ${'x'.repeat(199)}…\n\nB:\n- mcp__B__three — three`,
     );
   });
 

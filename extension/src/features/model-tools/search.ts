@@ -28,6 +28,7 @@
 import type { LegacyMcpTool, McpToolMode, McpToolSearchHit, McpToolSet } from '../../../../jsapi/tauritavern-mcp';
 import { isRecord } from '../../base/values';
 import type { StToolContext } from '../../host/sillytavern-tools';
+import { MAX_PINS } from '../../base/protocol';
 
 export const SEARCH_TOOL = 'ttmcp_search_tools';
 export const DETAILS_TOOL = 'ttmcp_tool_details';
@@ -77,7 +78,7 @@ export function parseSearchSetting(v: unknown): SearchSettings {
     mode: modeOf(v.mode),
     maxTools: intIn(v.maxTools, 1, 2048, DEFAULT_MAX_TOOLS),
     contextPercent: intIn(v.contextPercent, 1, 100, DEFAULT_CONTEXT_PERCENT),
-    pinned: Array.isArray(v.pinned) ? v.pinned.filter((p): p is string => typeof p === 'string') : [],
+    pinned: Array.isArray(v.pinned) ? [...new Set(v.pinned.filter((p): p is string => typeof p === 'string'))].slice(0, MAX_PINS) : [],
   };
 }
 
@@ -175,19 +176,27 @@ function oneLine(s: string | undefined): string {
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 
-/** A search's answer: hits grouped by server, in the ranking's order (a server where its best hit ranks). */
+/**
+ * A search's answer: hits in the ranking's order, one line each, grouped by
+ * server in runs — a server's heading starts each run of its hits, so a
+ * server may head two runs. Grouping each server's hits under its best one
+ * put a server's weak hits above another server's strong ones, and a model
+ * reads the first lines as the best.
+ */
 export function formatHits(query: string, hits: ReadonlyArray<{ alias: string; hit: McpToolSearchHit }>): string {
   if (hits.length === 0) {
     return `No MCP tool matches "${query}". Try other words (what you want to do, e.g. "list files"), or no server filter.`;
   }
-  const groups = new Map<string, string[]>();
+  const runs: { server: string; lines: string[] }[] = [];
   for (const { alias, hit } of hits) {
     const title = hit.title && hit.title !== hit.nativeName ? `${hit.title}: ` : '';
     const line = `- ${alias} — ${title}${oneLine(hit.description) || hit.nativeName}`;
-    groups.set(hit.serverDisplayName, [...(groups.get(hit.serverDisplayName) ?? []), line]);
+    const last = runs[runs.length - 1];
+    if (last?.server === hit.serverDisplayName) last.lines.push(line);
+    else runs.push({ server: hit.serverDisplayName, lines: [line] });
   }
-  const body = [...groups].map(([server, lines]) => `${server}:\n${lines.join('\n')}`).join('\n\n');
-  return `${hits.length} MCP tool${hits.length === 1 ? '' : 's'} for "${query}" (read one's parameters with ${DETAILS_TOOL}, call it with ${CALL_TOOL}):\n\n${body}`;
+  const body = runs.map((r) => `${r.server}:\n${r.lines.join('\n')}`).join('\n\n');
+  return `${hits.length} MCP tool${hits.length === 1 ? '' : 's'} for "${query}", best first (read one's parameters with ${DETAILS_TOOL}, call it with ${CALL_TOOL}):\n\n${body}`;
 }
 
 /** The details tool's answer: one tool's full, projected definition. */

@@ -23,6 +23,8 @@ import { showSaveDialog, type SaveHandle } from '../../host/popup';
 import type { Tr } from '../../base/texts';
 import { errorMessage } from '../../base/errors';
 import { FormStatus } from '../../ui/FormStatus';
+import { PinPicker } from '../../ui/PinPicker';
+import { MAX_PINS } from '../../base/protocol';
 import { useTr } from '../../base/tr';
 
 export const DEFAULT_LIMIT = 50_000;
@@ -261,6 +263,18 @@ const ToolSetForm = forwardRef(function ToolSetForm(props: ToolSetDialogInput, r
                     <i className="fa-solid fa-xmark" aria-hidden="true" />
                   </button>
                 </div>
+                {!single && mode !== 'all' && (byServer.get(serverOf(entry))?.length ?? 0) > 0 && (
+                  <details className="tt-mcp-toolset-server-pins" open={pinned.some((p) => serverOf(p) === serverOf(entry) && !selection.includes(p as McpToolSelector))}>
+                    <summary>{tr('toolset_server_pins', { count: pinned.filter((p) => serverOf(p) === serverOf(entry)).length })}</summary>
+                    <PinPicker
+                      tools={(byServer.get(serverOf(entry)) ?? []).map((t) => ({ id: t.toolId, label: t.title || t.nativeName }))}
+                      pinned={pinned}
+                      max={MAX_PINS}
+                      disabled={busy}
+                      onChange={setPinned}
+                    />
+                  </details>
+                )}
                 {single && (
                   <label className="checkbox_label tt-mcp-toolset-pin">
                     <input

@@ -136,7 +136,7 @@ describe('the editor', () => {
       {
         set: undefined,
         servers: [server('active', { displayName: 'Local tools' }), server('paused', { id: SERVER_B, displayName: 'Web' })],
-        tools: [tool(SERVER_ID, 'search', 'Search files', 'Local tools'), tool(SERVER_ID, 'read', 'Read file', 'Local tools')],
+        tools: [tool(SERVER_ID, 'search', 'Search files', 'Local tools'), tool(SERVER_ID, 'read', 'Read file', 'Local tools'), tool(SERVER_B, 'fetch', 'Fetch page', 'Web')],
         save: async (dto) => {
           saved.push(dto);
           return { ...coding, ...dto, id: 'new' } as McpToolSet;
@@ -172,6 +172,10 @@ describe('the editor', () => {
     await user.click(screen.getByRole('checkbox', { name: 'Always offered with search: Search files (Local tools)' }));
     await user.click(screen.getByRole('checkbox', { name: 'Always offered with search: Read file (Local tools)' }));
     await user.click(screen.getByRole('checkbox', { name: 'Always offered with search: Read file (Local tools)' })); // and off again
+    // a tool selected only through its whole server can be pinned too, under that server's entry
+    await user.click(screen.getByText('Tools of this server always offered with search (0 pinned)'));
+    await user.click(screen.getByRole('checkbox', { name: 'Fetch page' }));
+    expect(screen.getByText('Tools of this server always offered with search (1 pinned)')).toBeTruthy();
     expect(await currentPopup().close(1)).toBe(true);
     expect(await opened).toMatchObject({ id: 'new' });
     expect(saved).toEqual([
@@ -184,7 +188,7 @@ describe('the editor', () => {
         toolMode: 'automatic',
         searchMaxTools: 25,
         searchContextPercent: 10,
-        pinnedTools: [`mcp/${SERVER_ID}:search`],
+        pinnedTools: [`mcp/${SERVER_ID}:search`, `mcp/${SERVER_B}:fetch`],
       },
     ]);
   });
