@@ -57,6 +57,9 @@ func (s *Service) callApp(ctx context.Context, dto jsapi.CallMcpAppToolDto, audi
 		return domain.NotSent(CodeCallNotStarted, "The App's tool call was not prepared or was cancelled before it started"), nil
 	}
 	defer s.appCalls.forget(dto.ExecutionCallID, p)
+	if !rendersApps(ctx) {
+		return domain.NotSent(jsapi.CodeAppsNotRendered, appsNotRendered), nil
+	}
 	approval := domain.ApprovalNone
 	if dto.Approval != nil {
 		a, err := domain.ParseApproval(*dto.Approval)
@@ -165,6 +168,18 @@ func (s *Service) modelMayCall(reg domain.Registration, nativeName string) bool 
 	return t == nil || !t.UI.ModelHidden()
 }
 
+// rendersApps reports whether the page in ctx may run Apps: one that said
+// it renders them (its requests declare the extension). A context without
+// a page (a use inside the backend) is not refused. This is the page's own
+// gate, whatever its server was told: a 2025 stdio process is told once,
+// at initialize, for every page (DECISIONS "MCP Apps").
+func rendersApps(ctx context.Context) bool {
+	ap, ok := pageOf(ctx).(AppsPage)
+	return !ok || ap.RendersApps()
+}
+
+const appsNotRendered = "This page did not say it renders MCP Apps (api.mcp.apps.setRenderer(true)): no App of it may read its interface or call a tool"
+
 // AppsPage is a page that may render MCP Apps: it says so in its handlers
 // frame, and only then do the requests it causes (discoveries, calls,
 // reads) declare the io.modelcontextprotocol/ui extension to the server
@@ -194,6 +209,9 @@ func (s *Service) ReadAppResource(ctx context.Context, dto jsapi.ReadMcpAppResou
 			audit.finish(jsapi.McpCallOutcome{}, err)
 		}
 	}()
+	if !rendersApps(ctx) {
+		return jsapi.McpAppResource{}, domain.Errorf(domain.KindConflict, jsapi.CodeAppsNotRendered, "%s", appsNotRendered)
+	}
 	r, err := s.primitiveServer(dto.RegistrationID, primResources, "an App's interface is read")
 	if err != nil {
 		return jsapi.McpAppResource{}, err

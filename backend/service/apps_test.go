@@ -291,3 +291,58 @@ func TestAppCallGates(t *testing.T) {
 		t.Errorf("a bad registration id: %v", err)
 	}
 }
+
+// appsPage is a page that says (or not) that it renders MCP Apps.
+type appsPage struct {
+	pageDouble
+	apps bool
+}
+
+func (p *appsPage) RendersApps() bool { return p.apps }
+
+// Only a page that renders Apps may run one: a page that did not say so is
+// refused its App's interface and its App's calls (nothing reaches the
+// server; the call is audited as refused), whatever its server was told —
+// a 2025 stdio process hears once, at initialize, that its client renders
+// Apps, for every page.
+func TestAppCommandsNeedAnAppsPage(t *testing.T) {
+	srv := newAppServer(t)
+	w := newWorld(t)
+	id := w.register(srv.URL, true)
+	if _, err := w.discover(id); err != nil {
+		t.Fatal(err)
+	}
+	w.permit(id, "board", jsapi.PermissionAllow)
+	page := &appsPage{}
+	ctx := WithPage(context.Background(), page)
+	call := func(callID string) jsapi.McpCallOutcome {
+		t.Helper()
+		if _, err := w.svc.StartAppCall(ctx, jsapi.McpExecutionCallIdDto{ExecutionCallID: callID}); err != nil {
+			t.Fatal(err)
+		}
+		o, err := w.svc.CallAppTool(ctx, jsapi.CallMcpAppToolDto{ExecutionCallID: callID, RegistrationID: id, AppToolName: "board", NativeName: "board", ArgumentsJSON: "{}"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	if _, err := w.svc.ReadAppResource(ctx, jsapi.ReadMcpAppResourceDto{RegistrationID: id, AppToolName: "board"}); domain.CodeOf(err) != jsapi.CodeAppsNotRendered {
+		t.Errorf("read from a page without Apps: %v", err)
+	}
+	if o := call("c1"); o.Outcome != jsapi.OutcomeNotSent || o.Code != jsapi.CodeAppsNotRendered {
+		t.Errorf("call from a page without Apps: %+v", o)
+	}
+	if e := w.lastAudit(); e.Source != jsapi.AuditSourceApp || e.Outcome != jsapi.OutcomeNotSent || e.Code != jsapi.CodeAppsNotRendered {
+		t.Errorf("audit %+v", e)
+	}
+	if got := srv.calls(); len(got) != 0 {
+		t.Errorf("the server was reached: %v", got)
+	}
+	page.apps = true
+	if _, err := w.svc.ReadAppResource(ctx, jsapi.ReadMcpAppResourceDto{RegistrationID: id, AppToolName: "board"}); err != nil {
+		t.Errorf("read from an Apps page: %v", err)
+	}
+	if o := call("c2"); o.Outcome != jsapi.OutcomeKnownResponse {
+		t.Errorf("call from an Apps page: %+v", o)
+	}
+}
