@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ttmcp/ttmcp/backend/domain"
+	"github.com/ttmcp/ttmcp/backend/gateway/stdiotest"
 )
 
 // A stdio process is one session for every page: a 2025 one is told at
@@ -57,5 +58,25 @@ func TestStdioAppsExtensionDeclared(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The stdio "apps" server's interface, listed with _meta.ui while its
+// content carries none: the listing keeps the entry's _meta.ui, and the
+// read's content has no _meta.
+func TestStdioAppResourceListedUI(t *testing.T) {
+	g := stdioGateway(t, nil)
+	r := stdioReg(t, "apps", t.TempDir())
+	ctx := context.Background()
+	l, err := g.ListResources(ctx, r)
+	if err != nil || len(l.Items) != 1 || l.Items[0].URI != stdiotest.AppsURI {
+		t.Fatalf("resources %+v %v", l, err)
+	}
+	if got := string(l.Items[0].UI); got != stdiotest.AppsListedUI {
+		t.Errorf("listed _meta.ui %s, want %s", got, stdiotest.AppsListedUI)
+	}
+	read := g.ReadResource(ctx, r, stdiotest.AppsURI)
+	if read.Result == nil || len(read.Result.Contents) != 1 || read.Result.Contents[0].Meta != nil {
+		t.Fatalf("read %+v", read)
 	}
 }

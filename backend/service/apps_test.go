@@ -292,6 +292,87 @@ func TestAppCallGates(t *testing.T) {
 	}
 }
 
+// An App document without _meta.ui takes its policy from its
+// resources/list entry; one with its own keeps it (the content wins). The
+// list comes from memory once kept (listed once for both documents, and
+// not again on a re-read), and a resource the list leaves out gets the
+// restrictive default.
+func TestReadAppResourceListedUI(t *testing.T) {
+	obj := json.RawMessage(`{"type":"object"}`)
+	s := mcp.NewServer(&mcp.Implementation{Name: "dice", Version: "1"}, nil)
+	for _, tool := range []*mcp.Tool{
+		{Name: "roll", InputSchema: obj, Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "ui://dice/roll.html"}}},
+		{Name: "board", InputSchema: obj, Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "ui://dice/board.html"}}},
+		{Name: "hidden", InputSchema: obj, Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "ui://dice/hidden.html"}}},
+	} {
+		s.AddTool(tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	}
+	document := func(uri string, content mcp.Meta) mcp.ResourceHandler {
+		return func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: domain.AppMIMEType, Text: appDocument, Meta: content}}}, nil
+		}
+	}
+	listedUI := func(origin string) mcp.Meta {
+		return mcp.Meta{"ui": map[string]any{"csp": map[string]any{"connectDomains": []string{origin, "'unsafe-eval'"}}, "permissions": map[string]any{"camera": map[string]any{}}}}
+	}
+	s.AddResource(&mcp.Resource{URI: "ui://dice/roll.html", Name: "roll", MIMEType: domain.AppMIMEType, Meta: listedUI("https://listed.dice.example")},
+		document("ui://dice/roll.html", nil))
+	s.AddResource(&mcp.Resource{URI: "ui://dice/board.html", Name: "board", MIMEType: domain.AppMIMEType, Meta: listedUI("https://listed.dice.example")},
+		document("ui://dice/board.html", mcp.Meta{"ui": map[string]any{"csp": map[string]any{"connectDomains": []string{"https://content.dice.example"}}}}))
+	// hidden.html is readable but not listed (a server may leave it out)
+	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "ui://dice/{name}.html", Name: "any"}, document("ui://dice/hidden.html", nil))
+	var mu sync.Mutex
+	lists := 0
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "resources/list" {
+				mu.Lock()
+				lists++
+				mu.Unlock()
+			}
+			return next(ctx, method, req)
+		}
+	})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
+	t.Cleanup(ts.Close)
+	w := newWorld(t)
+	ctx := context.Background()
+	id := w.register(ts.URL, true)
+	if _, err := w.discover(id); err != nil {
+		t.Fatal(err)
+	}
+	read := func(tool string) jsapi.McpAppResource {
+		t.Helper()
+		app, err := w.svc.ReadAppResource(ctx, jsapi.ReadMcpAppResourceDto{RegistrationID: id, AppToolName: tool})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return app
+	}
+	for range 2 {
+		roll := read("roll")
+		if !slices.Equal(roll.Declared.ConnectDomains, []string{"https://listed.dice.example"}) || !roll.Permissions.Camera ||
+			!strings.Contains(roll.CSP, "connect-src https://listed.dice.example;") || len(roll.Dropped) != 1 {
+			t.Errorf("roll, from its listing: %+v", roll)
+		}
+	}
+	board := read("board")
+	if !slices.Equal(board.Declared.ConnectDomains, []string{"https://content.dice.example"}) || board.Permissions.Camera || strings.Contains(board.CSP, "listed") {
+		t.Errorf("board, its content's own: %+v", board)
+	}
+	hidden := read("hidden")
+	if len(hidden.Declared.ConnectDomains) != 0 || !strings.Contains(hidden.CSP, "connect-src 'none'") {
+		t.Errorf("hidden, unlisted: %+v", hidden)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if lists != 1 {
+		t.Errorf("%d resources/list requests, want 1 (then kept)", lists)
+	}
+}
+
 // appsPage is a page that says (or not) that it renders MCP Apps.
 type appsPage struct {
 	pageDouble
