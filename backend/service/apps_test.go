@@ -427,3 +427,68 @@ func TestAppCommandsNeedAnAppsPage(t *testing.T) {
 		t.Errorf("call from an Apps page: %+v", o)
 	}
 }
+
+// The model's listing carries each offered tool's ui (the App host needs
+// no catalog per call); a tool without one is listed with upstream's
+// members only, byte for byte. A changed ui is in the next listing, under
+// a new digest (the page's kept listing, issue 31).
+func TestLegacyListingCarriesToolUI(t *testing.T) {
+	obj := json.RawMessage(`{"type":"object"}`)
+	s := mcp.NewServer(&mcp.Implementation{Name: "apps", Version: "1"}, nil)
+	run := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	}
+	board := func(uri string) *mcp.Tool {
+		return &mcp.Tool{Name: "board", InputSchema: obj, Meta: mcp.Meta{"ui": map[string]any{"resourceUri": uri, "visibility": []string{"model", "app"}}}}
+	}
+	s.AddTool(board("ui://chess/board.html"), run)
+	s.AddTool(&mcp.Tool{Name: "move", InputSchema: obj, Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "ui://chess/board.html", "visibility": []string{"app"}}}}, run)
+	s.AddTool(&mcp.Tool{Name: "plain", Description: "No App", InputSchema: obj}, run)
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
+	t.Cleanup(ts.Close)
+	w := newWorld(t)
+	ctx := context.Background()
+	id := w.register(ts.URL, true)
+	if _, err := w.discover(id); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"board", "move", "plain"} {
+		w.permit(id, name, jsapi.PermissionAllow)
+	}
+	listed := func() (map[string]*jsapi.McpToolUI, string, string) {
+		t.Helper()
+		l := w.legacyTools()
+		ui := map[string]*jsapi.McpToolUI{}
+		for _, tool := range l.Tools {
+			ui[tool.NativeName] = tool.UI
+		}
+		enc, err := w.svc.ListLegacyToolsEncoded(ctx, jsapi.ListLegacyMcpToolsDto{}, encodeJSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := w.svc.LegacyToolsDigest(ctx, jsapi.ListLegacyMcpToolsDto{}, encodeJSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ui, string(enc), d.Digest
+	}
+	ui, enc, first := listed()
+	if got := ui["board"]; len(ui) != 2 || got == nil || got.ResourceURI == nil || *got.ResourceURI != "ui://chess/board.html" || !slices.Equal(got.Visibility, []string{"model", "app"}) {
+		t.Fatalf("listed %+v", ui)
+	}
+	plain := `{"toolId":"mcp/` + id + `:plain","nativeName":"plain","serverDisplayName":"fixture","description":"No App","inputSchema":{"type":"object"}}`
+	if !strings.Contains(enc, plain) || !strings.Contains(enc, `"inputSchema":{"type":"object"},"ui":{"resourceUri":"ui://chess/board.html","visibility":["model","app"]}}`) {
+		t.Errorf("encoded listing %s", enc)
+	}
+	s.AddTool(board("ui://chess/board2.html"), run) // the server's next version
+	if _, err := w.refresh(id); err != nil {
+		t.Fatal(err)
+	}
+	ui, _, changed := listed()
+	if got := ui["board"]; got == nil || got.ResourceURI == nil || *got.ResourceURI != "ui://chess/board2.html" {
+		t.Errorf("after the refresh: %+v", got)
+	}
+	if changed == first {
+		t.Error("a changed ui left the listing's digest as it was")
+	}
+}
