@@ -92,4 +92,7 @@ const (
 	CodeCallApprovalRequired = "mcp.call_approval_required"
 	CodeCallToolAppOnly      = "mcp.call_tool_app_only"
 	CodeAppResourceInvalid   = "mcp.app_resource_invalid"
+	// CodeAppsNotRendered: the page did not say it renders Apps
+	// (api.mcp.apps.setRenderer(true)), so no App of it may read or call.
+	CodeAppsNotRendered = "mcp.apps_not_rendered"
 )

@@ -601,6 +601,10 @@ type LegacyMcpTool struct {
 	Title             *string `json:"title,omitzero"`
 	Description       *string `json:"description,omitzero"`
 	InputSchema       RawJSON `json:"inputSchema"`
+	// UI is ttmcp's addition (issue 30): the tool's MCP Apps metadata, so
+	// the page knows a called tool's App without asking for its catalog;
+	// absent for a tool that has none (upstream's listing, byte for byte).
+	UI *McpToolUI `json:"ui,omitzero"`
 }
 
 // LegacyMcpDiagnostic reports a registration or tool left out of the list.

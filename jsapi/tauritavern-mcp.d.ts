@@ -1179,6 +1179,8 @@ export interface LegacyMcpTool {
   title?: string;
   description?: string;
   inputSchema: JsonObject;
+  /** ttmcp's (MCP Apps, issue 30): the tool's `_meta.ui`, as in the discovery result; absent when it has none. */
+  ui?: McpToolUi;
 }
 
 export interface LegacyMcpDiagnostic {

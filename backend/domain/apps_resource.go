@@ -71,10 +71,11 @@ func appMIME(mt *string) bool {
 
 // ParseAppInterface reads the App at uri from a read's contents: exactly
 // one content, of the App MIME type, text or base64 blob of valid UTF-8 at
-// most MaxAppHTMLBytes, with its _meta.ui (listed, the resources/list
-// entry's _meta, is used only when the content carries no _meta.ui: the
-// content wins, as the draft says).
-func ParseAppInterface(uri string, contents []ResourceContent, listed json.RawMessage) (AppInterface, error) {
+// most MaxAppHTMLBytes, with its _meta.ui. listed returns the _meta.ui of
+// uri's resources/list entry (nil: none); it is asked only when the
+// content carries no _meta.ui object — the content wins, as the draft
+// says — and may be nil itself.
+func ParseAppInterface(uri string, contents []ResourceContent, listed func() json.RawMessage) (AppInterface, error) {
 	bad := func(format string, args ...any) (AppInterface, error) {
 		return AppInterface{}, Errorf(KindUnavailable, CodeAppResourceInvalid, "the App's interface `%s` cannot be rendered: %s", uri, fmt.Sprintf(format, args...))
 	}
@@ -116,13 +117,27 @@ func ParseAppInterface(uri string, contents []ResourceContent, listed json.RawMe
 	sum := sha256.Sum256([]byte(html))
 	app := AppInterface{URI: uri, HTML: html, SHA256: hex.EncodeToString(sum[:])}
 	ui := metaUI(c.Meta)
-	if ui == nil {
-		ui = metaUI(listed)
+	if ui == nil && listed != nil {
+		if l := listed(); isObject(l) {
+			ui = l
+		}
 	}
 	if ui != nil {
 		app.readUI(ui)
 	}
 	return app, nil
+}
+
+// ListedUI returns the _meta.ui of uri's entry in a resources/list
+// (nil when the entry has none or uri is not listed: servers may leave
+// their ui:// resources out).
+func ListedUI(items []Resource, uri string) json.RawMessage {
+	for _, r := range items {
+		if r.URI == uri {
+			return r.UI
+		}
+	}
+	return nil
 }
 
 // metaUI returns _meta.ui of meta when it is an object.

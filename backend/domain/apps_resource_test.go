@@ -49,17 +49,32 @@ func TestParseAppInterface(t *testing.T) {
 			`{"ui":{"csp":{"connectDomains":["*","'unsafe-eval'","https://a.example; script-src *","data:","https://ok.example","https://x.example/path","javascript:alert(1)"],"frameDomains":"https://f.example"}}}`),
 			csp: AppCSP{ConnectDomains: []string{"https://ok.example"}}, dropped: 7},
 		{name: "the content's _meta.ui wins over the listing's", contents: appContent(AppMIMEType, doc, `{"ui":{"csp":{"connectDomains":["https://content.example"]}}}`),
-			listed: `{"ui":{"csp":{"connectDomains":["https://listed.example"]}}}`, csp: AppCSP{ConnectDomains: []string{"https://content.example"}}},
+			listed: `{"csp":{"connectDomains":["https://listed.example"]}}`, csp: AppCSP{ConnectDomains: []string{"https://content.example"}}},
+		{name: "the content's empty _meta.ui wins too (nothing declared: the default)", contents: appContent(AppMIMEType, doc, `{"ui":{}}`),
+			listed: `{"csp":{"connectDomains":["https://listed.example"]}}`},
 		{name: "the listing's _meta.ui without the content's", contents: appContent(AppMIMEType, doc, ""),
-			listed: `{"ui":{"csp":{"connectDomains":["https://listed.example"]}}}`, csp: AppCSP{ConnectDomains: []string{"https://listed.example"}}},
+			listed: `{"csp":{"connectDomains":["https://listed.example"]},"permissions":{"camera":{}}}`,
+			csp:    AppCSP{ConnectDomains: []string{"https://listed.example"}}, perms: AppPermissions{Camera: true}},
+		{name: "the listing's when the content's _meta has no ui object", contents: appContent(AppMIMEType, doc, `{"ui":"csp","other":1}`),
+			listed: `{"csp":{"connectDomains":["https://listed.example"]}}`, csp: AppCSP{ConnectDomains: []string{"https://listed.example"}}},
+		{name: "the listing's sources are narrowed as the content's", contents: appContent(AppMIMEType, doc, ""),
+			listed: `{"csp":{"connectDomains":["*","https://ok.example"]}}`, csp: AppCSP{ConnectDomains: []string{"https://ok.example"}}, dropped: 1},
+		{name: "a listing's _meta.ui that is not an object: the default", contents: appContent(AppMIMEType, doc, ""), listed: `["csp"]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var listed json.RawMessage
-			if tt.listed != "" {
-				listed = json.RawMessage(tt.listed)
+			asked := false
+			listed := func() json.RawMessage {
+				asked = true
+				if tt.listed == "" {
+					return nil
+				}
+				return json.RawMessage(tt.listed)
 			}
 			app, err := ParseAppInterface("ui://a/app.html", tt.contents, listed)
+			if hasUI := metaUI(tt.contents[0].Meta) != nil; asked && hasUI {
+				t.Errorf("the listing was asked for although the content has _meta.ui")
+			}
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) || CodeOf(err) != CodeAppResourceInvalid {
 					t.Fatalf("err = %v, want one with %q", err, tt.err)
@@ -76,6 +91,18 @@ func TestParseAppInterface(t *testing.T) {
 				t.Errorf("csp %+v perms %+v dropped %q", app.CSP, app.Permissions, app.Dropped)
 			}
 		})
+	}
+}
+
+// ListedUI finds a resource's entry by URI; an unlisted resource (servers
+// may leave their ui:// resources out) has none.
+func TestListedUI(t *testing.T) {
+	items := []Resource{{URI: "test://other", UI: json.RawMessage(`{"x":1}`)}, {URI: "ui://a/app.html", UI: json.RawMessage(`{"prefersBorder":true}`)}, {URI: "ui://a/bare.html"}}
+	if got := string(ListedUI(items, "ui://a/app.html")); got != `{"prefersBorder":true}` {
+		t.Errorf("listed %s", got)
+	}
+	if ListedUI(items, "ui://a/bare.html") != nil || ListedUI(items, "ui://a/none.html") != nil || ListedUI(nil, "ui://a/app.html") != nil {
+		t.Errorf("an entry without _meta.ui, or no entry, has none")
 	}
 }
 

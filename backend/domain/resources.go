@@ -90,6 +90,10 @@ type Resource struct {
 	MimeType    *string
 	Size        *int64
 	Annotations *Annotations
+	// UI is the entry's _meta.ui (MCP Apps: an interface's policy, used
+	// when the read's content carries none; ParseAppInterface), when it
+	// is a JSON object; nil otherwise.
+	UI json.RawMessage
 }
 
 // ResourceTemplate is one listed RFC 6570 template, with its variables.

@@ -252,6 +252,9 @@ var resourceList = listSpec[*mcp.Resource, domain.Resource]{
 		if w.Size > 0 {
 			r.Size = &w.Size
 		}
+		if ui, ok := w.Meta["ui"].(map[string]any); ok { // an MCP App's policy (issue 30)
+			r.UI, _ = json.Marshal(ui)
+		}
 		return r
 	},
 	validate: domain.ValidateResources,

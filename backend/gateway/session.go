@@ -170,6 +170,16 @@ type sessionOptions struct {
 	apps bool
 }
 
+// withApps returns caps declaring the MCP Apps extension with the one MIME
+// type ttmcp renders: a copy (caps may be shared, as elicitCaps is), with an
+// extensions map of its own.
+func withApps(caps *mcp.ClientCapabilities) *mcp.ClientCapabilities {
+	c := *caps
+	c.Extensions = nil
+	c.AddExtension(domain.AppsExtension, map[string]any{"mimeTypes": []any{domain.AppMIMEType}})
+	return &c
+}
+
 // open connects to the registration's server with its headers and
 // protocol preference and checks the negotiated version. ctx bounds the
 // startup (with StartupTimeout); the session itself lives until closed.
@@ -212,10 +222,7 @@ func (g *Gateway) open(ctx context.Context, r domain.Registration, o sessionOpti
 		}
 	}
 	if o.apps {
-		caps := *opts.Capabilities // elicitCaps is shared: a copy, with a map of its own
-		caps.Extensions = nil
-		opts.Capabilities = &caps
-		opts.Capabilities.AddExtension(domain.AppsExtension, map[string]any{"mimeTypes": []any{domain.AppMIMEType}})
+		opts.Capabilities = withApps(opts.Capabilities)
 	}
 	s.kind = sessionKind{eliciting: o.eliciting, apps: o.apps}
 	client := mcp.NewClient(&mcp.Implementation{Name: g.cfg.ClientName, Version: g.cfg.ClientVersion}, opts)

@@ -327,8 +327,13 @@ func (ss *stdioServers) start(srv *stdioServer) {
 	// elicitation at initialize whatever the call (its questions go to an
 	// asking call, or are answered cancel; DECISIONS "Elicitation"); a
 	// 2026 one advertises it per request, only for a call that may ask.
+	// Likewise MCP Apps: a 2025 process is told at initialize that its
+	// client renders Apps (what only a page that renders them may do stays
+	// gated per page: the service's App commands, the catalog's
+	// visibility); a 2026 one is told per request, only for a page that
+	// renders them (sendingMiddleware).
 	opts.ElicitationHandler = srv.elicit
-	opts.Capabilities = elicitCaps
+	opts.Capabilities = withApps(elicitCaps)
 	client := mcp.NewClient(&mcp.Implementation{Name: ss.cfg.ClientName, Version: ss.cfg.ClientVersion}, opts)
 	client.AddSendingMiddleware(sendingMiddleware)
 	cs, err := connectStdio(ctx, client, tr, ask)

@@ -38,6 +38,7 @@ func TestAppViewRoute(t *testing.T) {
 	c.must(jsapi.CmdCreateServer, dto(map[string]any{"displayName": "Chess", "endpoint": ts.URL}), &srv)
 	c.must(jsapi.CmdSetServerState, dto(map[string]any{"registrationId": srv.ID, "state": "active"}), nil)
 	c.must(jsapi.CmdDiscoverTools, dto(map[string]any{"registrationId": srv.ID}), nil)
+	c.raw(`{"type":"handlers","apps":true}`) // the page renders Apps
 	var app jsapi.McpAppResource
 	c.must(jsapi.CmdReadAppResource, dto(map[string]any{"registrationId": srv.ID, "appToolName": "board"}), &app)
 	if app.ViewID == "" || app.HTML != doc {

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/ttmcp/ttmcp/backend/domain"
@@ -57,6 +58,9 @@ func (s *Service) callApp(ctx context.Context, dto jsapi.CallMcpAppToolDto, audi
 		return domain.NotSent(CodeCallNotStarted, "The App's tool call was not prepared or was cancelled before it started"), nil
 	}
 	defer s.appCalls.forget(dto.ExecutionCallID, p)
+	if !rendersApps(ctx) {
+		return domain.NotSent(jsapi.CodeAppsNotRendered, appsNotRendered), nil
+	}
 	approval := domain.ApprovalNone
 	if dto.Approval != nil {
 		a, err := domain.ParseApproval(*dto.Approval)
@@ -165,6 +169,43 @@ func (s *Service) modelMayCall(reg domain.Registration, nativeName string) bool 
 	return t == nil || !t.UI.ModelHidden()
 }
 
+// listedUI is the _meta.ui of uri's entry in r's resource list, for an
+// App document that carries none (the draft: the content's wins, the
+// listing's is the fallback). The list kept in memory serves, fresh or not
+// (as a prompt's definition does: it is dropped on the server's
+// list-changed notification and on any change of the connection); only
+// when none is kept is the server asked, and that list is kept. A list
+// that cannot be had leaves the App the restrictive default, said in the
+// log.
+func (s *Service) listedUI(ctx context.Context, r domain.Registration, uri string) json.RawMessage {
+	s.lists.mu.Lock()
+	var k *kept[domain.Resource]
+	if e := s.lists.byID[r.ID]; e != nil && e.conn.SameConnection(r) {
+		k = e.resources
+	}
+	s.lists.mu.Unlock()
+	if k == nil {
+		var err error
+		if k, _, err = listKept(s, ctx, r, false, func(e *keptLists) **kept[domain.Resource] { return &e.resources }, s.gateway.ListResources); err != nil {
+			s.log.Warn("an App's resource list could not be read: its document's policy is the default", "registrationId", r.ID, "uri", uri, "err", err)
+			return nil
+		}
+	}
+	return domain.ListedUI(k.listing.Items, uri)
+}
+
+// rendersApps reports whether the page in ctx may run Apps: one that said
+// it renders them (its requests declare the extension). A context without
+// a page (a use inside the backend) is not refused. This is the page's own
+// gate, whatever its server was told: a 2025 stdio process is told once,
+// at initialize, for every page (DECISIONS "MCP Apps").
+func rendersApps(ctx context.Context) bool {
+	ap, ok := pageOf(ctx).(AppsPage)
+	return !ok || ap.RendersApps()
+}
+
+const appsNotRendered = "This page did not say it renders MCP Apps (api.mcp.apps.setRenderer(true)): no App of it may read its interface or call a tool"
+
 // AppsPage is a page that may render MCP Apps: it says so in its handlers
 // frame, and only then do the requests it causes (discoveries, calls,
 // reads) declare the io.modelcontextprotocol/ui extension to the server
@@ -179,7 +220,8 @@ type AppsPage interface {
 // with a ui:// resourceUri; then one resources/read of that URI, whose
 // answer must be one App document (domain.ParseAppInterface: MIME type,
 // size, UTF-8). The policy is ttmcp's, built from what the document
-// declares (never looser). The read is audited as the App's (source app,
+// declares — or, when it declares nothing, its resources/list entry
+// (listedUI) — never looser. The read is audited as the App's (source app,
 // kind resource_read), its outcome as the server answered; a document that
 // cannot be rendered is this command's error, not the read's.
 func (s *Service) ReadAppResource(ctx context.Context, dto jsapi.ReadMcpAppResourceDto) (_ jsapi.McpAppResource, err error) {
@@ -194,6 +236,9 @@ func (s *Service) ReadAppResource(ctx context.Context, dto jsapi.ReadMcpAppResou
 			audit.finish(jsapi.McpCallOutcome{}, err)
 		}
 	}()
+	if !rendersApps(ctx) {
+		return jsapi.McpAppResource{}, domain.Errorf(domain.KindConflict, jsapi.CodeAppsNotRendered, "%s", appsNotRendered)
+	}
 	r, err := s.primitiveServer(dto.RegistrationID, primResources, "an App's interface is read")
 	if err != nil {
 		return jsapi.McpAppResource{}, err
@@ -224,7 +269,7 @@ func (s *Service) ReadAppResource(ctx context.Context, dto jsapi.ReadMcpAppResou
 		}
 		return jsapi.McpAppResource{}, domain.Errorf(domain.KindUnavailable, code, "the App's interface `%s` was not read: %s", uri, msg)
 	}
-	app, err := domain.ParseAppInterface(uri, answer.Result.Contents, nil)
+	app, err := domain.ParseAppInterface(uri, answer.Result.Contents, func() json.RawMessage { return s.listedUI(ctx, r, uri) })
 	if err != nil {
 		return jsapi.McpAppResource{}, err
 	}

@@ -291,3 +291,204 @@ func TestAppCallGates(t *testing.T) {
 		t.Errorf("a bad registration id: %v", err)
 	}
 }
+
+// An App document without _meta.ui takes its policy from its
+// resources/list entry; one with its own keeps it (the content wins). The
+// list comes from memory once kept (listed once for both documents, and
+// not again on a re-read), and a resource the list leaves out gets the
+// restrictive default.
+func TestReadAppResourceListedUI(t *testing.T) {
+	obj := json.RawMessage(`{"type":"object"}`)
+	s := mcp.NewServer(&mcp.Implementation{Name: "dice", Version: "1"}, nil)
+	for _, tool := range []*mcp.Tool{
+		{Name: "roll", InputSchema: obj, Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "ui://dice/roll.html"}}},
+		{Name: "board", InputSchema: obj, Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "ui://dice/board.html"}}},
+		{Name: "hidden", InputSchema: obj, Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "ui://dice/hidden.html"}}},
+	} {
+		s.AddTool(tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	}
+	document := func(uri string, content mcp.Meta) mcp.ResourceHandler {
+		return func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: domain.AppMIMEType, Text: appDocument, Meta: content}}}, nil
+		}
+	}
+	listedUI := func(origin string) mcp.Meta {
+		return mcp.Meta{"ui": map[string]any{"csp": map[string]any{"connectDomains": []string{origin, "'unsafe-eval'"}}, "permissions": map[string]any{"camera": map[string]any{}}}}
+	}
+	s.AddResource(&mcp.Resource{URI: "ui://dice/roll.html", Name: "roll", MIMEType: domain.AppMIMEType, Meta: listedUI("https://listed.dice.example")},
+		document("ui://dice/roll.html", nil))
+	s.AddResource(&mcp.Resource{URI: "ui://dice/board.html", Name: "board", MIMEType: domain.AppMIMEType, Meta: listedUI("https://listed.dice.example")},
+		document("ui://dice/board.html", mcp.Meta{"ui": map[string]any{"csp": map[string]any{"connectDomains": []string{"https://content.dice.example"}}}}))
+	// hidden.html is readable but not listed (a server may leave it out)
+	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "ui://dice/{name}.html", Name: "any"}, document("ui://dice/hidden.html", nil))
+	var mu sync.Mutex
+	lists := 0
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "resources/list" {
+				mu.Lock()
+				lists++
+				mu.Unlock()
+			}
+			return next(ctx, method, req)
+		}
+	})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
+	t.Cleanup(ts.Close)
+	w := newWorld(t)
+	ctx := context.Background()
+	id := w.register(ts.URL, true)
+	if _, err := w.discover(id); err != nil {
+		t.Fatal(err)
+	}
+	read := func(tool string) jsapi.McpAppResource {
+		t.Helper()
+		app, err := w.svc.ReadAppResource(ctx, jsapi.ReadMcpAppResourceDto{RegistrationID: id, AppToolName: tool})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return app
+	}
+	for range 2 {
+		roll := read("roll")
+		if !slices.Equal(roll.Declared.ConnectDomains, []string{"https://listed.dice.example"}) || !roll.Permissions.Camera ||
+			!strings.Contains(roll.CSP, "connect-src https://listed.dice.example;") || len(roll.Dropped) != 1 {
+			t.Errorf("roll, from its listing: %+v", roll)
+		}
+	}
+	board := read("board")
+	if !slices.Equal(board.Declared.ConnectDomains, []string{"https://content.dice.example"}) || board.Permissions.Camera || strings.Contains(board.CSP, "listed") {
+		t.Errorf("board, its content's own: %+v", board)
+	}
+	hidden := read("hidden")
+	if len(hidden.Declared.ConnectDomains) != 0 || !strings.Contains(hidden.CSP, "connect-src 'none'") {
+		t.Errorf("hidden, unlisted: %+v", hidden)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if lists != 1 {
+		t.Errorf("%d resources/list requests, want 1 (then kept)", lists)
+	}
+}
+
+// appsPage is a page that says (or not) that it renders MCP Apps.
+type appsPage struct {
+	pageDouble
+	apps bool
+}
+
+func (p *appsPage) RendersApps() bool { return p.apps }
+
+// Only a page that renders Apps may run one: a page that did not say so is
+// refused its App's interface and its App's calls (nothing reaches the
+// server; the call is audited as refused), whatever its server was told —
+// a 2025 stdio process hears once, at initialize, that its client renders
+// Apps, for every page.
+func TestAppCommandsNeedAnAppsPage(t *testing.T) {
+	srv := newAppServer(t)
+	w := newWorld(t)
+	id := w.register(srv.URL, true)
+	if _, err := w.discover(id); err != nil {
+		t.Fatal(err)
+	}
+	w.permit(id, "board", jsapi.PermissionAllow)
+	page := &appsPage{}
+	ctx := WithPage(context.Background(), page)
+	call := func(callID string) jsapi.McpCallOutcome {
+		t.Helper()
+		if _, err := w.svc.StartAppCall(ctx, jsapi.McpExecutionCallIdDto{ExecutionCallID: callID}); err != nil {
+			t.Fatal(err)
+		}
+		o, err := w.svc.CallAppTool(ctx, jsapi.CallMcpAppToolDto{ExecutionCallID: callID, RegistrationID: id, AppToolName: "board", NativeName: "board", ArgumentsJSON: "{}"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	if _, err := w.svc.ReadAppResource(ctx, jsapi.ReadMcpAppResourceDto{RegistrationID: id, AppToolName: "board"}); domain.CodeOf(err) != jsapi.CodeAppsNotRendered {
+		t.Errorf("read from a page without Apps: %v", err)
+	}
+	if o := call("c1"); o.Outcome != jsapi.OutcomeNotSent || o.Code != jsapi.CodeAppsNotRendered {
+		t.Errorf("call from a page without Apps: %+v", o)
+	}
+	if e := w.lastAudit(); e.Source != jsapi.AuditSourceApp || e.Outcome != jsapi.OutcomeNotSent || e.Code != jsapi.CodeAppsNotRendered {
+		t.Errorf("audit %+v", e)
+	}
+	if got := srv.calls(); len(got) != 0 {
+		t.Errorf("the server was reached: %v", got)
+	}
+	page.apps = true
+	if _, err := w.svc.ReadAppResource(ctx, jsapi.ReadMcpAppResourceDto{RegistrationID: id, AppToolName: "board"}); err != nil {
+		t.Errorf("read from an Apps page: %v", err)
+	}
+	if o := call("c2"); o.Outcome != jsapi.OutcomeKnownResponse {
+		t.Errorf("call from an Apps page: %+v", o)
+	}
+}
+
+// The model's listing carries each offered tool's ui (the App host needs
+// no catalog per call); a tool without one is listed with upstream's
+// members only, byte for byte. A changed ui is in the next listing, under
+// a new digest (the page's kept listing, issue 31).
+func TestLegacyListingCarriesToolUI(t *testing.T) {
+	obj := json.RawMessage(`{"type":"object"}`)
+	s := mcp.NewServer(&mcp.Implementation{Name: "apps", Version: "1"}, nil)
+	run := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	}
+	board := func(uri string) *mcp.Tool {
+		return &mcp.Tool{Name: "board", InputSchema: obj, Meta: mcp.Meta{"ui": map[string]any{"resourceUri": uri, "visibility": []string{"model", "app"}}}}
+	}
+	s.AddTool(board("ui://chess/board.html"), run)
+	s.AddTool(&mcp.Tool{Name: "move", InputSchema: obj, Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "ui://chess/board.html", "visibility": []string{"app"}}}}, run)
+	s.AddTool(&mcp.Tool{Name: "plain", Description: "No App", InputSchema: obj}, run)
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
+	t.Cleanup(ts.Close)
+	w := newWorld(t)
+	ctx := context.Background()
+	id := w.register(ts.URL, true)
+	if _, err := w.discover(id); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"board", "move", "plain"} {
+		w.permit(id, name, jsapi.PermissionAllow)
+	}
+	listed := func() (map[string]*jsapi.McpToolUI, string, string) {
+		t.Helper()
+		l := w.legacyTools()
+		ui := map[string]*jsapi.McpToolUI{}
+		for _, tool := range l.Tools {
+			ui[tool.NativeName] = tool.UI
+		}
+		enc, err := w.svc.ListLegacyToolsEncoded(ctx, jsapi.ListLegacyMcpToolsDto{}, encodeJSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := w.svc.LegacyToolsDigest(ctx, jsapi.ListLegacyMcpToolsDto{}, encodeJSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ui, string(enc), d.Digest
+	}
+	ui, enc, first := listed()
+	if got := ui["board"]; len(ui) != 2 || got == nil || got.ResourceURI == nil || *got.ResourceURI != "ui://chess/board.html" || !slices.Equal(got.Visibility, []string{"model", "app"}) {
+		t.Fatalf("listed %+v", ui)
+	}
+	plain := `{"toolId":"mcp/` + id + `:plain","nativeName":"plain","serverDisplayName":"fixture","description":"No App","inputSchema":{"type":"object"}}`
+	if !strings.Contains(enc, plain) || !strings.Contains(enc, `"inputSchema":{"type":"object"},"ui":{"resourceUri":"ui://chess/board.html","visibility":["model","app"]}}`) {
+		t.Errorf("encoded listing %s", enc)
+	}
+	s.AddTool(board("ui://chess/board2.html"), run) // the server's next version
+	if _, err := w.refresh(id); err != nil {
+		t.Fatal(err)
+	}
+	ui, _, changed := listed()
+	if got := ui["board"]; got == nil || got.ResourceURI == nil || *got.ResourceURI != "ui://chess/board2.html" {
+		t.Errorf("after the refresh: %+v", got)
+	}
+	if changed == first {
+		t.Error("a changed ui left the listing's digest as it was")
+	}
+}

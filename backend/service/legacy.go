@@ -256,6 +256,7 @@ func legacyToolDTO(r domain.Registration, tid domain.ToolID, t domain.Tool) jsap
 	return jsapi.LegacyMcpTool{
 		ToolID: string(tid), NativeName: t.NativeName, ServerDisplayName: r.DisplayName,
 		Title: t.Title, Description: t.Description, InputSchema: jsapi.RawJSON(t.InputSchema),
+		UI: toolUIDTO(t.UI),
 	}
 }
 

@@ -112,6 +112,7 @@ func recordPid(role string) {
 //	spam             writes a line of prose to stdout before anything else
 //	sleeper          (a grandchild) ignores SIGTERM and sleeps
 //	paged            the go-sdk server PagedServer
+//	apps             the go-sdk server AppsServer
 //
 // The go-sdk servers record the method of every request and notification
 // they receive (see Received).
@@ -130,6 +131,10 @@ func run(mode string) {
 	case "spam":
 		fmt.Println("Server started! Listening on stdio")
 		time.Sleep(time.Hour)
+	case "apps":
+		s := AppsServer()
+		s.AddReceivingMiddleware(recordMethods(mode))
+		s.Run(context.Background(), &mcp.IOTransport{Reader: os.Stdin, Writer: os.Stdout})
 	case "paged":
 		s := PagedServer()
 		s.AddReceivingMiddleware(recordMethods(mode))
@@ -238,6 +243,59 @@ func PagedServer() *mcp.Server {
 		})
 	return s
 }
+
+// AppsServer is the server of the "apps" mode, an Apps-aware server (MCP
+// Apps, issue 30): board names the interface AppsURI and answers with the
+// MCP Apps extension its request's client declared (its JSON, or "none"):
+// the session's, from initialize, on 2025; the request's _meta's on 2026.
+// move is for the App only. A tools/list for a client that declares no
+// Apps holds neither (the text-only variant the spec allows: plain only).
+// The interface's resources/list entry carries _meta.ui (AppsListedUI),
+// its content none.
+func AppsServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "stdio-apps", Version: "1.0.0"}, nil)
+	obj := json.RawMessage(`{"type":"object"}`)
+	declared := func(caps *mcp.ClientCapabilities) string {
+		if caps == nil || caps.Extensions[domain.AppsExtension] == nil {
+			return "none"
+		}
+		b, _ := json.Marshal(caps.Extensions[domain.AppsExtension])
+		return string(b)
+	}
+	answer := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: declared(req.ClientCapabilities())}}}, nil
+	}
+	s.AddTool(&mcp.Tool{Name: "board", Description: "Show the board", InputSchema: obj,
+		Meta: mcp.Meta{"ui": map[string]any{"resourceUri": AppsURI}}}, answer)
+	s.AddTool(&mcp.Tool{Name: "move", Description: "Move a piece (App only)", InputSchema: obj,
+		Meta: mcp.Meta{"ui": map[string]any{"resourceUri": AppsURI, "visibility": []string{"app"}}}}, answer)
+	s.AddTool(&mcp.Tool{Name: "plain", Description: "No App", InputSchema: obj}, answer)
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			list, ok := res.(*mcp.ListToolsResult)
+			if lr, isList := req.(*mcp.ListToolsRequest); ok && isList && declared(lr.ClientCapabilities()) == "none" {
+				list.Tools = slices.DeleteFunc(list.Tools, func(t *mcp.Tool) bool { return t.Meta["ui"] != nil })
+			}
+			return res, err
+		}
+	})
+	var listed map[string]any
+	json.Unmarshal([]byte(AppsListedUI), &listed)
+	s.AddResource(&mcp.Resource{URI: AppsURI, Name: "board", MIMEType: domain.AppMIMEType, Meta: mcp.Meta{"ui": listed}},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: AppsURI, MIMEType: domain.AppMIMEType, Text: AppsDocument}}}, nil
+		})
+	return s
+}
+
+// The "apps" server's interface: its URI, document, and the _meta.ui of
+// its resources/list entry.
+const (
+	AppsURI      = "ui://apps/board.html"
+	AppsDocument = "<!doctype html><html><body><p>board</p></body></html>"
+	AppsListedUI = `{"csp":{"connectDomains":["https://api.board.example"]},"prefersBorder":true}`
+)
 
 // Connected is the file a test writes in its folder when the user has
 // connected the account the files tool asks for.

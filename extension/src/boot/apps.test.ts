@@ -2,7 +2,9 @@ import { describe, expect, test } from 'vitest';
 import type { McpAppResource, McpTestCallOutcome } from '../../../jsapi/tauritavern-mcp';
 import { useFrameWindows } from '../../test/frame-windows';
 import type { AppBridgeModule, AppFrameDeps } from '../features/apps/app-frame';
-import { testAppRenderer, themeOf } from './apps';
+import { englishTr } from '../base/texts';
+import { APPS_EXTRA } from '../features/apps/chat-apps';
+import { startApps, testAppRenderer, themeOf } from './apps';
 
 describe('themeOf', () => {
   test.each([
@@ -84,5 +86,47 @@ describe('testAppRenderer (the test console’s Apps)', () => {
     testAppRenderer(failing.d)(box2, { registrationId: 'r1', serverDisplayName: 'Demo', toolName: 'get-time', input: {}, result: outcome });
     await new Promise((r) => setTimeout(r, 10));
     expect(box2.textContent).toBe('Demo: the App could not be shown (mcp.app_resource_invalid)');
+  });
+});
+
+describe('startApps (the model’s calls)', () => {
+  test('a call of a tool whose listing has a ui is recorded on the tool message, without asking the backend for a catalog; one without ui is not', async () => {
+    const handlers = new Map<string, (arg?: unknown) => unknown>();
+    const message: { extra?: Record<string, unknown> } = {};
+    const g = globalThis as { SillyTavern?: unknown };
+    const w = window as { __TAURITAVERN__?: unknown };
+    const asked: string[] = [];
+    g.SillyTavern = {
+      getContext: () => ({
+        chat: [message],
+        eventSource: { on: (e: string, fn: (arg?: unknown) => unknown) => handlers.set(e, fn), removeListener: (e: string) => handlers.delete(e) },
+      }),
+    };
+    w.__TAURITAVERN__ = {
+      api: {
+        mcp: {
+          servers: { discover: async (id: string) => { asked.push(id); return { tools: [] }; } },
+          tools: {},
+          apps: { setRenderer: () => {} },
+        },
+      },
+    };
+    const deps = { hostContext: () => ({}) } as unknown as AppFrameDeps;
+    const started = startApps(englishTr, deps);
+    try {
+      const tool = { toolId: 'mcp/r1:board', nativeName: 'board', serverDisplayName: 'Demo', inputSchema: { type: 'object' } };
+      const result = JSON.stringify({ outcome: 'known_response', response: { kind: 'tool_result', isError: false, textBlocks: [{ index: 0, text: 'e4' }], diagnostics: [] } });
+      started.called({ alias: 'mcp__Demo__board', tool: { ...tool, ui: { resourceUri: 'ui://chess/board.html' } }, argumentsJson: '{"to":"e4"}', result });
+      started.called({ alias: 'mcp__Demo__plain', tool: { ...tool, toolId: 'mcp/r1:plain', nativeName: 'plain' }, argumentsJson: '{}', result });
+      await handlers.get('tool_calls_performed')?.([{ id: 'inv1', name: 'mcp__Demo__board' }, { id: 'inv2', name: 'mcp__Demo__plain' }]);
+      expect(message.extra?.[APPS_EXTRA]).toEqual([
+        { invocationId: 'inv1', registrationId: 'r1', serverDisplayName: 'Demo', appToolName: 'board', arguments: { to: 'e4' }, result: { content: [{ type: 'text', text: 'e4' }] } },
+      ]);
+      expect(asked).toEqual([]);
+    } finally {
+      started.unmount();
+      delete g.SillyTavern;
+      delete w.__TAURITAVERN__;
+    }
   });
 });

@@ -191,15 +191,13 @@ interface StInvocation {
 export function startApps(tr: Tr, deps: AppFrameDeps = appFrameDeps(tr)): StartedApps {
   const apps = new ChatApps(deps);
   // The calls of the current batch, by alias, oldest first, with whether
-  // each tool has an interface (looked up in the cached catalog).
+  // each tool has an interface: the model's listing carries each tool's ui
+  // (list_legacy_mcp_tools), so nothing is asked of the backend per call.
   const pending = new Map<string, Array<Promise<AppRecord | null>>>();
   const called = (call: CalledTool) => {
     const registrationId = call.tool.toolId.slice(4).split(':')[0] ?? '';
     const rec = (async (): Promise<AppRecord | null> => {
-      const mcp = ttmcpApi();
-      if (!mcp?.apps) return null;
-      const found = (await mcp.servers.discover(registrationId)).tools.find((t) => t.nativeName === call.tool.nativeName);
-      if (!found?.ui?.resourceUri) return null;
+      if (!ttmcpApi()?.apps || !call.tool.ui?.resourceUri) return null;
       let args: Record<string, unknown> = {};
       try {
         args = JSON.parse(call.argumentsJson) as Record<string, unknown>;
