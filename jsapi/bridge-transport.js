@@ -36,6 +36,8 @@
 //                                                0 error (value is the error object), -1 malformed
 //   hooks.event(name, data)                      optional: an event frame; by default it is dispatched
 //                                                on globalThis as 'tauritavern-mcp:event', detail {event, data}
+//   hooks.idle(fn)                               optional: runs fn in idle time (the kept listing's spare
+//                                                parse); by default requestIdleCallback, timeout 1 s
 //
 // The page's elicitation handler lives here too (setElicitationHandler): the
 // backend asks it with request frames and withdraws a question with a cancel
