@@ -36,6 +36,8 @@
 //                                                0 error (value is the error object), -1 malformed
 //   hooks.event(name, data)                      optional: an event frame; by default it is dispatched
 //                                                on globalThis as 'tauritavern-mcp:event', detail {event, data}
+//   hooks.idle(fn)                               optional: runs fn in idle time (the kept listing's spare
+//                                                parse); by default requestIdleCallback, timeout 1 s
 //
 // The page's elicitation handler lives here too (setElicitationHandler): the
 // backend asks it with request frames and withdraws a question with a cancel
@@ -144,29 +146,52 @@ export function createTransport(hooks, layout) {
   // (digest_legacy_mcp_tools, asked before the listing, so a digest never
   // names a newer listing than the text it is kept with). The next listing
   // with the same arguments asks for the digest first — a small round trip
-  // — and, when it is the same, parses the kept text instead of carrying
-  // megabytes through the socket again: every caller still gets a value of
-  // its own. Small listings are not kept (one round trip is all they cost).
+  // — and, when it is the same, answers from the kept text instead of
+  // carrying megabytes through the socket again. Small listings are not
+  // kept (one round trip is all they cost).
+  //
+  // Every caller gets a value of its own, never one another caller has
+  // seen: a fresh JSON.parse of the kept text. For the listing used last,
+  // that parse is made ahead, in the page's idle time (the spare): the next
+  // root with the same arguments takes it once its digest is confirmed, and
+  // the next spare is made after it. Without a spare ready, the kept text
+  // is parsed while the digest is asked (the two overlap). A spare is
+  // handed out at most once, and only for the entry it was parsed from.
   const LIST = 'list_legacy_mcp_tools';
   const DIGEST = 'digest_legacy_mcp_tools';
   const KEEP_ABOVE = 256 * 1024; // characters of the frame
   const KEEP_AT_MOST = 4; // argument sets (the upstream listing, a few tool sets)
-  const listings = new Map(); // args text → { frame, digest | null }
+  const listings = new Map(); // args text → { args, frame, digest | null }
   let digests = true; // false once the backend said it does not know DIGEST
+  // the spare: a parse of spare.entry's frame nobody has seen (value); the
+  // entry whose parse waits for idle time (pending)
+  const spare = { entry: null, value: undefined, pending: null };
+  const idle =
+    hooks.idle ??
+    ((fn) => {
+      if (typeof globalThis.requestIdleCallback === 'function') globalThis.requestIdleCallback(fn, { timeout: 1000 });
+      else setTimeout(fn, 50);
+    });
 
   function listLegacy(args) {
     const kept = digests ? listings.get(args) : undefined;
     if (kept === undefined) return fetchListing(args, null);
     const asked = call(DIGEST, args);
     if (asked === undefined) return fastOrGo(LIST, args);
+    // what the kept text answers, ready before the digest is back (kept
+    // without a digest, it cannot be the answer)
+    const value = kept.digest === null ? undefined : (takeSpare(kept) ?? JSON.parse(kept.frame).value);
     return asked.then(
       (d) => {
         const digest = isObject(d) && typeof d.digest === 'string' ? d.digest : null;
-        if (digest !== null && digest === kept.digest && listings.get(args) === kept) return JSON.parse(kept.frame).value;
+        if (digest !== null && digest === kept.digest && listings.get(args) === kept) {
+          prepareSpare(kept);
+          return value;
+        }
         return fetchListing(args, digest);
       },
       (err) => {
-        listings.delete(args);
+        forget(args);
         if (err?.code === 'mcp.command_unknown') digests = false; // an older backend
         return fetchListing(args, null);
       },
@@ -175,12 +200,48 @@ export function createTransport(hooks, layout) {
 
   function fetchListing(args, digest) {
     const keep = (frame) => {
-      listings.delete(args);
+      forget(args);
       if (frame.length < KEEP_ABOVE) return;
-      listings.set(args, { frame, digest });
-      if (listings.size > KEEP_AT_MOST) listings.delete(listings.keys().next().value);
+      const entry = { args, frame, digest };
+      listings.set(args, entry);
+      if (listings.size > KEEP_AT_MOST) forget(listings.keys().next().value);
+      if (digest !== null) prepareSpare(entry); // without a digest it cannot be used yet
     };
     return call(LIST, args, undefined, keep) ?? hooks.call(LIST, args);
+  }
+
+  // forget drops what is kept for args (its spare too).
+  function forget(args) {
+    const entry = listings.get(args);
+    listings.delete(args);
+    if (entry !== undefined && spare.entry === entry) {
+      spare.entry = null;
+      spare.value = undefined;
+    }
+  }
+
+  // takeSpare returns entry's spare, if one is ready, and forgets it.
+  function takeSpare(entry) {
+    if (spare.entry !== entry || spare.value === undefined) return undefined;
+    const value = spare.value;
+    spare.value = undefined;
+    return value;
+  }
+
+  // prepareSpare makes entry's next spare in idle time (one spare at a
+  // time: the listing used last).
+  function prepareSpare(entry) {
+    if (spare.entry !== entry) {
+      spare.entry = entry;
+      spare.value = undefined;
+    }
+    if (spare.value !== undefined || spare.pending === entry) return;
+    spare.pending = entry;
+    idle(() => {
+      if (spare.pending === entry) spare.pending = null;
+      if (spare.entry !== entry || spare.value !== undefined || listings.get(entry.args) !== entry) return;
+      spare.value = JSON.parse(entry.frame).value;
+    });
   }
 
   function fastOrGo(command, args, onProgress) {

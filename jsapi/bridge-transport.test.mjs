@@ -483,6 +483,107 @@ test('a large listing is kept and parsed again while its digest holds', async ()
   assert.equal(t.inflight(), 0);
 });
 
+// The spare: the parse of the kept text for the next root is made in idle
+// time, handed out once, only after its digest is confirmed, and never
+// for another entry than the one it was parsed from. The parses of large
+// texts are counted, to see which answer came from a spare.
+test('a spare parse of the kept listing is made in idle time and handed out once, after its digest', async () => {
+  const parse = JSON.parse;
+  let parses = 0;
+  JSON.parse = function (text, ...rest) {
+    if (typeof text === 'string' && text.length > 256 * 1024) parses++;
+    return parse.call(this, text, ...rest);
+  };
+  try {
+    const go = fakeGo();
+    const jobs = [];
+    go.hooks.idle = (fn) => jobs.push(fn);
+    const t = createTransport(go.hooks, layout);
+    const ws = fakeSocket();
+    t.open(ws);
+    const idle = () => jobs.splice(0).forEach((fn) => fn());
+    const listing = (mark) => JSON.stringify({ tools: [{ toolId: 'mcp/a:x', description: mark + 'd'.repeat(300 * 1024), inputSchema: { type: 'object', properties: { q: { type: 'string' } } } }], diagnostics: [] });
+    const lastId = () => JSON.parse(ws.sent.at(-1)).id;
+    const lastCommand = () => JSON.parse(ws.sent.at(-1)).command;
+    const tick = () => new Promise((r) => setImmediate(r));
+    const list = () => t.safeInvoke('list_legacy_mcp_tools');
+    // counts the large parses while fn runs
+    const counted = async (fn) => {
+      const before = parses;
+      const v = await fn();
+      return { v, parsed: parses - before };
+    };
+    const hit = (digest) => counted(() => {
+      const p = list();
+      assert.equal(lastCommand(), 'digest_legacy_mcp_tools');
+      ws.reply(lastId(), JSON.stringify({ digest }));
+      return p;
+    });
+    const changed = (digest, mark) => counted(async () => {
+      const p = list();
+      ws.reply(lastId(), JSON.stringify({ digest }));
+      await tick();
+      assert.equal(lastCommand(), 'list_legacy_mcp_tools');
+      ws.reply(lastId(), listing(mark));
+      return p;
+    });
+    // the first listing, then the one that learns its digest: only then is a spare made
+    let p = list();
+    ws.reply(lastId(), listing('A'));
+    const first = await p;
+    assert.equal(jobs.length, 0); // kept without a digest: no spare
+    await changed('d1', 'A');
+    assert.equal(jobs.length, 1);
+    idle();
+    // the spare is the answer once the digest holds; each answer is the caller's own
+    const seen = [];
+    for (let i = 0; i < 3; i++) {
+      const { v, parsed } = await hit('d1');
+      assert.equal(parsed, i === 1 ? 1 : 0); // the second root finds no spare ready: parsed then
+      assert.deepEqual(v, first);
+      for (const w of [first, ...seen]) {
+        assert.notEqual(v, w);
+        assert.notEqual(v.tools[0], w.tools[0]);
+        assert.notEqual(v.tools[0].inputSchema, w.tools[0].inputSchema);
+      }
+      seen.push(v);
+      assert.equal(jobs.length, 1); // the next spare
+      if (i !== 0) idle();
+    }
+    for (const v of seen) v.tools[0].inputSchema.properties.q.type = 'changed by a caller';
+    assert.equal((await hit('d1')).v.tools[0].inputSchema.properties.q.type, 'string');
+    // the listing changed: the ready spare is not the answer
+    idle();
+    let r = await changed('d2', 'B');
+    assert.ok(r.v.tools[0].description.startsWith('Bd'));
+    assert.equal(jobs.length, 1);
+    idle();
+    r = await hit('d2');
+    assert.ok(r.v.tools[0].description.startsWith('Bd'));
+    assert.equal(r.parsed, 0); // B's spare
+    // an entry replaced while its spare waits: the late job makes nothing, the new entry's makes its spare
+    assert.equal(jobs.length, 1);
+    r = await changed('d3', 'C');
+    assert.ok(r.v.tools[0].description.startsWith('Cd'));
+    assert.equal(jobs.length, 2);
+    const before = parses;
+    idle();
+    assert.equal(parses - before, 1);
+    r = await hit('d3');
+    assert.ok(r.v.tools[0].description.startsWith('Cd'));
+    assert.equal(r.parsed, 0);
+    // one spare at a time: the listing used last
+    p = t.safeInvoke('list_legacy_mcp_tools', { dto: { toolSetId: 's' } });
+    ws.reply(lastId(), listing('S'));
+    await p;
+    r = await hit('d3');
+    assert.ok(r.v.tools[0].description.startsWith('Cd'));
+    assert.equal(t.inflight(), 0);
+  } finally {
+    JSON.parse = parse;
+  }
+});
+
 test('a listing error is the caller\'s, and nothing is kept of it', async () => {
   const { ws, t } = setup();
   const p = t.safeInvoke('list_legacy_mcp_tools', { dto: { toolSetId: 'gone' } });

@@ -102,14 +102,32 @@ export function normalizeAliasSegment(text, fallback) {
   return out || fallback;
 }
 
+// Normalised segments by their text: a root's round normalises the same
+// server and tool names as the last root's (thousands of them); cleared
+// when full.
+const SEGMENTS_AT_MOST = 1 << 15;
+const segments = new Map();
+
+/** normalizeAliasSegment(text, '') of a name, remembered. */
+function normalizedSegment(text) {
+  if (typeof text !== 'string') return normalizeAliasSegment(text, '');
+  let out = segments.get(text);
+  if (out === undefined) {
+    out = normalizeAliasSegment(text, '');
+    if (segments.size >= SEGMENTS_AT_MOST) segments.clear();
+    segments.set(text, out);
+  }
+  return out;
+}
+
 /**
  * Allocates the alias of a tool for one round: `mcp__<server>__<tool>`,
  * shortened to fit 64 bytes with its suffix, `__N` (N ≥ 2) appended until
  * it is not in `used`. The alias is added to `used`.
  */
 export function allocateMcpAlias(serverName, toolName, used) {
-  const server = normalizeAliasSegment(serverName, 'server');
-  const tool = normalizeAliasSegment(toolName, 'tool');
+  const server = normalizedSegment(serverName) || 'server';
+  const tool = normalizedSegment(toolName) || 'tool';
   for (let ordinal = 1; ; ordinal++) {
     const suffix = ordinal === 1 ? '' : `__${ordinal}`;
     const available = MAX_ALIAS_BYTES - ALIAS_PREFIX.length - ALIAS_SEPARATOR.length - suffix.length;

@@ -94,6 +94,21 @@ test('alias segments: the one-pass normaliser is the regex rule of upstream', ()
   }
 });
 
+test('aliases from remembered segments are those of the rule, fallbacks included, round after round', () => {
+  const names = [['my server', 'issue.create'], ['日本語', '...'], ['', ''], [null, undefined], [42, 'a b'], ['my server', 'issue.create']];
+  const expected = (server, tool) => 'mcp__' + normalizeAliasSegment(server, 'server') + '__' + normalizeAliasSegment(tool, 'tool');
+  for (let r = 0; r < 3; r++) {
+    const used = new Set();
+    const got = names.map(([server, tool]) => allocateMcpAlias(server, tool, used));
+    assert.deepEqual(got, [
+      expected('my server', 'issue.create'), 'mcp__server__tool', 'mcp__server__tool__2', 'mcp__server__tool__3',
+      expected(42, 'a b'), expected('my server', 'issue.create') + '__2',
+    ]);
+    assert.equal(got[1], expected('日本語', '...'));
+    assert.equal(got[4], 'mcp__42__a_b');
+  }
+});
+
 test('schemas are copied as JSON data, a property named __proto__ included', async () => {
   const inputSchema = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"},"list":{"type":"array","items":[{"const":null},{"const":1.5}]}},"required":["__proto__"]}');
   const { data } = await round(fakeHost(resolution([tool({ inputSchema })])));

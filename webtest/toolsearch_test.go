@@ -8,6 +8,7 @@ package webtest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -252,8 +253,12 @@ func TestSTDefaultSearchPins(t *testing.T) {
 // The page keeps a large model listing and lists it again only when the
 // backend's digest changed (issue 31, "big catalogs stay cheap";
 // jsapi/bridge-transport.js): three roots of an unchanged listing carry it
-// twice (the second to learn its digest) and then not again; a permission
-// change is in the very next listing; every caller gets a value of its own.
+// twice (the second to learn its digest) and then not again; every caller
+// gets a value of its own, also when it was parsed ahead in idle time (the
+// spare) and the caller before changed what it got; and each kind of
+// change is in the very next listing although a spare waits: a
+// permission, a catalog (a server's tools changed, refreshed), a
+// registration file another program rewrote, a tool set.
 func TestLegacyListingKeptWhileUnchanged(t *testing.T) {
 	be := newBackend(t)
 	store := storage.Open(be.root)
@@ -261,31 +266,52 @@ func TestLegacyListingKeptWhileUnchanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	live := mcp.NewServer(&mcp.Implementation{Name: "live", Version: "1"}, nil)
+	for _, name := range []string{"alpha", "beta"} {
+		live.AddTool(&mcp.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
+	}
+	srv := newMCPServer(t, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return live }, &mcp.StreamableHTTPOptions{Stateless: true}))
 	p := be.openHost(t)
 	type listing struct {
 		Tools  int
-		Frames []int // characters of each frame the page received
-		Same   bool
+		IDs    []string // the toolIds of the live server and of tool.007 and tool.010 of every server
+		Frames []int    // characters of each frame the page received
+		Same   bool     // the same value as the last listing with these arguments, of the caller's own
 	}
-	p.run(`
+	liveID := evalJS[string](p, `
 		for (const id of %s) await tt.mcp.servers.discover(id);
+		const s = await tt.mcp.servers.create({ displayName: 'Live', endpoint: %s });
+		await tt.mcp.servers.setState({ registrationId: s.id, state: 'active' });
+		await tt.mcp.servers.discover(s.id);
+		for (const nativeName of ['alpha', 'beta']) await tt.mcp.tools.setPermission({ registrationId: s.id, nativeName, permission: 'allow' });
 		// every frame the page's socket receives, by size
 		tt.frames = [];
-		tt.listing = async () => {
+		tt.last = {};
+		tt.listing = async (args) => {
+			// idle time first: a spare waiting for it is made (idle callbacks run in order)
+			await new Promise((r) => requestIdleCallback(r, { timeout: 5000 }));
 			tt.frames.length = 0;
-			const v = await window.__TAURITAVERN__.invoke.safeInvoke('list_legacy_mcp_tools');
-			const same = tt.last !== undefined && JSON.stringify(tt.last) === JSON.stringify(v) && tt.last !== v;
-			tt.last = v;
-			return { tools: v.tools.length, frames: [...tt.frames], same };
-		};`, ids)
+			const v = await window.__TAURITAVERN__.invoke.safeInvoke('list_legacy_mcp_tools', args);
+			const key = JSON.stringify(args ?? null), text = JSON.stringify(v), last = tt.last[key];
+			const same = last !== undefined && last.text === text && last.v !== v && last.v.tools[0] !== v.tools[0] &&
+				last.v.tools[0].inputSchema !== v.tools[0].inputSchema;
+			const ids = v.tools.map((t) => t.toolId).filter((id) => id.includes(s.id) || /:tool\.0(07|10)$/.test(id));
+			const tools = v.tools.length;
+			// a caller may change what it got; no other caller sees it
+			v.tools[0].inputSchema.changedByTheCaller = true;
+			v.tools[0].description = 'changed';
+			v.tools.pop();
+			tt.last[key] = { v, text };
+			return { tools, ids, frames: [...tt.frames], same };
+		};
+		return s.id;`, ids, srv.URL+"/mcp")
 	// count the frames through the socket's own event: wrap MessageEvent data reads
 	p.run(`
 		const get = Object.getOwnPropertyDescriptor(MessageEvent.prototype, 'data').get;
 		Object.defineProperty(MessageEvent.prototype, 'data', { configurable: true, get() { const d = get.call(this); if (typeof d === 'string' && tt.frames) tt.frames.push(d.length); return d; } });`)
-	var got []listing
-	for range 3 {
-		got = append(got, evalJS[listing](p, `return await tt.listing();`))
-	}
 	big := func(l listing) int {
 		n := 0
 		for _, f := range l.Frames {
@@ -295,12 +321,62 @@ func TestLegacyListingKeptWhileUnchanged(t *testing.T) {
 		}
 		return n
 	}
-	if got[0].Tools != 500 || big(got[0]) != 1 || big(got[1]) != 1 || big(got[2]) != 0 || !got[1].Same || !got[2].Same {
-		t.Fatalf("three listings of an unchanged setup: %+v", got)
+	has := func(l listing, id string) bool { return slices.Contains(l.IDs, id) }
+	tool := func(i int, name string) string { return "mcp/" + string(ids[i]) + ":" + name }
+	list := func(what string, args any, tools, frames int, same bool) listing {
+		t.Helper()
+		l := evalJS[listing](p, `return await tt.listing(%s);`, args)
+		if l.Tools != tools || big(l) != frames || l.Same != same {
+			t.Fatalf("%s: %d tools, %d large frames, same %v; want %d, %d, %v (%+v)", what, l.Tools, big(l), l.Same, tools, frames, same, l)
+		}
+		return l
+	}
+	var none any
+	list("the first listing", none, 502, 1, false)
+	list("the second: its digest learnt", none, 502, 1, true)
+	for i := range 3 {
+		list(fmt.Sprintf("unchanged %d", i+1), none, 502, 0, true)
 	}
 	p.run(`await tt.mcp.tools.setPermission({ registrationId: %s, nativeName: 'tool.007', permission: 'off' });`, ids[0])
-	after := evalJS[listing](p, `return await tt.listing();`)
-	if after.Tools != 499 || big(after) != 1 {
-		t.Fatalf("after a permission change: %+v", after)
+	if l := list("after a permission change", none, 501, 1, false); has(l, tool(0, "tool.007")) || !has(l, tool(1, "tool.007")) {
+		t.Fatalf("after a permission change: %v", l.IDs)
 	}
+	list("unchanged again", none, 501, 0, true)
+	live.RemoveTools("beta")
+	p.run(`await tt.mcp.servers.refresh(%s);`, liveID)
+	if l := list("after the catalog changed", none, 500, 1, false); has(l, "mcp/"+liveID+":beta") || !has(l, "mcp/"+liveID+":alpha") {
+		t.Fatalf("after the catalog changed: %v", l.IDs)
+	}
+	list("unchanged again", none, 500, 0, true)
+	// another program (TauriTavern on the same data root) turns a tool off in its file
+	r, ok, err := store.Load(ids[1])
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	delete(r.Permissions, "tool.010") // Off: left out of the file
+	if err := store.Save(r); err != nil {
+		t.Fatal(err)
+	}
+	if l := list("after the file changed", none, 499, 1, false); has(l, tool(1, "tool.010")) || !has(l, tool(2, "tool.010")) {
+		t.Fatalf("after the file changed: %v", l.IDs)
+	}
+	list("unchanged again", none, 499, 0, true)
+	// a tool set's listing is kept apart; a change of the set is in its next listing
+	all := []string{}
+	for i := range 5 {
+		all = append(all, "mcp/"+string(ids[i])+":*")
+	}
+	setID := evalJS[string](p, `return (await tt.mcp.toolSets.save({ name: 'Five', tools: %s })).id;`, all)
+	args := map[string]any{"dto": map[string]any{"toolSetId": setID}}
+	list("the set's first listing", args, 498, 1, false)
+	list("the set's second", args, 498, 1, true)
+	list("the set unchanged", args, 498, 0, true)
+	p.run(`
+		const set = (await tt.mcp.toolSets.list()).toolSets.find((s) => s.id === %s);
+		await tt.mcp.toolSets.save({ ...set, tools: set.tools.slice(0, 4) });`, setID)
+	if l := list("after the set changed", args, 398, 1, false); has(l, tool(4, "tool.007")) || !has(l, tool(3, "tool.007")) {
+		t.Fatalf("after the set changed: %v", l.IDs)
+	}
+	list("the set unchanged again", args, 398, 0, true)
+	list("the upstream listing, unchanged", none, 499, 0, true)
 }
