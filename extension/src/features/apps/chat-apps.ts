@@ -39,6 +39,15 @@ export class ChatApps {
   #observer: IntersectionObserver | null = null;
   #visible = new Set<string>();
   #failed = new Set<string>();
+  /** Every App's place in the chat, by key — also those whose message SillyTavern already removed. */
+  #slots = new Map<string, HTMLElement>();
+  /**
+   * A number for each message object: an App's key is its message's and
+   * its invocation's, never the message's index, which SillyTavern
+   * renumbers when an earlier message is deleted (the App stays).
+   */
+  #ids = new WeakMap<object, number>();
+  #nextId = 0;
 
   /**
    * lazy (by default where the page has IntersectionObserver): an App is
@@ -64,15 +73,22 @@ export class ChatApps {
       const mes = this.root().querySelector<HTMLElement>(`.mes[mesid="${i}"]`);
       if (!mes) return; // not drawn (older messages not loaded)
       const box = this.#box(mes);
+      const id = this.#idOf(message);
       for (const rec of records) {
-        const key = `${i}:${rec.invocationId}`;
+        const key = `${id}:${rec.invocationId}`;
         wanted.add(key);
-        let slot = box.querySelector<HTMLElement>(`[data-ttmcp-app="${CSS.escape(key)}"]`);
+        let slot = this.#slots.get(key);
+        if (slot && !mes.contains(slot)) {
+          // SillyTavern drew the message anew: its App is drawn again there.
+          this.#drop(key, false);
+          slot = undefined;
+        }
         if (!slot) {
           slot = document.createElement('div');
           slot.className = 'ttmcp-app';
           slot.dataset.ttmcpApp = key;
           box.append(slot);
+          this.#slots.set(key, slot);
           if (this.#observer) this.#observer.observe(slot);
           else this.#visible.add(key);
         }
@@ -80,24 +96,59 @@ export class ChatApps {
         if (this.#visible.has(key)) this.#mount(key, slot, rec);
       }
     });
+    // Gone from the chat (its message deleted — SillyTavern removed its
+    // element already —, swiped to a swipe without it): torn down, and
+    // nothing of it kept (its place, observer, state).
+    for (const key of [...this.#slots.keys()]) if (!wanted.has(key)) this.#drop(key, true);
     for (const key of [...this.#live.keys()]) if (!wanted.has(key)) void this.#unmount(key, true);
-    for (const slot of this.root().querySelectorAll<HTMLElement>('[data-ttmcp-app]')) {
-      if (!wanted.has(slot.dataset.ttmcpApp ?? '')) {
-        this.#observer?.unobserve(slot);
-        slot.remove();
-      }
+  }
+
+  #idOf(message: ChatMessageLike): number {
+    let id = this.#ids.get(message);
+    if (id === undefined) {
+      id = this.#nextId++;
+      this.#ids.set(message, id);
     }
+    return id;
+  }
+
+  /** Forgets key's place: its App torn down (forget: its model context too), its slot unobserved and removed. */
+  #drop(key: string, forget: boolean): void {
+    const slot = this.#slots.get(key);
+    this.#slots.delete(key);
+    void this.#unmount(key, forget);
+    if (slot) {
+      this.#observer?.unobserve(slot);
+      slot.remove();
+    }
+    this.#visible.delete(key);
+    this.#failed.delete(key);
   }
 
   /** Tears every App down (chat changed, extension stopping). */
   async clear(): Promise<void> {
     await Promise.all([...this.#live.keys()].map((k) => this.#unmount(k, true)));
-    for (const slot of this.root().querySelectorAll<HTMLElement>('[data-ttmcp-app]')) {
+    for (const slot of [...this.#slots.values(), ...this.root().querySelectorAll<HTMLElement>('[data-ttmcp-app]')]) {
       this.#observer?.unobserve(slot);
       slot.remove();
     }
+    this.#slots.clear();
     this.#visible.clear();
     this.#failed.clear();
+  }
+
+  /** How many Apps have a place in the chat (drawn or not). */
+  get placed(): number {
+    return this.#slots.size;
+  }
+
+  /**
+   * The user's Stop: the tool calls under way of every live App are
+   * cancelled (the Apps stay). Resolves with how many were stopped.
+   */
+  async stop(): Promise<number> {
+    const apps = await Promise.all([...this.#live.values()].map((l) => l.mounting));
+    return apps.reduce((n, app) => n + (app?.stopCalls() ?? 0), 0);
   }
 
   /** How many Apps are live. */
