@@ -184,7 +184,10 @@ export function appFrameDeps(tr: Tr): AppFrameDeps {
     loadBridge,
     hostContext,
     now: () => Date.now(),
-    userActive: () => (navigator as { userActivation?: { isActive: boolean } }).userActivation?.isActive ?? true,
+    // The App's frame has the focus (the user clicked or typed in it; an App
+    // cannot take it) and the page has the user's activation (it reaches the
+    // page from the frame): the user acted in this App, just now.
+    userActive: (frame) => document.activeElement === frame && ((navigator as { userActivation?: { isActive: boolean } }).userActivation?.isActive ?? true),
   };
 }
 

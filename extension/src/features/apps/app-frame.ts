@@ -103,8 +103,8 @@ export interface AppFrameDeps {
   loadBridge(): Promise<AppBridgeModule>;
   hostContext(width: number): Record<string, unknown>;
   now(): number;
-  /** Whether the user just acted on the page (a click in the App counts); absent: yes. */
-  userActive?(): boolean;
+  /** Whether the user just acted in frame (clicked or typed in the App); absent: yes. */
+  userActive?(frame: HTMLIFrameElement): boolean;
 }
 
 /** A mounted App. */
@@ -308,6 +308,16 @@ export async function mountApp(container: HTMLElement, rec: AppRecord, deps: App
       setFullscreen(false);
     }
   };
+  const fullscreenContext = () => ({
+    ...inlineContext(),
+    displayMode: 'fullscreen',
+    // the frame's own room on the overlay (below the exit control)
+    containerDimensions: { width: frame.clientWidth || window.innerWidth, height: frame.clientHeight || window.innerHeight },
+  });
+  // The window resized in fullscreen: the App's room with it.
+  const onResize = () => {
+    if (fullscreen && !gone) bridge.setHostContext?.(fullscreenContext());
+  };
   function setFullscreen(on: boolean): void {
     if (on === fullscreen || (on && gone)) return;
     fullscreen = on;
@@ -324,6 +334,7 @@ export async function mountApp(container: HTMLElement, rec: AppRecord, deps: App
         box.showPopover();
       }
       document.addEventListener('keydown', onKey, true);
+      window.addEventListener('resize', onResize);
       exit.focus();
     } else {
       if (box.popover) {
@@ -333,18 +344,15 @@ export async function mountApp(container: HTMLElement, rec: AppRecord, deps: App
       exit.remove();
       frame.style.height = `${inlineHeight}px`;
       document.removeEventListener('keydown', onKey, true);
+      window.removeEventListener('resize', onResize);
     }
     if (gone) return;
-    bridge.setHostContext?.(
-      on
-        ? { ...inlineContext(), displayMode: 'fullscreen', containerDimensions: { width: window.innerWidth, height: Math.max(0, window.innerHeight - exit.offsetHeight) } }
-        : inlineContext(),
-    );
+    bridge.setHostContext?.(on ? fullscreenContext() : inlineContext());
   }
   bridge.onrequestdisplaymode = async ({ mode }) => {
     const declared = bridge.getAppCapabilities?.()?.availableDisplayModes ?? [];
     if (mode === 'inline') setFullscreen(false);
-    else if (mode === 'fullscreen' && declared.includes('fullscreen') && (deps.userActive?.() ?? true)) setFullscreen(true);
+    else if (mode === 'fullscreen' && declared.includes('fullscreen') && (deps.userActive?.(frame) ?? true)) setFullscreen(true);
     return { mode: fullscreen ? 'fullscreen' : 'inline' };
   };
   bridge.onloggingmessage = ({ level, data }) => {
