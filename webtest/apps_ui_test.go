@@ -496,3 +496,35 @@ func TestSTAppSwipesAndDeletion(t *testing.T) {
 		t.Errorf("the deleted App's model context is still there: %q", c)
 	}
 }
+
+// A chat of 50 App messages opened draws only the Apps near the view: each
+// App's place has its room before it is drawn, so the observer does not see
+// 50 empty places in view, draw them all (50 interface reads) and tear most
+// down again. Counted in the audit: about one read of the interface per App
+// drawn (before, all 50 were read).
+func TestSTAppChatOf50DrawsOnlyNearTheView(t *testing.T) {
+	e := newSTEnvWith(t, paintAppHandler(), map[string]string{"board": "allow"})
+	e.p.run(appMessagesJS, 50, e.id)
+	frames := evalJS[int](e.p, `
+		await SillyTavern.getContext().eventSource.emit('chat_id_changed', 'fifty');
+		for (let k = 0; k < 600; k++) {
+			const frames = [...document.querySelectorAll('.ttmcp-app-frame')];
+			if (document.querySelectorAll('.ttmcp-app').length === 50 && frames.length > 0 && frames.every((f) => f.style.height === '201px')) {
+				await new Promise((r) => setTimeout(r, 500)); // anything else it would draw
+				return document.querySelectorAll('.ttmcp-app-frame').length;
+			}
+			await new Promise((r) => setTimeout(r, 20));
+		}
+		return -1;`)
+	reads := 0
+	for _, a := range e.audit() {
+		if a.Source == jsapi.AuditSourceApp && a.Kind == jsapi.AuditKindResourceRead {
+			reads++
+		}
+	}
+	t.Logf("%d Apps drawn, %d interface reads", frames, reads)
+	// A drawn App growing to its height may push one past the margin (torn down, read again later).
+	if frames <= 0 || frames > 8 || reads < frames || reads > frames+2 {
+		t.Errorf("opening the chat of 50 drew %d Apps with %d interface reads; want the few near the view, about one read each", frames, reads)
+	}
+}

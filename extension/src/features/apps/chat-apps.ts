@@ -8,6 +8,7 @@
 // down first.
 
 import { mountApp, showAppFailure, type AppFrameDeps, type AppRecord, type MountedApp } from './app-frame';
+import { INITIAL_APP_HEIGHT } from './policy';
 
 /** The extra member of a tool message that holds its Apps. */
 export const APPS_EXTRA = 'ttmcp_apps';
@@ -87,6 +88,10 @@ export class ChatApps {
           slot = document.createElement('div');
           slot.className = 'ttmcp-app';
           slot.dataset.ttmcpApp = key;
+          // Its room before it is drawn: the observer then sees the chat as
+          // it will be, and draws only the Apps near the view — not all of
+          // them at 0 px, most torn down again a moment later.
+          slot.style.minHeight = `${INITIAL_APP_HEIGHT}px`;
           box.append(slot);
           this.#slots.set(key, slot);
           if (this.#observer) this.#observer.observe(slot);
@@ -186,8 +191,12 @@ export class ChatApps {
   #mount(key: string, slot: HTMLElement, rec: AppRecord): void {
     if (this.#live.has(key) || this.#failed.has(key)) return;
     while (this.#live.size >= MAX_LIVE_APPS) void this.#unmount(this.#live.keys().next().value!, false);
-    const mounting = mountApp(slot, rec, this.deps).catch((err: unknown) => {
+    const mounting = mountApp(slot, rec, this.deps).then((app) => {
+      slot.style.minHeight = ''; // the App's own height from now on
+      return app;
+    }).catch((err: unknown) => {
       this.#failed.add(key);
+      slot.style.minHeight = '';
       showAppFailure(slot, rec.serverDisplayName, err);
       this.#live.delete(key);
       return null;
@@ -199,6 +208,9 @@ export class ChatApps {
     const live = this.#live.get(key);
     if (!live) return;
     this.#live.delete(key);
+    // Scrolled away, torn down: its place keeps its height (the chat does not jump).
+    const slot = this.#slots.get(key);
+    if (slot?.isConnected && slot.offsetHeight > 0) slot.style.minHeight = `${slot.offsetHeight}px`;
     const app = await live.mounting;
     await app?.teardown(forget);
   }
