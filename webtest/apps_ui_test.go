@@ -508,10 +508,10 @@ func TestSTAppChatOf50DrawsOnlyNearTheView(t *testing.T) {
 	frames := evalJS[int](e.p, `
 		await SillyTavern.getContext().eventSource.emit('chat_id_changed', 'fifty');
 		for (let k = 0; k < 600; k++) {
-			const frames = [...document.querySelectorAll('.ttmcp-app-frame')];
+			const frames = [...document.querySelectorAll('.ttmcp-app .ttmcp-app-frame')];
 			if (document.querySelectorAll('.ttmcp-app').length === 50 && frames.length > 0 && frames.every((f) => f.style.height === '201px')) {
 				await new Promise((r) => setTimeout(r, 500)); // anything else it would draw
-				return document.querySelectorAll('.ttmcp-app-frame').length;
+				return document.querySelectorAll('.ttmcp-app .ttmcp-app-frame').length;
 			}
 			await new Promise((r) => setTimeout(r, 20));
 		}

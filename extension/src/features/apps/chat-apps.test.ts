@@ -150,6 +150,34 @@ describe('ChatApps', () => {
     expect(apps.live).toBe(2);
   });
 
+  test('a second clear and render while the first clear still waits for its teardowns: the new chat’s Apps are drawn', async () => {
+    chatDom(1);
+    const { d } = deps();
+    let answer: () => void = () => {};
+    const slow = {
+      ...d,
+      loadBridge: async () => {
+        const base = await d.loadBridge();
+        return { ...base, AppBridge: class extends (base.AppBridge as unknown as new () => { teardownResource(): Promise<unknown> }) {
+          override teardownResource() { return new Promise((r) => (answer = () => r({}))); }
+        } as never };
+      },
+    };
+    const apps = new ChatApps(slow, () => document, false);
+    const chat = [{ extra: { [APPS_EXTRA]: [record('c1')] } }];
+    apps.render(chat);
+    await new Promise((r) => setTimeout(r, 0));
+    const first = apps.clear().then(() => apps.render(chat)); // its App does not answer yet
+    await apps.clear();
+    apps.render(chat);
+    await new Promise((r) => setTimeout(r, 0));
+    answer();
+    await first;
+    await new Promise((r) => setTimeout(r, 0));
+    expect(apps.live).toBe(1);
+    expect(document.querySelectorAll('.ttmcp-app .ttmcp-app-frame').length).toBe(1);
+  });
+
   test('an App that cannot be shown says so in its place, and is not retried on every render', async () => {
     chatDom(1);
     const { d, reads } = deps(true);

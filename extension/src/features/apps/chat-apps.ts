@@ -130,16 +130,27 @@ export class ChatApps {
     this.#failed.delete(key);
   }
 
-  /** Tears every App down (chat changed, extension stopping). */
+  /**
+   * Tears every App down (chat changed, extension stopping). What is this
+   * chat's is forgotten at once — a render right after (the next chat, a
+   * second chat_id_changed) starts clean, whatever the teardowns still
+   * wait for —; the old places are hidden and removed once their Apps had
+   * their ui/resource-teardown.
+   */
   async clear(): Promise<void> {
-    await Promise.all([...this.#live.keys()].map((k) => this.#unmount(k, true)));
-    for (const slot of [...this.#slots.values(), ...this.root().querySelectorAll<HTMLElement>('[data-ttmcp-app]')]) {
+    const going = [...this.#live.keys()].map((k) => this.#unmount(k, true));
+    const slots = new Set([...this.#slots.values(), ...this.root().querySelectorAll<HTMLElement>('[data-ttmcp-app]')]);
+    for (const slot of slots) {
       this.#observer?.unobserve(slot);
-      slot.remove();
+      slot.hidden = true;
+      slot.className = 'ttmcp-app-going';
+      delete slot.dataset.ttmcpApp;
     }
     this.#slots.clear();
     this.#visible.clear();
     this.#failed.clear();
+    await Promise.all(going);
+    for (const slot of slots) slot.remove();
   }
 
   /** How many Apps have a place in the chat (drawn or not). */
