@@ -228,6 +228,10 @@ func TestSTAppCallStopped(t *testing.T) {
 
 	// The Stop of the App's own line.
 	startSlow(2)
+	e.p.run(`
+		for (const c of document.querySelectorAll('.drawer-content.openDrawer')) c.closest('.drawer')?.querySelector('.drawer-toggle')?.click();
+		document.querySelector('.ttmcp-app-busy').scrollIntoView({ block: 'center' });`)
+	shots(e.p, "apps-call-running")
 	e.p.run(`document.querySelector('.ttmcp-app-busy .ttmcp-app-stop').click();`)
 	waitCancelled(2)
 	waitInFrame(t, e.p, src, "#slow", "error: Whether the tool ran is unknown")

@@ -184,6 +184,7 @@ export function appFrameDeps(tr: Tr): AppFrameDeps {
     loadBridge,
     hostContext,
     now: () => Date.now(),
+    tr,
     // The App's frame has the focus (the user clicked or typed in it; an App
     // cannot take it) and the page has the user's activation (it reaches the
     // page from the frame): the user acted in this App, just now.

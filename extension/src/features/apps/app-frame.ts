@@ -19,6 +19,7 @@
 //   logging            to the console, at most so often
 
 import type { McpAppResource, McpCallOutcome, McpToolPermission } from '../../../../jsapi/tauritavern-mcp';
+import { format, TEXTS, type TextKey, type TextParams, type Tr } from '../../base/texts';
 import {
   appHeight,
   appLink,
@@ -103,6 +104,8 @@ export interface AppFrameDeps {
   loadBridge(): Promise<AppBridgeModule>;
   hostContext(width: number): Record<string, unknown>;
   now(): number;
+  /** The page's texts (SillyTavern's locale); absent: English. */
+  tr?: Tr | undefined;
   /** Whether the user just acted in frame (clicked or typed in the App); absent: yes. */
   userActive?(frame: HTMLIFrameElement): boolean;
 }
@@ -199,6 +202,7 @@ export async function mountApp(container: HTMLElement, rec: AppRecord, deps: App
     throw new Error('the App frame has no window');
   }
   const { sendMessage, setModelContext } = deps;
+  const tr = (key: TextKey, params?: TextParams) => (deps.tr ? deps.tr(key, params) : format(TEXTS[key as keyof typeof TEXTS], params));
   // A host without a chat (the test console) does not offer what only a chat has.
   const capabilities = {
     ...HOST_CAPABILITIES,
@@ -219,15 +223,15 @@ export async function mountApp(container: HTMLElement, rec: AppRecord, deps: App
   const busyStop = document.createElement('button');
   busyStop.type = 'button';
   busyStop.className = 'menu_button ttmcp-app-stop';
-  busyStop.textContent = 'Stop';
-  busyStop.title = 'Stop the tool calls of this App';
+  busyStop.textContent = tr('app_stop');
+  busyStop.title = tr('app_stop_hint');
   busyStop.addEventListener('click', () => void stopCalls());
   busy.append(busyText, busyStop);
   box.append(busy);
   const running: string[] = [];
   const showBusy = () => {
     busy.hidden = running.length === 0;
-    busyText.textContent = running.length > 0 ? `${rec.serverDisplayName}: the App runs ${[...new Set(running)].join(', ')}…` : '';
+    busyText.textContent = running.length > 0 ? tr('app_calls_running', { server: rec.serverDisplayName, tools: [...new Set(running)].join(', ') }) : '';
   };
   const sizes = new RateLimit(60, 1000);
   const logs = new RateLimit(20, 1000);
@@ -298,8 +302,8 @@ export async function mountApp(container: HTMLElement, rec: AppRecord, deps: App
   const exit = document.createElement('button');
   exit.type = 'button';
   exit.className = 'menu_button ttmcp-app-exit';
-  exit.textContent = '✕ Exit full screen';
-  exit.title = 'Back to the chat (Escape)';
+  exit.textContent = tr('app_exit_fullscreen');
+  exit.title = tr('app_exit_fullscreen_hint');
   exit.addEventListener('click', () => setFullscreen(false));
   const onKey = (e: KeyboardEvent) => {
     if (e.key === 'Escape' && fullscreen) {
