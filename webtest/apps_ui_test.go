@@ -532,3 +532,47 @@ func TestSTAppChatOf50DrawsOnlyNearTheView(t *testing.T) {
 		t.Errorf("opening the chat of 50 drew %d Apps with %d interface reads; want the few near the view, about one read each", frames, reads)
 	}
 }
+
+// The test console's App may go fullscreen too: its box over the console's
+// modal popup (the top layer, opened later), the exit control reachable.
+func TestSTAppFullscreenInTheTestConsole(t *testing.T) {
+	u := &uiAppServer{}
+	e := newSTEnvWith(t, u.handler(), map[string]string{"show": "allow"})
+	loadUI(e.p)
+	e.p.run(`await ui.withText(/Servers · \d+/, document);
+		await ui.click('button', 'Test call', document);
+		await ui.withText('Test MCP tool');
+		await ui.choose('Tool', 'show');
+		await ui.click('button', 'Run test');
+		await ui.withText('Server responded');`)
+	src := evalJS[string](e.p, `
+		for (let i = 0; i < 400; i++) {
+			const f = document.querySelector('.tt-mcp-test-call .ttmcp-app-frame');
+			if (f && f.dataset.ttmcpState === 'shown') return f.src;
+			await new Promise((r) => setTimeout(r, 50));
+		}
+		return '';`)
+	if src == "" {
+		t.Fatal("the App was not shown in the test console")
+	}
+	clickInFrame(t, e.p, ".tt-mcp-test-call .ttmcp-app-frame", "#full")
+	waitInFrame(t, e.p, src, "#mode", "fullscreen")
+	// What is on top at the window's centre and at the exit control: the App's box, not the popup.
+	top := evalJS[map[string]string](e.p, `
+		const box = document.querySelector('.tt-mcp-test-call .ttmcp-app-box');
+		const exit = box.querySelector('.ttmcp-app-exit').getBoundingClientRect();
+		const at = (x, y) => { const el = document.elementFromPoint(x, y); return el === box || box.contains(el) ? 'the App' : (el ? el.tagName + '.' + el.className : 'nothing'); };
+		return { centre: at(innerWidth / 2, innerHeight / 2), exit: at(exit.left + exit.width / 2, exit.top + exit.height / 2) };`)
+	if top["centre"] != "the App" || top["exit"] != "the App" {
+		t.Errorf("on top in fullscreen over the console: %v", top)
+	}
+	ctx, cancel := context.WithTimeout(e.p.ctx, evalTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(".tt-mcp-test-call .ttmcp-app-exit"))); err != nil {
+		t.Fatal(err)
+	}
+	waitInFrame(t, e.p, src, "#mode", "inline")
+	if n := evalJS[int](e.p, `return document.querySelectorAll('.tt-mcp-test-call .ttmcp-app-frame').length;`); n != 1 {
+		t.Errorf("%d Apps in the console after fullscreen, want it back", n)
+	}
+}
