@@ -28,6 +28,21 @@
 // stopGeneration() aborts the current round's controller and emits
 // GENERATION_STOPPED. The chat's slash commands: /send (a user message
 // without a generation, sendUserMessageCallback) and /trigger (Generate).
+//
+// Swipes and deletion as SillyTavern 1.18.0's script.js does them, as far
+// as a message's extra goes: stChat.swipe(direction, { source }) swipes the
+// last message — the arrows (source 'arrow') only where isMessageSwipeable
+// allows (not a user's, not an isSmallSys one such as a tool message; /swipe
+// and the swipe picker bypass that check); before it, syncMesToSwipe keeps
+// the message's extra in swipe_info; going to another swipe sets mes and a
+// structuredClone of that swipe's extra (syncSwipeToMes), draws the message
+// again in place (addOneMessage type 'swipe': .mes_text only) and emits
+// MESSAGE_SWIPED; swiping right past the last swipe clears what
+// clearMessageData clears (not tool_invocations nor an extension's keys),
+// emits MESSAGE_SWIPED and generates the new swipe (Generate('swipe'),
+// saveReply's swipe). stChat.deleteMessage(id) splices the chat, removes the
+// message's element, renumbers the later ones (updateViewMessageIds) and
+// emits MESSAGE_DELETED with the chat's length.
 
 import { provide, provideGetter } from '/host/context.js';
 import { eventSource, event_types } from '/host/events.js';
@@ -60,7 +75,7 @@ export const stChat = {
   /** A user message, then Generate('normal'); resolves with how it ended. */
   async send(text, { stream = stChat.stream } = {}) {
     stChat.stream = stream;
-    state.chat.push({ is_user: true, mes: text });
+    pushMessage({ is_user: true, mes: text });
     state.saves++;
     try {
       return { status: await Generate('normal'), chat: structuredClone(state.chat) };
@@ -204,7 +219,7 @@ async function Generate(type, { depth = 0, signal } = {}, dryRun = false) {
   }
   if (canPerformToolCalls && ToolManager.hasToolCalls(reply.data)) {
     const shouldDeleteMessage = ['', '...'].includes(reply.text);
-    if (!shouldDeleteMessage) state.chat.push({ is_user: false, mes: reply.text });
+    if (!shouldDeleteMessage) pushMessage({ is_user: false, mes: reply.text });
     const result = await ToolManager.invokeFunctionTools(reply.data);
     if (!result.invocations.length && shouldDeleteMessage) {
       ToolManager.showToolCallError(result.errors);
@@ -213,14 +228,87 @@ async function Generate(type, { depth = 0, signal } = {}, dryRun = false) {
     await ToolManager.saveFunctionToolInvocations(state.chat, result.invocations, { render: renderMessage, save: () => state.saves++ });
     return Generate('normal', { depth: depth + 1, signal }, dryRun);
   }
-  state.chat.push({ is_user: false, mes: reply.text });
+  if (type === 'swipe') {
+    // saveReply's swipe: the new swipe of the last message
+    const last = state.chat.at(-1);
+    last.mes = reply.text;
+    last.swipes[last.swipe_id] = reply.text;
+    last.swipe_info[last.swipe_id] = { extra: structuredClone(last.extra) };
+    redrawMessage(state.chat.length - 1);
+    state.saves++;
+    return 'done';
+  }
+  pushMessage({ is_user: false, mes: reply.text });
   state.saves++;
   return 'done';
 }
 
+/** chat.push, then addOneMessage. */
+function pushMessage(message) {
+  state.chat.push(message);
+  renderMessage(message);
+}
+
+const CHECKED_SWIPE_SOURCES = ['arrow', 'keyboard'];
+const CLEARED_EXTRA = ['memory', 'display_text', 'media', 'inline_image', 'files', 'fileLength', 'generationType', 'negative', 'title', 'append_title'];
+
+/** addOneMessage(message, { type: 'swipe' }): the message's element kept, its text drawn again. */
+function redrawMessage(id) {
+  const text = document.querySelector(`#chat .mes[mesid="${id}"] .mes_text`);
+  if (text) text.textContent = state.chat[id].mes;
+}
+
+async function swipe(direction, { source = 'arrow' } = {}) {
+  const id = state.chat.length - 1;
+  const m = state.chat[id];
+  if (!m) return false;
+  if (CHECKED_SWIPE_SOURCES.includes(source) && (m.is_user || m.extra?.isSmallSys || m.extra?.swipeable === false)) return false;
+  // syncMesToSwipe
+  if (m.swipe_id === undefined) {
+    m.swipe_id = 0;
+    m.swipes = [m.mes];
+    m.swipe_info = [{ extra: structuredClone(m.extra ?? {}) }];
+  } else {
+    m.swipes[m.swipe_id] = m.mes;
+    m.swipe_info[m.swipe_id] = { extra: structuredClone(m.extra ?? {}) };
+  }
+  let next = m.swipe_id + (direction === 'left' ? -1 : 1);
+  if (next < 0) next = m.swipes.length - 1;
+  if (next >= m.swipes.length) {
+    // overswipe: regenerate
+    m.swipe_id = m.swipes.length;
+    m.swipes.push('');
+    m.swipe_info.push({ extra: {} });
+    for (const k of CLEARED_EXTRA) delete m.extra?.[k];
+    m.mes = '...';
+    redrawMessage(id);
+    await eventSource.emit(event_types.MESSAGE_SWIPED, id);
+    return Generate('swipe');
+  }
+  m.swipe_id = next;
+  m.mes = m.swipes[next];
+  m.extra = structuredClone(m.swipe_info[next]?.extra) ?? {};
+  redrawMessage(id);
+  await eventSource.emit(event_types.MESSAGE_SWIPED, id);
+  return true;
+}
+
+async function deleteMessage(id) {
+  const el = document.querySelector(`#chat .mes[mesid="${id}"]`);
+  if (!el) return;
+  state.chat.splice(id, 1);
+  el.remove();
+  document.querySelectorAll('#chat .mes').forEach((m, i) => m.setAttribute('mesid', String(i)));
+  state.saves++;
+  await eventSource.emit(event_types.MESSAGE_DELETED, state.chat.length);
+}
+
+stChat.swipe = swipe;
+stChat.deleteMessage = deleteMessage;
+
 // SillyTavern's chat (getContext().chat) and its messages' DOM, as
 // addOneMessage draws them: #chat > .mes[mesid] > .mes_block > .mes_text
-// (the tool message only: what MCP Apps are drawn below).
+// (what MCP Apps are drawn below), for every message.
 provideGetter('chat', () => state.chat);
 function renderMessage(message) {
   let chat = document.getElementById('chat');
@@ -253,7 +341,7 @@ SlashCommandParser.addCommandObject(SlashCommand.fromProps({
   name: 'send',
   rawQuotes: true,
   callback: async (_args, text) => {
-    state.chat.push({ is_user: true, mes: String(text ?? '').trim() });
+    pushMessage({ is_user: true, mes: String(text ?? '').trim() });
     state.saves++;
     return '';
   },

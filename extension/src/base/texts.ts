@@ -254,6 +254,12 @@ export const TEXTS = {
   ask_show_all: 'Show all arguments',
   ask_note: 'The model asked to run this tool. Deny answers the model with an error; nothing is sent to the server.',
   ask_note_app: 'An MCP App in the chat asked to run this tool. Deny answers the App with an error; nothing is sent to the server.',
+  // an MCP App in the chat: its line while its calls run, its fullscreen exit
+  app_calls_running: '{server}: the App runs {tools}…',
+  app_stop: 'Stop',
+  app_stop_hint: 'Stop the tool calls of this App',
+  app_exit_fullscreen: '✕ Exit full screen',
+  app_exit_fullscreen_hint: 'Back to the chat (Escape)',
   ask_allow_once: 'Allow once',
   ask_always_allow: 'Always allow',
   ask_deny: 'Deny',

@@ -4,7 +4,7 @@
 // what an App asks goes to ttmcp's api.mcp.apps, SillyTavern's popups,
 // input box, send button and extension prompts.
 
-import type { LegacyMcpTool, McpAppResource } from '../../../jsapi/tauritavern-mcp';
+import type { LegacyMcpTool, McpAppResource, McpCallOutcome } from '../../../jsapi/tauritavern-mcp';
 import type { Tr } from '../base/texts';
 import { newUUID } from '../base/values';
 import type { AppBridgeModule, AppFrameDeps, AppRecord } from '../features/apps/app-frame';
@@ -30,6 +30,8 @@ export interface CalledTool {
 export interface StartedApps {
   /** The tool bridge's called hook. */
   called(call: CalledTool): void;
+  /** The user's Stop (the tool bridge's stopped hook): every App's call under way is cancelled. */
+  stopped(): void;
   apps: ChatApps;
   /** The Manager's test console's App renderer. */
   renderTestApp(container: HTMLElement, app: TestCallApp): () => void;
@@ -93,7 +95,7 @@ export function themeOf(textColor: string): 'dark' | 'light' {
   return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5 ? 'dark' : 'light';
 }
 
-/** SillyTavern's theme as the App's host context (its CSS variables), its locale, the space it has. */
+/** SillyTavern's theme as the App's host context (its CSS variables), its locale, the space it has (the App host adds the display mode). */
 export function hostContext(width: number): Record<string, unknown> {
   const style = getComputedStyle(document.body);
   const v = (name: string) => style.getPropertyValue(name).trim();
@@ -114,8 +116,6 @@ export function hostContext(width: number): Record<string, unknown> {
   return {
     theme: themeOf(getComputedStyle(document.body).color),
     styles: { variables },
-    displayMode: 'inline',
-    availableDisplayModes: ['inline'],
     containerDimensions: { maxHeight: 900, width },
     locale: stLanguage() || navigator.language,
     timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
@@ -144,10 +144,15 @@ export function appFrameDeps(tr: Tr): AppFrameDeps {
     readInterface: (registrationId, appToolName): Promise<McpAppResource> => api().apps.readInterface({ registrationId, appToolName }),
     async callTool(req, signal) {
       const mcp = api();
+      // Stopped before it was started: never sent (the backend is not asked).
+      if (signal.aborted) return notSent(signal);
       const executionCallId = `app-${newUUID()}`;
       await mcp.apps.startCall({ executionCallId });
-      const cancel = () => void mcp.apps.cancelCall({ executionCallId });
-      signal.addEventListener('abort', cancel, { once: true });
+      // A Stop now reaches the backend, which answers what came of the call:
+      // not sent, its result if it came first, or unknown once it was sent.
+      const cancel = () => void mcp.apps.cancelCall({ executionCallId }).catch(() => undefined);
+      if (signal.aborted) cancel();
+      else signal.addEventListener('abort', cancel, { once: true });
       try {
         return await mcp.apps.call({ executionCallId, ...req });
       } finally {
@@ -179,7 +184,17 @@ export function appFrameDeps(tr: Tr): AppFrameDeps {
     loadBridge,
     hostContext,
     now: () => Date.now(),
+    tr,
+    // The App's frame has the focus (the user clicked or typed in it; an App
+    // cannot take it) and the page has the user's activation (it reaches the
+    // page from the frame): the user acted in this App, just now.
+    userActive: (frame) => document.activeElement === frame && ((navigator as { userActivation?: { isActive: boolean } }).userActivation?.isActive ?? true),
   };
+}
+
+/** The outcome of an App's call stopped before it was started. */
+function notSent(signal: AbortSignal): McpCallOutcome {
+  return { outcome: 'not_sent', code: 'mcp.call_cancelled_before_send', message: `The tool request was cancelled before it started (${String(signal.reason ?? 'stopped')})` };
 }
 
 interface StInvocation {
@@ -257,6 +272,7 @@ export function startApps(tr: Tr, deps: AppFrameDeps = appFrameDeps(tr)): Starte
   const offBridge = onBridgeChange(say);
   return {
     called,
+    stopped: () => void apps.stop(),
     apps,
     renderTestApp: testAppRenderer(deps),
     unmount() {

@@ -110,11 +110,12 @@ export interface PageToolOptions {
   stoppedWhileAsked?: () => boolean;
   /** Told of each call that returned (MCP Apps record the calls of tools with an interface). */
   called?: ToolBridgeHost['called'];
+  stopped?: ToolBridgeHost['stopped'];
 }
 
 /** The bridge's view of this page. */
 export function pageToolHost(tr: Tr, opts: PageToolOptions = {}): ToolBridgeHost {
-  const { wake, stoppedWhileAsked, called } = opts;
+  const { wake, stoppedWhileAsked, called, stopped } = opts;
   return {
     context: stToolContext,
     api: ttmcpApi,
@@ -126,6 +127,7 @@ export function pageToolHost(tr: Tr, opts: PageToolOptions = {}): ToolBridgeHost
     ...(wake ? { wake } : {}),
     ...(stoppedWhileAsked ? { stoppedWhileAsked } : {}),
     ...(called ? { called } : {}),
+    ...(stopped ? { stopped } : {}),
     askApproval: (req, signal) => askApproval(req, signal, tr),
     callStatus: (name) => chatCallStatus(tr, name),
     toast,

@@ -84,7 +84,7 @@ export function startManager(opts: StartOptions): Started | null {
     return asked;
   };
   const apps = startApps(tr); // MCP Apps in the chat (issue 30)
-  const tools = startModelTools(tr, { wake, stoppedWhileAsked, called: apps.called });
+  const tools = startModelTools(tr, { wake, stoppedWhileAsked, called: apps.called, stopped: apps.stopped });
   const chat = startChatFeatures(tr);
   // Servers that ask the user (elicitation): this page answers for its own
   // calls once ttmcp's API is there, whatever the attempt found besides (a

@@ -42,6 +42,13 @@ class FakeBridge implements AppBridgeLike {
     this.sent.push(['teardown', {}]);
     return {};
   }
+  appCapabilities: { availableDisplayModes?: string[] } | undefined;
+  getAppCapabilities() {
+    return this.appCapabilities;
+  }
+  setHostContext(ctx: Record<string, unknown>) {
+    this.sent.push(['host-context', { displayMode: ctx.displayMode, containerDimensions: ctx.containerDimensions }]);
+  }
 }
 
 const mod: AppBridgeModule = {
@@ -119,7 +126,7 @@ describe('mountApp', () => {
     expect(t.target).toBe(app.frame.contentWindow);
     expect(t.source).toBe(app.frame.contentWindow); // only its own frame is answered
     expect(bridge.client).toBeNull();
-    expect(bridge.options?.hostContext).toEqual({ theme: 'dark', width: 0 }); // the host's theme, given at initialize
+    expect(bridge.options?.hostContext).toEqual({ theme: 'dark', width: 0, displayMode: 'inline', availableDisplayModes: ['inline', 'fullscreen'] }); // the host's theme, given at initialize
     expect(bridge.sent).toEqual([]); // nothing before initialized
     expect(app.frame.dataset.ttmcpState).toBe('loading');
     bridge.oninitialized?.();
@@ -236,6 +243,130 @@ describe('mountApp', () => {
     const box = document.createElement('div');
     await expect(mountApp(box, rec, d)).rejects.toThrow('mcp.app_resource_invalid');
     expect(box.children.length).toBe(0);
+  });
+});
+
+describe('Stop and cancellation of an App’s calls', () => {
+  /** A slow call: resolves with what the backend answers once cancelled (it may have run). */
+  function slowCall(log: string[]) {
+    return (req: { nativeName: string }, signal: AbortSignal) =>
+      new Promise<McpCallOutcome>((resolve) => {
+        log.push(`call ${req.nativeName}`);
+        signal.addEventListener('abort', () => {
+          log.push(`cancelled: ${String(signal.reason)}`);
+          resolve({ outcome: 'outcome_unknown', code: 'mcp.call_cancelled', message: 'cancelled after it was sent' });
+        });
+      });
+  }
+
+  test('the user’s Stop cancels the App’s call under way; the App is told the outcome is unknown; the App stays', async () => {
+    const log: string[] = [];
+    const { d } = deps({ callTool: slowCall(log) });
+    const app = await mountApp(document.body, rec, d);
+    const busy = document.querySelector<HTMLElement>('.ttmcp-app-busy')!;
+    expect(busy.hidden).toBe(true);
+    const answer = FakeBridge.last!.oncalltool?.({ name: 'board', arguments: {} });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(busy.hidden).toBe(false);
+    expect(busy.textContent).toContain('Chess: the App runs board');
+    expect(app.stopCalls()).toBe(1);
+    expect(await answer).toEqual({ content: [{ type: 'text', text: 'Whether the tool ran is unknown (mcp.call_cancelled: cancelled after it was sent)' }], isError: true });
+    expect(log).toEqual(['call board', 'cancelled: stopped by the user']);
+    expect(busy.hidden).toBe(true);
+    expect(app.frame.isConnected).toBe(true);
+    expect(app.stopCalls()).toBe(0); // nothing left to stop
+  });
+
+  test('the Stop of the App’s own line stops its calls', async () => {
+    const log: string[] = [];
+    const { d } = deps({ callTool: slowCall(log) });
+    await mountApp(document.body, rec, d);
+    const answer = FakeBridge.last!.oncalltool?.({ name: 'board', arguments: {} });
+    await new Promise((r) => setTimeout(r, 0));
+    document.querySelector<HTMLButtonElement>('.ttmcp-app-busy button')!.click();
+    expect(((await answer) as { isError?: boolean }).isError).toBe(true);
+    expect(log.at(-1)).toBe('cancelled: stopped by the user');
+  });
+
+  test('the App’s own cancellation (notifications/cancelled aborts its request’s signal) cancels the call', async () => {
+    const log: string[] = [];
+    const { d } = deps({ callTool: slowCall(log) });
+    await mountApp(document.body, rec, d);
+    const own = new AbortController();
+    const answer = FakeBridge.last!.oncalltool?.({ name: 'board', arguments: {} }, { mcpReq: { signal: own.signal } });
+    await new Promise((r) => setTimeout(r, 0));
+    own.abort();
+    await answer;
+    expect(log).toEqual(['call board', 'cancelled: cancelled by the App']);
+  });
+
+  test('Stop while the user is asked closes the question; the call is recorded as denied, never sent', async () => {
+    const log: string[] = [];
+    const { d } = deps({
+      askApproval: (_req, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve('denied'))),
+      callTool: async (req) => {
+        log.push(`call ${req.nativeName} ${req.approval}`);
+        return { outcome: 'not_sent', code: 'mcp.call_denied_by_user', message: 'denied' };
+      },
+    });
+    const app = await mountApp(document.body, rec, d);
+    const answer = FakeBridge.last!.oncalltool?.({ name: 'move', arguments: {} });
+    await new Promise((r) => setTimeout(r, 0));
+    app.stopCalls();
+    expect(((await answer) as { content: Array<{ text: string }> }).content[0]!.text).toMatch(/^The tool was not run/);
+    expect(log).toEqual(['call move denied']);
+  });
+});
+
+describe('display modes', () => {
+  test('an App that declares fullscreen gets it on request: the box over the page, the host context says so; the exit control and Escape bring it back inline', async () => {
+    const { d } = deps();
+    const box = document.createElement('div');
+    document.body.append(box);
+    const app = await mountApp(box, rec, d);
+    const bridge = FakeBridge.last!;
+    expect(bridge.options?.hostContext).toMatchObject({ displayMode: 'inline', availableDisplayModes: ['inline', 'fullscreen'] });
+    bridge.onsizechange?.({ height: 300 });
+    bridge.appCapabilities = { availableDisplayModes: ['inline', 'fullscreen'] };
+    expect(await bridge.onrequestdisplaymode?.({ mode: 'fullscreen' })).toEqual({ mode: 'fullscreen' });
+    const appBox = app.frame.parentElement!;
+    expect(appBox.classList.contains('ttmcp-app-fullscreen')).toBe(true);
+    expect(app.frame.dataset.ttmcpDisplayMode).toBe('fullscreen');
+    expect(bridge.sent.at(-1)).toEqual(['host-context', expect.objectContaining({ displayMode: 'fullscreen' })]);
+    const exit = appBox.querySelector<HTMLButtonElement>('.ttmcp-app-exit')!;
+    expect(exit.textContent).toContain('Exit full screen');
+    exit.click();
+    expect(appBox.classList.contains('ttmcp-app-fullscreen')).toBe(false);
+    expect(appBox.querySelector('.ttmcp-app-exit')).toBeNull();
+    expect(app.frame.style.height).toBe('300px'); // its inline height again
+    expect(bridge.sent.at(-1)).toEqual(['host-context', expect.objectContaining({ displayMode: 'inline' })]);
+    // again, then Escape
+    expect(await bridge.onrequestdisplaymode?.({ mode: 'fullscreen' })).toEqual({ mode: 'fullscreen' });
+    document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+    expect(appBox.classList.contains('ttmcp-app-fullscreen')).toBe(false);
+    expect(bridge.sent.at(-1)).toEqual(['host-context', expect.objectContaining({ displayMode: 'inline' })]);
+    // the App asks to go back itself
+    await bridge.onrequestdisplaymode?.({ mode: 'fullscreen' });
+    expect(await bridge.onrequestdisplaymode?.({ mode: 'inline' })).toEqual({ mode: 'inline' });
+    expect(appBox.classList.contains('ttmcp-app-fullscreen')).toBe(false);
+    // torn down while fullscreen: back inline first, nothing left
+    await bridge.onrequestdisplaymode?.({ mode: 'fullscreen' });
+    await app.teardown(false);
+    expect(appBox.isConnected).toBe(false);
+  });
+
+  test('an App that did not declare fullscreen, or asks without the user’s click, or asks for pip, stays inline', async () => {
+    let active = true;
+    const { d } = deps({ userActive: () => active });
+    const app = await mountApp(document.body, rec, d);
+    const bridge = FakeBridge.last!;
+    expect(await bridge.onrequestdisplaymode?.({ mode: 'fullscreen' })).toEqual({ mode: 'inline' }); // not declared
+    bridge.appCapabilities = { availableDisplayModes: ['inline', 'fullscreen', 'pip'] };
+    expect(await bridge.onrequestdisplaymode?.({ mode: 'pip' })).toEqual({ mode: 'inline' }); // not this host's
+    active = false;
+    expect(await bridge.onrequestdisplaymode?.({ mode: 'fullscreen' })).toEqual({ mode: 'inline' }); // nobody clicked
+    expect(app.frame.parentElement!.classList.contains('ttmcp-app-fullscreen')).toBe(false);
+    expect(bridge.sent.filter(([m]) => m === 'host-context')).toEqual([]);
   });
 });
 

@@ -12,10 +12,14 @@
 //   ui/message         after the user agrees, then SillyTavern's own send
 //   ui/update-model-context   an extension prompt the user can see, replaced
 //                      by the next update
+//   ui/request-display-mode   fullscreen where the App declares it, after a
+//                      click in it: an overlay over the page with an exit
+//                      control (and Escape); else the mode it is in
 //   size-changed       capped, and at most so often
 //   logging            to the console, at most so often
 
 import type { McpAppResource, McpCallOutcome, McpToolPermission } from '../../../../jsapi/tauritavern-mcp';
+import { format, TEXTS, type TextKey, type TextParams, type Tr } from '../../base/texts';
 import {
   appHeight,
   appLink,
@@ -32,7 +36,8 @@ import {
 export interface AppBridgeLike {
   oninitialized?: (() => void) | undefined;
   onsizechange?: ((p: { width?: number; height?: number }) => void) | undefined;
-  oncalltool?: ((p: { name: string; arguments?: Record<string, unknown> }) => Promise<unknown>) | undefined;
+  /** extra: the request's; its signal aborts when the App cancels the call (notifications/cancelled). */
+  oncalltool?: ((p: { name: string; arguments?: Record<string, unknown> }, extra?: RequestExtra) => Promise<unknown>) | undefined;
   onreadresource?: ((p: { uri: string }) => Promise<unknown>) | undefined;
   onopenlink?: ((p: { url: string }) => Promise<{ isError?: boolean }>) | undefined;
   onmessage?: ((p: { role: string; content: unknown }) => Promise<{ isError?: boolean }>) | undefined;
@@ -43,9 +48,18 @@ export interface AppBridgeLike {
   sendToolInput(p: { arguments: Record<string, unknown> }): Promise<void> | void;
   sendToolResult(p: AppToolResult): Promise<void> | void;
   sendToolCancelled(p: { reason?: string }): Promise<void> | void;
-  sendHostContextChange?(p: Record<string, unknown>): Promise<void> | void;
+  /** The whole new host context; the App is sent what changed. */
+  setHostContext?(ctx: Record<string, unknown>): void;
+  /** What the App declared at ui/initialize. */
+  getAppCapabilities?(): { availableDisplayModes?: string[] } | undefined;
   teardownResource(p: Record<string, never>): Promise<unknown>;
   close?(): Promise<void>;
+}
+
+/** What AppBridge hands a request handler (the MCP SDK's context; v1 had signal at the top). */
+export interface RequestExtra {
+  mcpReq?: { signal?: AbortSignal };
+  signal?: AbortSignal;
 }
 
 /** The module loaded on the first App (dist/app-bridge.bundle.js). */
@@ -90,11 +104,21 @@ export interface AppFrameDeps {
   loadBridge(): Promise<AppBridgeModule>;
   hostContext(width: number): Record<string, unknown>;
   now(): number;
+  /** The page's texts (SillyTavern's locale); absent: English. */
+  tr?: Tr | undefined;
+  /** Whether the user just acted in frame (clicked or typed in the App); absent: yes. */
+  userActive?(frame: HTMLIFrameElement): boolean;
 }
 
 /** A mounted App. */
 export interface MountedApp {
   readonly frame: HTMLIFrameElement;
+  /**
+   * Stops the App's tool calls under way (the user's Stop): each is
+   * cancelled, and the App is given what came of it — "unknown" when it
+   * may have run. The App stays. Returns how many were stopped.
+   */
+  stopCalls(): number;
   /**
    * Tells the App it is going (ui/resource-teardown, a short wait), then
    * removes it; forget (its message deleted, the chat changed) also takes
@@ -112,8 +136,18 @@ export function showAppFailure(container: HTMLElement, serverDisplayName: string
   container.append(note);
 }
 
+/** Why an App's call was aborted: the user's Stop, the App's own cancellation, or the App going. */
+export const STOPPED_BY_USER = 'stopped by the user';
+
+/** The signal of an App's request, whichever generation of the SDK handed it. */
+function requestSignal(extra: RequestExtra | undefined): AbortSignal | undefined {
+  return extra?.mcpReq?.signal ?? extra?.signal;
+}
+
 const HOST_INFO = { name: 'ttmcp (SillyTavern)', version: '1' };
 const HOST_CAPABILITIES = { openLinks: {}, serverTools: {}, serverResources: {}, logging: {} };
+/** The display modes this host has: inline in the message, fullscreen over the page. */
+const HOST_DISPLAY_MODES = ['inline', 'fullscreen'];
 /** How long an App is given to answer ui/resource-teardown. */
 const TEARDOWN_WAIT_MS = 500;
 
@@ -153,15 +187,22 @@ export async function mountApp(container: HTMLElement, rec: AppRecord, deps: App
   // App's document, with no initial about:blank whose load event (fired
   // during append in Chromium, later elsewhere) would count as one.
   frame.src = deps.viewUrl(resource.viewId);
-  container.append(frame);
+  // The App's own box: the frame, the exit control while fullscreen and a
+  // line while its calls run. Fullscreen puts the box (never the frame: a
+  // frame moved in the DOM loads again) in the page's top layer.
+  const box = document.createElement('div');
+  box.className = 'ttmcp-app-box';
+  box.append(frame);
+  container.append(box);
   // The document loads asynchronously: the bridge below listens before
   // any message of the App can arrive (all in this task).
   const win = frame.contentWindow;
   if (!win) {
-    frame.remove();
+    box.remove();
     throw new Error('the App frame has no window');
   }
   const { sendMessage, setModelContext } = deps;
+  const tr = (key: TextKey, params?: TextParams) => (deps.tr ? deps.tr(key, params) : format(TEXTS[key as keyof typeof TEXTS], params));
   // A host without a chat (the test console) does not offer what only a chat has.
   const capabilities = {
     ...HOST_CAPABILITIES,
@@ -171,8 +212,27 @@ export async function mountApp(container: HTMLElement, rec: AppRecord, deps: App
   };
   // SillyTavern's theme, locale and the App's room, given at ui/initialize:
   // an App drawn on the chat's dark background picks its colours by them.
-  const bridge = new mod.AppBridge(null, HOST_INFO, capabilities, { hostContext: deps.hostContext(container.clientWidth) });
+  const inlineContext = () => ({ ...deps.hostContext(container.clientWidth), displayMode: 'inline', availableDisplayModes: HOST_DISPLAY_MODES });
+  const bridge = new mod.AppBridge(null, HOST_INFO, capabilities, { hostContext: inlineContext() });
   const calls = new Set<AbortController>();
+  let inlineHeight = INITIAL_APP_HEIGHT;
+  const busy = document.createElement('div');
+  busy.className = 'ttmcp-app-busy';
+  busy.hidden = true;
+  const busyText = document.createElement('span');
+  const busyStop = document.createElement('button');
+  busyStop.type = 'button';
+  busyStop.className = 'menu_button ttmcp-app-stop';
+  busyStop.textContent = tr('app_stop');
+  busyStop.title = tr('app_stop_hint');
+  busyStop.addEventListener('click', () => void stopCalls());
+  busy.append(busyText, busyStop);
+  box.append(busy);
+  const running: string[] = [];
+  const showBusy = () => {
+    busy.hidden = running.length === 0;
+    busyText.textContent = running.length > 0 ? tr('app_calls_running', { server: rec.serverDisplayName, tools: [...new Set(running)].join(', ') }) : '';
+  };
   const sizes = new RateLimit(60, 1000);
   const logs = new RateLimit(20, 1000);
   const asks = new RateLimit(3, 10_000); // links, messages: what puts a prompt before the user
@@ -181,12 +241,22 @@ export async function mountApp(container: HTMLElement, rec: AppRecord, deps: App
 
   bridge.onsizechange = ({ height }) => {
     const h = appHeight(height);
-    if (h !== null && !gone && sizes.take(deps.now())) frame.style.height = `${h}px`;
+    if (h === null || gone || !sizes.take(deps.now())) return;
+    inlineHeight = h;
+    if (!fullscreen) frame.style.height = `${h}px`;
   };
-  bridge.oncalltool = async ({ name, arguments: args }) => {
+  bridge.oncalltool = async ({ name, arguments: args }, extra) => {
     const argumentsJson = JSON.stringify(args ?? {});
     const controller = new AbortController();
+    // The App's own cancellation of this request (notifications/cancelled):
+    // AppBridge aborts the request's signal and sends the App no answer.
+    const own = requestSignal(extra);
+    const cancelled = () => controller.abort('cancelled by the App');
+    if (own?.aborted) cancelled();
+    own?.addEventListener('abort', cancelled, { once: true });
     calls.add(controller);
+    running.push(name);
+    showBusy();
     try {
       let approval: 'once' | 'always' | 'denied' | undefined;
       if ((await deps.permission(rec.registrationId, name)) === 'ask') {
@@ -198,7 +268,10 @@ export async function mountApp(container: HTMLElement, rec: AppRecord, deps: App
       );
       return appResult(outcome);
     } finally {
+      own?.removeEventListener('abort', cancelled);
       calls.delete(controller);
+      running.splice(running.indexOf(name), 1);
+      if (!gone) showBusy();
     }
   };
   bridge.onreadresource = ({ uri }) => deps.readResource(rec.registrationId, uri);
@@ -222,7 +295,70 @@ export async function mountApp(container: HTMLElement, rec: AppRecord, deps: App
     setModelContext(contextKey, text === null ? null : `[${app}] ${text}`);
     return {};
   };
-  bridge.onrequestdisplaymode = async () => ({ mode: 'inline' }); // the only mode declared
+  // Fullscreen: only for an App that declared it, only right after the
+  // user acted (a click in the App), so an App cannot cover the page on
+  // its own; inline always; anything else is answered with the mode it is in.
+  let fullscreen = false;
+  const exit = document.createElement('button');
+  exit.type = 'button';
+  exit.className = 'menu_button ttmcp-app-exit';
+  exit.textContent = tr('app_exit_fullscreen');
+  exit.title = tr('app_exit_fullscreen_hint');
+  exit.addEventListener('click', () => setFullscreen(false));
+  const onKey = (e: KeyboardEvent) => {
+    if (e.key === 'Escape' && fullscreen) {
+      e.preventDefault();
+      e.stopPropagation();
+      setFullscreen(false);
+    }
+  };
+  const fullscreenContext = () => ({
+    ...inlineContext(),
+    displayMode: 'fullscreen',
+    // the frame's own room on the overlay (below the exit control)
+    containerDimensions: { width: frame.clientWidth || window.innerWidth, height: frame.clientHeight || window.innerHeight },
+  });
+  // The window resized in fullscreen: the App's room with it.
+  const onResize = () => {
+    if (fullscreen && !gone) bridge.setHostContext?.(fullscreenContext());
+  };
+  function setFullscreen(on: boolean): void {
+    if (on === fullscreen || (on && gone)) return;
+    fullscreen = on;
+    box.classList.toggle('ttmcp-app-fullscreen', on);
+    frame.dataset.ttmcpDisplayMode = on ? 'fullscreen' : 'inline';
+    if (on) {
+      box.prepend(exit);
+      frame.style.height = '';
+      // The top layer: above SillyTavern's drawers and popups, whatever
+      // its ancestors' transforms and filters (a fixed box inside a
+      // blurred #chat would be fixed to the chat, not the viewport).
+      if (typeof box.showPopover === 'function') {
+        box.popover = 'manual';
+        box.showPopover();
+      }
+      document.addEventListener('keydown', onKey, true);
+      window.addEventListener('resize', onResize);
+      exit.focus();
+    } else {
+      if (box.popover) {
+        if (box.matches(':popover-open')) box.hidePopover();
+        box.removeAttribute('popover');
+      }
+      exit.remove();
+      frame.style.height = `${inlineHeight}px`;
+      document.removeEventListener('keydown', onKey, true);
+      window.removeEventListener('resize', onResize);
+    }
+    if (gone) return;
+    bridge.setHostContext?.(on ? fullscreenContext() : inlineContext());
+  }
+  bridge.onrequestdisplaymode = async ({ mode }) => {
+    const declared = bridge.getAppCapabilities?.()?.availableDisplayModes ?? [];
+    if (mode === 'inline') setFullscreen(false);
+    else if (mode === 'fullscreen' && declared.includes('fullscreen') && (deps.userActive?.(frame) ?? true)) setFullscreen(true);
+    return { mode: fullscreen ? 'fullscreen' : 'inline' };
+  };
   bridge.onloggingmessage = ({ level, data }) => {
     if (logs.take(deps.now())) console.debug(`[mcp-manager] App ${app} (${String(level ?? 'info')}):`, typeof data === 'string' ? data.slice(0, 2000) : data);
   };
@@ -240,10 +376,17 @@ export async function mountApp(container: HTMLElement, rec: AppRecord, deps: App
   // answered: another frame's messages never reach this bridge.
   await bridge.connect(new mod.PostMessageTransport(win, win));
 
+  function stopCalls(): number {
+    const n = calls.size;
+    for (const c of calls) c.abort(STOPPED_BY_USER);
+    return n;
+  }
+
   async function teardown(forget: boolean): Promise<void> {
     if (gone) return;
+    setFullscreen(false);
     gone = true;
-    for (const c of calls) c.abort();
+    for (const c of calls) c.abort('the App is going');
     try {
       await Promise.race([bridge.teardownResource({}), new Promise((r) => setTimeout(r, TEARDOWN_WAIT_MS))]);
     } catch {
@@ -251,7 +394,7 @@ export async function mountApp(container: HTMLElement, rec: AppRecord, deps: App
     }
     await bridge.close?.().catch(() => undefined);
     if (forget) setModelContext?.(contextKey, null);
-    frame.remove();
+    box.remove();
   }
-  return { frame, teardown };
+  return { frame, stopCalls, teardown };
 }

@@ -11,6 +11,7 @@ function record(id: string): AppRecord {
 function deps(fail = false) {
   const reads: string[] = [];
   const teardowns: string[] = [];
+  const contexts: string[] = [];
   const d = {
     readInterface: async (_r: string, tool: string) => {
       reads.push(tool);
@@ -32,10 +33,10 @@ function deps(fail = false) {
     }),
     viewUrl: (id: string) => `http://backend.invalid/apps/view/${id}`,
     hostContext: () => ({}),
-    setModelContext: () => {},
+    setModelContext: (key: string, text: string | null) => void contexts.push(`${key}=${text}`),
     now: () => 0,
   } as unknown as AppFrameDeps;
-  return { d, reads, teardowns };
+  return { d, reads, teardowns, contexts };
 }
 
 function chatDom(n: number): void {
@@ -68,6 +69,113 @@ describe('ChatApps', () => {
     await new Promise((r) => setTimeout(r, 0));
     expect(document.querySelectorAll('.ttmcp-app').length).toBe(0);
     expect(apps.live).toBe(0);
+  });
+
+  test('a message deleted before an App’s: SillyTavern renumbers the messages, the App stays as it is', async () => {
+    chatDom(3);
+    const { d, reads, teardowns, contexts } = deps();
+    const apps = new ChatApps(d, () => document, false);
+    const chat = [{}, { extra: { [APPS_EXTRA]: [record('c1')] } }, {}];
+    apps.render(chat);
+    await new Promise((r) => setTimeout(r, 0));
+    const frame = document.querySelector('.ttmcp-app-frame');
+    // deleteMessage(0): the chat spliced, its element removed, the others renumbered (updateViewMessageIds)
+    chat.splice(0, 1);
+    document.querySelector('.mes[mesid="0"]')!.remove();
+    document.querySelectorAll('.mes').forEach((m, i) => m.setAttribute('mesid', String(i)));
+    apps.render(chat);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(document.querySelector('.ttmcp-app-frame')).toBe(frame);
+    expect(reads.length).toBe(1);
+    expect(teardowns).toEqual([]);
+    expect(contexts).toEqual([]); // its part of the model's context kept
+  });
+
+  test('the App’s own message deleted (its element already removed): torn down, its context forgotten, nothing of it kept', async () => {
+    chatDom(2);
+    const { d, teardowns, contexts } = deps();
+    const apps = new ChatApps(d, () => document, false);
+    const chat = [{}, { extra: { [APPS_EXTRA]: [record('c1')] } }];
+    apps.render(chat);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(apps.placed).toBe(1);
+    chat.splice(1, 1);
+    document.querySelector('.mes[mesid="1"]')!.remove();
+    apps.render(chat);
+    await new Promise((r) => setTimeout(r, 600));
+    expect(teardowns).toEqual(['x']);
+    expect(contexts).toEqual(['ttmcp_app_r1_c1=null']);
+    expect(apps.live).toBe(0);
+    expect(apps.placed).toBe(0);
+  });
+
+  test('Stop reaches the calls under way of every live App; the Apps stay', async () => {
+    chatDom(2);
+    const { d } = deps();
+    const bridges: Array<{ oncalltool?: (p: { name: string }) => Promise<unknown> }> = [];
+    const base = await d.loadBridge();
+    const aborted: string[] = [];
+    const apps = new ChatApps(
+      {
+        ...d,
+        loadBridge: async () => ({
+          ...base,
+          AppBridge: class extends (base.AppBridge as unknown as new () => object) {
+            constructor() {
+              super();
+              bridges.push(this);
+            }
+          } as never,
+        }),
+        permission: async () => 'allow',
+        callTool: (req, signal) =>
+          new Promise((resolve) =>
+            signal.addEventListener('abort', () => {
+              aborted.push(req.appToolName);
+              resolve({ outcome: 'outcome_unknown', code: 'mcp.call_cancelled', message: 'stopped' });
+            }),
+          ),
+      },
+      () => document,
+      false,
+    );
+    apps.render([{ extra: { [APPS_EXTRA]: [record('c1')] } }, { extra: { [APPS_EXTRA]: [record('c2')] } }]);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(await apps.stop()).toBe(0); // nothing under way
+    const answers = bridges.map((b) => b.oncalltool?.({ name: 'board' }));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(await apps.stop()).toBe(2);
+    await Promise.all(answers);
+    expect(aborted).toEqual(['board', 'board']);
+    expect(apps.live).toBe(2);
+  });
+
+  test('a second clear and render while the first clear still waits for its teardowns: the new chat’s Apps are drawn', async () => {
+    chatDom(1);
+    const { d } = deps();
+    let answer: () => void = () => {};
+    const slow = {
+      ...d,
+      loadBridge: async () => {
+        const base = await d.loadBridge();
+        return { ...base, AppBridge: class extends (base.AppBridge as unknown as new () => { teardownResource(): Promise<unknown> }) {
+          override teardownResource() { return new Promise((r) => (answer = () => r({}))); }
+        } as never };
+      },
+    };
+    const apps = new ChatApps(slow, () => document, false);
+    const chat = [{ extra: { [APPS_EXTRA]: [record('c1')] } }];
+    apps.render(chat);
+    await new Promise((r) => setTimeout(r, 0));
+    const first = apps.clear().then(() => apps.render(chat)); // its App does not answer yet
+    await apps.clear();
+    apps.render(chat);
+    await new Promise((r) => setTimeout(r, 0));
+    answer();
+    await first;
+    await new Promise((r) => setTimeout(r, 0));
+    expect(apps.live).toBe(1);
+    expect(document.querySelectorAll('.ttmcp-app .ttmcp-app-frame').length).toBe(1);
   });
 
   test('an App that cannot be shown says so in its place, and is not retried on every render', async () => {

@@ -113,6 +113,7 @@ interface World {
   statuses: Array<{ name: string; progress: McpCallProgress[]; ended: boolean }>;
   /** What the called hook heard (the App host's, issue 30): alias and native name. */
   calledHook: string[];
+  userStops: number;
   connected: boolean;
   ttmcp: boolean;
   /** Whether invoke.safeInvoke is published (false: the API never loaded). */
@@ -163,6 +164,7 @@ function world(): World {
     stoppedInQuestion: false,
     statuses: [],
     calledHook: [],
+    userStops: 0,
     searchHits: () => [],
     searches: [],
   } as unknown as World;
@@ -222,6 +224,7 @@ function world(): World {
     },
     toast: (level, text, title, persistent = false) => void w.toasts.push([level, `${title}: ${text}`, persistent]),
     called: ({ alias, tool }) => void w.calledHook.push(`${alias} ${tool.nativeName}`),
+    stopped: () => void w.userStops++,
     callStatus: (name) => {
       const st = { name, progress: [] as McpCallProgress[], ended: false };
       w.statuses.push(st);
@@ -488,6 +491,19 @@ describe('calls', () => {
     await w.st.saveBatch();
     await w.st.round();
     expect(w.st.stops).toBe(1);
+  });
+
+  test('the stopped hook (MCP Apps stop their calls) hears the user’s Stop, never the bridge’s own stop of its loop', async () => {
+    const w = world();
+    await w.st.round();
+    await w.st.emit(ST_EVENTS.GENERATION_STOPPED); // the user's, no call under way
+    expect(w.userStops).toBe(1);
+    w.callAnswer = () => ({ outcome: 'outcome_unknown', code: 'mcp.call_timeout', message: 'Timed out' });
+    await w.st.call('mcp__Demo__echo', {});
+    await w.st.saveBatch();
+    await w.st.round(); // the bridge stops SillyTavern's next round itself
+    expect(w.st.stops).toBe(1);
+    expect(w.userStops).toBe(1);
   });
 
   test('a Stop in a question of an earlier generation says nothing of the next one', async () => {

@@ -135,6 +135,8 @@ export interface ToolBridgeHost {
    * the tool, its arguments and the outcome as upstream serialises it.
    */
   called?(call: { alias: string; tool: LegacyMcpTool; argumentsJson: string; result: string }): void;
+  /** Told of the user's Stop (never of the bridge's own stop ending its loop): MCP Apps stop their calls too. */
+  stopped?(): void;
   tr: Tr;
 }
 
@@ -310,6 +312,7 @@ export class ToolBridge {
     this.#halted ??= 'stopped';
     this.#stopArmed = true;
     for (const c of this.#inflight) c.abort();
+    this.#host.stopped?.();
   }
 
   onRequest(data: { tools?: unknown }): void {
