@@ -124,6 +124,7 @@ describe('tools for the model', () => {
       { ...ready, tokens: 3858, context: 32768 },
       { ...ready, tokens: 3859 },
       { ...ready, search: true, mode: 'search' as const, request: 4, tokens: 558, context: 1000 },
+      { ...ready, mode: 'automatic' as const, maxTools: 100, contextPercent: 90, tokens: 3857, context: 4095 },
     ]);
     renderWith(d, <ToolReachSection />);
     const line = await screen.findByRole('status');
@@ -135,6 +136,10 @@ describe('tools for the model', () => {
       await waitFor(() => expect(line.textContent).toContain(tokens));
       expect(line.textContent).not.toContain('of the model’s context');
     }
+    // automatic under a budget that lets them all through: the budget is what to change
+    d.fire();
+    await waitFor(() => expect(line.textContent).toContain('Automatic’s budget lets them all through: lower it, or choose Search.'));
+    expect(line.textContent).not.toContain('Search (or Automatic)');
   });
 
   test('the default\'s search mode is read, saved as it changes, and the reach is checked again', async () => {

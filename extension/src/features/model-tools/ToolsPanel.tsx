@@ -54,7 +54,8 @@ function reachDetails(reach: ToolReach, tr: ReturnType<typeof useTr>): string[] 
     out.push(tr('reach_request', { count: reach.request, tokens: reach.tokens.toLocaleString() }));
     // all tools: schemas past a quarter of a known context crowd the chat out of the request
     if (!reach.search && reach.context !== undefined && reach.context > 0 && reach.tokens > reach.context * HEAVY_SHARE) {
-      out.push(tr('reach_context_heavy', { percent: Math.round((reach.tokens * 100) / reach.context), context: reach.context.toLocaleString() }));
+      // automatic, under its budget: the budget is what to change
+      out.push(tr(reach.mode === 'automatic' ? 'reach_context_heavy_automatic' : 'reach_context_heavy', { percent: Math.round((reach.tokens * 100) / reach.context), context: reach.context.toLocaleString() }));
     }
     if (reach.mode === 'automatic') {
       const budget =
@@ -189,6 +190,7 @@ function DefaultSearch(props: { store: NonNullable<ToolsPanelDeps['defaultSearch
           <BudgetField label={tr('toolset_budget_percent')} value={percent} onChange={setPercent} onDone={() => budget(percent, 'contextPercent', 100)} />
         </div>
       )}
+      <small className="tt-mcp-hint">{tr('toolset_mode_hint')}</small>
       {settings.mode !== 'all' && props.store.tools && (
         <DefaultPins tools={props.store.tools} pinned={settings.pinned} onChange={(pinned) => save({ ...settings, pinned })} />
       )}

@@ -48,6 +48,11 @@ export function selectionSummary(set: McpToolSet, tr: Tr): string {
   if (parts.length === 0) parts.push(tr('toolset_nothing'));
   parts.push(tr('toolset_limit', { limit: set.resultInlineCharLimit.toLocaleString('en-US') }));
   if (!set.readerTool) parts.push(tr('toolset_no_reader'));
+  const pinned = set.pinnedTools?.length ?? 0;
+  if (set.toolMode === 'search') parts.push(tr('toolset_search_summary', { count: pinned }));
+  if (set.toolMode === 'automatic') {
+    parts.push(tr('toolset_automatic_summary', { count: pinned, maxTools: set.searchMaxTools ?? 40, percent: set.searchContextPercent ?? 10 }));
+  }
   return parts.join(' · ');
 }
 

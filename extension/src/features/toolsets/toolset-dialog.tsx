@@ -230,6 +230,25 @@ const ToolSetForm = forwardRef(function ToolSetForm(props: ToolSetDialogInput, r
         })}
       </fieldset>
       <div className="tt-mcp-field">
+        <label htmlFor={`${id}-mode`}>{tr('toolset_mode')}</label>
+        <select id={`${id}-mode`} className="text_pole" value={mode} disabled={busy} onChange={(e) => setMode(e.target.value as McpToolMode)} aria-describedby={`${id}-mode-hint`}>
+          <option value="all">{tr('toolset_mode_all')}</option>
+          <option value="search">{tr('toolset_mode_search')}</option>
+          <option value="automatic">{tr('toolset_mode_automatic')}</option>
+        </select>
+        <small id={`${id}-mode-hint`} className="tt-mcp-hint">
+          {tr('toolset_mode_hint')}
+        </small>
+      </div>
+      {mode === 'automatic' && (
+        <div className="tt-mcp-field tt-mcp-toolset-budget">
+          <label htmlFor={`${id}-max`}>{tr('toolset_budget_tools')}</label>
+          <input id={`${id}-max`} className="text_pole" inputMode="numeric" value={maxTools} disabled={busy} onChange={(e) => setMaxTools(e.target.value)} aria-invalid={invalid === 'budget'} />
+          <label htmlFor={`${id}-percent`}>{tr('toolset_budget_percent')}</label>
+          <input id={`${id}-percent`} className="text_pole" inputMode="numeric" value={percent} disabled={busy} onChange={(e) => setPercent(e.target.value)} aria-invalid={invalid === 'budget'} />
+        </div>
+      )}
+      <div className="tt-mcp-field">
         <span className="tt-mcp-label" id={`${id}-order`}>
           {tr('toolset_order')}
         </span>
@@ -325,25 +344,6 @@ const ToolSetForm = forwardRef(function ToolSetForm(props: ToolSetDialogInput, r
         <input type="checkbox" checked={reader} disabled={busy} onChange={(e) => setReader(e.target.checked)} />
         <span>{tr('toolset_reader')}</span>
       </label>
-      <div className="tt-mcp-field">
-        <label htmlFor={`${id}-mode`}>{tr('toolset_mode')}</label>
-        <select id={`${id}-mode`} className="text_pole" value={mode} disabled={busy} onChange={(e) => setMode(e.target.value as McpToolMode)} aria-describedby={`${id}-mode-hint`}>
-          <option value="all">{tr('toolset_mode_all')}</option>
-          <option value="search">{tr('toolset_mode_search')}</option>
-          <option value="automatic">{tr('toolset_mode_automatic')}</option>
-        </select>
-        <small id={`${id}-mode-hint`} className="tt-mcp-hint">
-          {tr('toolset_mode_hint')}
-        </small>
-      </div>
-      {mode === 'automatic' && (
-        <div className="tt-mcp-field tt-mcp-toolset-budget">
-          <label htmlFor={`${id}-max`}>{tr('toolset_budget_tools')}</label>
-          <input id={`${id}-max`} className="text_pole" inputMode="numeric" value={maxTools} disabled={busy} onChange={(e) => setMaxTools(e.target.value)} aria-invalid={invalid === 'budget'} />
-          <label htmlFor={`${id}-percent`}>{tr('toolset_budget_percent')}</label>
-          <input id={`${id}-percent`} className="text_pole" inputMode="numeric" value={percent} disabled={busy} onChange={(e) => setPercent(e.target.value)} aria-invalid={invalid === 'budget'} />
-        </div>
-      )}
       <FormStatus busy={busy ? tr('saving') : undefined} error={error} />
     </form>
   );

@@ -14,6 +14,7 @@ import { TrContext } from '../../base/tr';
 import { openBindingDialog } from './binding-dialog';
 import { confirmRemoveToolSet } from './remove-dialog';
 import { openToolSetDialog, saveInput } from './toolset-dialog';
+import { selectionSummary } from './ToolSetsPanel';
 import { ToolSetsContext, ToolSetsSection, type ToolSetsDeps } from './ToolSetsPanel';
 
 const coding: McpToolSet = {
@@ -206,6 +207,14 @@ describe('the editor', () => {
     expect(await screen.findByRole('alert')).toHaveProperty('textContent', 'mcp.tool_set_name_taken: a tool set called `Coding` exists already');
     expect(await currentPopup().close(0)).toBe(true);
     expect(await opened).toBeNull();
+  });
+
+  test('a set\'s summary says its search mode and pins', () => {
+    expect(selectionSummary({ ...coding, toolMode: 'search', pinnedTools: [`mcp/${SERVER_B}:fetch`] }, englishTr)).toBe(
+      'whole servers: 1 · single tools: 1 · results inline up to 20,000 characters · no reader tool · search mode, 1 pinned',
+    );
+    expect(selectionSummary({ ...coding, toolMode: 'automatic', searchMaxTools: 64, searchContextPercent: 5 }, englishTr)).toContain('· automatic above 64 tools or 5 %, 0 pinned');
+    expect(selectionSummary(coding, englishTr)).not.toContain('search');
   });
 
   test('overrides are kept only for what is still selected, with their property texts', () => {
