@@ -165,6 +165,9 @@ func (sk *socket) run() {
 					cctx = service.WithPipelinedStart(cctx, ps)
 				}
 			}
+			var later service.Later // what the command leaves for after its answer
+			defer later.Run()
+			cctx = service.WithLater(cctx, &later)
 			value, err := sk.cmds.Invoke(cctx, inv.command, inv.args)
 			if start != nil && err == nil {
 				sk.startFinished(start, nil) // the call goes on while the acknowledgement is written

@@ -130,6 +130,7 @@ func (s *Service) CancelTestCall(_ context.Context, dto jsapi.McpTestCallIdDto) 
 // audit record.
 func (s *Service) TestCall(ctx context.Context, dto jsapi.TestMcpToolCallDto) (out jsapi.McpCallOutcome, err error) {
 	audit := s.beginAudit(domain.SourceTest, dto.CallID, dto.ArgumentsJSON, domain.ApprovalManual)
+	audit.afterAnswer(ctx)
 	id, _ := domain.ParseRegistrationID(dto.RegistrationID) // "" when invalid
 	audit.tool(id, dto.NativeName)
 	defer func() { audit.finish(out, err) }()
