@@ -3,18 +3,14 @@ package server
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ttmcp/ttmcp/backend/gateway"
 	"github.com/ttmcp/ttmcp/backend/service"
 	"github.com/ttmcp/ttmcp/backend/storage"
 	"github.com/ttmcp/ttmcp/jsapi"
@@ -41,14 +37,8 @@ func newOrderFixture(t *testing.T) *orderFixture {
 	s.AddTool(&mcp.Tool{Name: "count", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint("run ", of.runs.Add(1))}}}, nil
 	})
-	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
-	t.Cleanup(ts.Close)
-	root := t.TempDir()
-	store := storage.Open(root)
-	gw := gateway.New(gateway.Config{StartupTimeout: 5 * time.Second, CallWait: 10 * time.Second, CloseTimeout: time.Second})
-	t.Cleanup(func() { gw.Close() })
-	svc := service.New(service.Config{Registrations: store, Catalogs: store, Gateway: gw, Audit: storage.OpenAuditLog(root, storage.AuditOptions{})})
-	of.fixture = newFixtureWith(t, root, svc, func(c *Config) {
+	audit := storage.OpenAuditLog(t.TempDir(), storage.AuditOptions{})
+	of.fixture, of.regID = serveOneWith(t, s, "Counter", service.Config{Audit: audit}, func(c *Config) {
 		c.PluginSecret = testSecret
 		start := c.Commands.table[jsapi.CmdStartTestCall]
 		c.Commands.table[jsapi.CmdStartTestCall] = func(ctx context.Context, args jsontext.Value) (any, error) {
@@ -65,11 +55,6 @@ func newOrderFixture(t *testing.T) *orderFixture {
 	})
 	t.Cleanup(func() { close(of.ended) }) // before the server closes (cleanups run last first)
 	of.base = stPlugin(t, of.url, testSecret, nil)
-	c := of.connect(t)
-	var srv jsapi.McpServer
-	c.must(jsapi.CmdCreateServer, dto(map[string]any{"displayName": "Counter", "endpoint": ts.URL, "protocolVersion": "2026-07-28"}), &srv)
-	c.must(jsapi.CmdSetServerState, dto(map[string]any{"registrationId": srv.ID, "state": "active"}), nil)
-	of.regID = srv.ID
 	return of
 }
 
