@@ -110,6 +110,39 @@ func (sk *socket) cancelRead(args jsontext.Value) *startGate {
 	if empty {
 		return nil
 	}
+	return sk.startOf(args, func(gates []*startGate) *startGate {
+		g := gates[len(gates)-1]
+		if !g.finished {
+			g.cancelled = true
+		}
+		return g
+	})
+}
+
+// callRead returns the start a test call with args, read after the first
+// seq start frames, waits for: the last start of its call id among them,
+// while it is known; the call claims it.
+func (sk *socket) callRead(args jsontext.Value, seq uint64) *startGate {
+	return sk.startOf(args, func(gates []*startGate) *startGate {
+		for i := len(gates) - 1; i >= 0; i-- {
+			g := gates[i]
+			if g.seq > seq {
+				continue
+			}
+			if g.finished { // kept for this call, which has now heard
+				sk.order.remove(g)
+			} else {
+				g.claimed = true
+			}
+			return g
+		}
+		return nil
+	})
+}
+
+// startOf picks, under socket.mu, one of the starts of the call id of args
+// (nil when it has none or cannot be read).
+func (sk *socket) startOf(args jsontext.Value, pick func([]*startGate) *startGate) *startGate {
 	id, ok := callIDOf(args)
 	if !ok {
 		return nil
@@ -120,37 +153,7 @@ func (sk *socket) cancelRead(args jsontext.Value) *startGate {
 	if len(gates) == 0 {
 		return nil
 	}
-	g := gates[len(gates)-1]
-	if !g.finished {
-		g.cancelled = true
-	}
-	return g
-}
-
-// callRead returns the start a test call with args, read after the first
-// seq start frames, waits for: the last start of its call id among them,
-// while it is known; the call claims it.
-func (sk *socket) callRead(args jsontext.Value, seq uint64) *startGate {
-	id, ok := callIDOf(args)
-	if !ok {
-		return nil
-	}
-	sk.mu.Lock()
-	defer sk.mu.Unlock()
-	gates := sk.order.ids[id]
-	for i := len(gates) - 1; i >= 0; i-- {
-		g := gates[i]
-		if g.seq > seq {
-			continue
-		}
-		if g.finished { // kept for this call, which has now heard
-			sk.order.remove(g)
-		} else {
-			g.claimed = true
-		}
-		return g
-	}
-	return nil
+	return pick(gates)
 }
 
 // remove forgets g (under socket.mu).
