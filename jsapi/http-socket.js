@@ -21,6 +21,8 @@
 // - frames up: send() queues; one POST <base>/transport/<id> at a time
 //   carries what queued meanwhile, one frame per line, in order, at most
 //   maxBatch bytes (a frame alone may be as large as the backend reads).
+//   The first POST waits for the current task to end, so the frames sent
+//   in one task go together (tools.testCall's start and call: one POST).
 //   A POST that fails closes the transport (1006): its frames are lost, as
 //   on a socket that dropped.
 // - every POST and DELETE carries X-CSRF-Token, read once from
@@ -208,6 +210,7 @@ export class HttpSocket {
     if (this._posting || this.readyState !== OPEN || this._queue.length === 0) return;
     this._posting = true;
     try {
+      await null; // what the same task sends next joins this batch
       while (this.readyState === OPEN && this._queue.length > 0) {
         const batch = [];
         let bytes = 0;

@@ -164,6 +164,18 @@ test('POSTs are serialised, and what queued meanwhile goes in one batch, in orde
   s.close();
 });
 
+test('frames sent in one task go in one POST', async (t) => {
+  const st = await fakeBackend();
+  t.after(st.close);
+  const s = await opened(st);
+  s.send('start');
+  s.send('call');
+  await until(() => st.posts.length === 1 && st.inFlight === 0, 'the POST');
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(st.posts, ['start\ncall\n']);
+  s.close();
+});
+
 test('a batch stays within maxBatch; a frame alone may fill it', async (t) => {
   const st = await fakeBackend();
   t.after(st.close);

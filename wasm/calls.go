@@ -32,6 +32,8 @@ type call struct {
 	// progress is the call's onProgress function (undefined: none), which
 	// the transport hands the call's progress frames.
 	progress js.Value
+	// epoch is the connection the call was written to (0: not written).
+	epoch uint64
 }
 
 // invoke sends command with args (a JS string holding a JSON object)
@@ -41,17 +43,18 @@ type call struct {
 // refusal) unless the refusal is older than refusedQuiet: then the call
 // starts an attempt. The api.mcp methods reach it only when the
 // transport's fast path cannot send (no open socket, large arguments).
-func (b *bridge) invoke(command string, args js.Value, h handler) {
-	b.invokeProgress(command, args, js.Undefined(), h)
+func (b *bridge) invoke(command string, args js.Value, h handler) *call {
+	return b.invokeProgress(command, args, js.Undefined(), h)
 }
 
 // invokeProgress is invoke with the call's onProgress function (a
-// function, or undefined).
-func (b *bridge) invokeProgress(command string, args, progress js.Value, h handler) {
+// function, or undefined). It returns the call, sent or queued (nil when
+// it was refused at once).
+func (b *bridge) invokeProgress(command string, args, progress js.Value, h handler) *call {
 	limit := jsapi.MaxInboundFrame - maxEnvelope(command)
 	if n := utf8Size(args, limit); n > limit {
 		h.rejected(tooLargeError(n + maxEnvelope(command)))
-		return
+		return nil
 	}
 	if typeOf(progress) != js.TypeFunction {
 		progress = js.Undefined()
@@ -64,13 +67,28 @@ func (b *bridge) invokeProgress(command string, args, progress js.Value, h handl
 		b.queued = append(b.queued, c)
 	case b.refusedNow():
 		h.rejected(b.refusedError())
+		return nil
 	case b.state == stateRefused:
 		// refused a while ago: this call makes one attempt and waits for it
 		b.queued = append(b.queued, c)
 		b.connect()
 	default:
 		h.rejected(b.unavailableError())
+		return nil
 	}
+	return c
+}
+
+// unqueue takes c out of the calls waiting for a connection; false when it
+// is not among them (written, or settled).
+func (b *bridge) unqueue(c *call) bool {
+	for i, q := range b.queued {
+		if q == c {
+			b.queued = append(b.queued[:i:i], b.queued[i+1:]...)
+			return true
+		}
+	}
+	return false
 }
 
 func tooLargeError(n int) js.Value {
@@ -89,6 +107,7 @@ func (b *bridge) send(c *call) {
 		c.h.rejected(internalError("WebSocket.send", err))
 		return
 	}
+	c.epoch = b.epoch
 	b.inflight[uint64(id.Int())] = c
 }
 

@@ -8,9 +8,15 @@ import (
 	"github.com/ttmcp/ttmcp/jsapi"
 )
 
-// testCall runs tools.testCall(input, {signal}) exactly as reference §1.5:
-// start_mcp_test_call (the private start acknowledgement), then
-// test_mcp_tool_call, with cancel_mcp_test_call on abort or failure.
+// testCall runs tools.testCall(input, {signal}) with reference §1.5's
+// commands: start_mcp_test_call (the private start acknowledgement), then
+// test_mcp_tool_call, with cancel_mcp_test_call on abort or failure. The
+// two are sent together, without waiting for the acknowledgement (issue
+// 31: one round trip instead of two); the backend orders the call after
+// its start and fails it with the start's error when the start fails
+// (backend/server/testorder.go, DECISIONS "Test calls"), so the outcome is
+// what the two awaited in turn give: a rejected start rejects with its
+// error, else the call's outcome is returned.
 // options.onProgress (ttmcp's, issue 29) takes the call's progress: the
 // test call's invoke asks for it, and the transport hands it the frames
 // until the result.
@@ -48,8 +54,12 @@ func (b *bridge) testCall(input, options js.Value) js.Value {
 		return p
 	}
 
-	tc := &testCall{b: b, resolve: resolve, reject: reject, signal: signal, progress: progress, callID: callID, args: args}
-	b.invoke(jsapi.CmdStartTestCall, callIDArgs(callID), (*testStart)(tc))
+	tc := &testCall{b: b, resolve: resolve, reject: reject, signal: signal, callID: callID}
+	tc.listen()
+	tc.start = b.invoke(jsapi.CmdStartTestCall, callIDArgs(callID), (*testStart)(tc))
+	if !tc.settled { // not refused at once
+		tc.run = b.invokeProgress(jsapi.CmdTestToolCall, args, progress, (*testRun)(tc))
+	}
 	return p
 }
 
@@ -58,13 +68,17 @@ type testCall struct {
 	b               *bridge
 	resolve, reject js.Value
 	signal          js.Value
-	progress        js.Value // options.onProgress
 	callID          string
-	args            js.Value // {"dto":{...,"callId":...}} as a JS string
-	epoch           uint64   // the connection that acknowledged the start
+	start, run      *call // their invokes, sent or queued
 	onAbort         js.Func
 	listening       bool
 	cancelled       bool
+	// answered: the start's acknowledgement came (or its socket dropped);
+	// until then held keeps the call's outcome, which the backend may
+	// deliver first: a start that turns out rejected rejects instead.
+	answered bool
+	held     func()
+	settled  bool
 }
 
 func callIDArgs(callID string) js.Value {
@@ -99,13 +113,43 @@ func outcome(kind, code, message string) js.Value {
 	return o
 }
 
-// listen adds the abort listener that asks the backend to cancel the call.
+// settle ends the test call with fn (resolve or reject), once, and removes
+// the abort listener.
+func (tc *testCall) settle(fn func()) {
+	if tc.settled {
+		return
+	}
+	tc.settled = true
+	tc.held = nil
+	tc.unlisten()
+	fn()
+}
+
+// afterStart runs fn, the call's outcome, once the start has answered.
+func (tc *testCall) afterStart(fn func()) {
+	if tc.answered {
+		fn()
+		return
+	}
+	tc.held = fn
+}
+
+// startAnswered releases the call's outcome held for the start's answer.
+func (tc *testCall) startAnswered() {
+	tc.answered = true
+	if h := tc.held; h != nil {
+		tc.held = nil
+		h()
+	}
+}
+
+// listen adds the abort listener.
 func (tc *testCall) listen() {
 	if !isObject(tc.signal) || typeOf(tc.signal.Get("addEventListener")) != js.TypeFunction {
 		return
 	}
 	tc.onAbort = callback("testCall abort", func([]js.Value) {
-		tc.cancel()
+		tc.abort()
 	})
 	opts := jsObject.New()
 	opts.Set("once", true)
@@ -123,8 +167,26 @@ func (tc *testCall) unlisten() {
 	tc.onAbort.Release()
 }
 
+// abort: while the two wait for a connection, nothing was sent: they are
+// taken back and the call is not_sent. Once written, the backend is asked
+// to cancel, and its outcome is awaited (a cancel the backend reads while
+// the start still runs makes the call not_sent; later, it stops the call).
+func (tc *testCall) abort() {
+	if tc.settled {
+		return
+	}
+	if tc.start != nil && tc.b.unqueue(tc.start) {
+		if tc.run != nil {
+			tc.b.unqueue(tc.run)
+		}
+		tc.settle(func() { tc.resolve.Invoke(localNotSent()) })
+		return
+	}
+	tc.cancel()
+}
+
 // cancel fires cancel_mcp_test_call, once, without waiting; only on the
-// connection that started the call (a dropped socket already cancelled
+// connection the call was written to (a dropped socket already cancelled
 // everything it had started).
 func (tc *testCall) cancel() {
 	if tc.cancelled {
@@ -132,7 +194,7 @@ func (tc *testCall) cancel() {
 	}
 	tc.cancelled = true
 	b := tc.b
-	if tc.epoch == 0 || b.openEpoch() != tc.epoch {
+	if tc.start == nil || tc.start.epoch == 0 || b.openEpoch() != tc.start.epoch {
 		return
 	}
 	b.invoke(jsapi.CmdCancelTestCall, callIDArgs(tc.callID), cancelHandler{})
@@ -141,35 +203,19 @@ func (tc *testCall) cancel() {
 // testStart handles start_mcp_test_call.
 type testStart testCall
 
-func (t *testStart) resolved(js.Value) {
+func (t *testStart) resolved(js.Value) { (*testCall)(t).startAnswered() }
+
+// rejected: the start failed, and so does the call, with the start's
+// error (the backend sends it nothing); nothing was registered to cancel.
+func (t *testStart) rejected(err js.Value) {
 	tc := (*testCall)(t)
-	tc.epoch = tc.b.openEpoch() // the acknowledgement came on the open connection
-	if aborted(tc.signal) {
-		tc.cancel()
-		tc.resolve.Invoke(localNotSent())
-		return
-	}
-	if tc.epoch == 0 {
-		tc.resolve.Invoke(connectionLostOutcome(false))
-		return
-	}
-	tc.listen()
-	tc.b.invokeProgress(jsapi.CmdTestToolCall, tc.args, tc.progress, (*testRun)(tc))
+	tc.answered = true
+	tc.settle(func() { tc.reject.Invoke(err) })
 }
 
-func (t *testStart) rejected(err js.Value) { t.reject.Invoke(err) }
-
-func (t *testStart) lost(sent bool, err js.Value) {
-	if sent { // the socket dropped: the test request was never written
-		t.resolve.Invoke(connectionLostOutcome(false))
-		return
-	}
-	if code := err.Get("code"); code.Type() == js.TypeString && code.String() == jsapi.CodeOriginNotAllowed {
-		t.resolve.Invoke(refusedOutcome(err)) // the backend refused this origin: nothing was sent
-		return
-	}
-	t.reject.Invoke(err) // the backend could not be reached at all
-}
+// lost: the socket dropped, or the attempt the start waited for failed;
+// the call, written or queued with it, is lost the same way and says how.
+func (t *testStart) lost(bool, js.Value) { (*testCall)(t).startAnswered() }
 
 // refusedOutcome is the outcome of a test call while the backend refuses
 // this page's origin: not_sent, with the refusal's code and message.
@@ -183,21 +229,30 @@ type testRun testCall
 
 func (t *testRun) resolved(v js.Value) {
 	tc := (*testCall)(t)
-	tc.unlisten()
-	tc.resolve.Invoke(v)
+	tc.afterStart(func() { tc.settle(func() { tc.resolve.Invoke(v) }) })
 }
 
 func (t *testRun) rejected(err js.Value) {
 	tc := (*testCall)(t)
-	tc.unlisten()
-	tc.cancel()
-	tc.reject.Invoke(err)
+	tc.afterStart(func() {
+		if tc.settled {
+			return
+		}
+		tc.settle(func() { tc.reject.Invoke(err) })
+		tc.cancel() // releases the start's registration
+	})
 }
 
-func (t *testRun) lost(sent bool, _ js.Value) {
+func (t *testRun) lost(sent bool, err js.Value) {
 	tc := (*testCall)(t)
-	tc.unlisten()
-	tc.resolve.Invoke(connectionLostOutcome(sent))
+	switch {
+	case sent: // written when the socket dropped: the tool may have run
+		tc.settle(func() { tc.resolve.Invoke(connectionLostOutcome(true)) })
+	case isObject(err) && err.Get("code").Type() == js.TypeString && err.Get("code").String() == jsapi.CodeOriginNotAllowed:
+		tc.settle(func() { tc.resolve.Invoke(refusedOutcome(err)) }) // the backend refused this origin: nothing was sent
+	default:
+		tc.settle(func() { tc.reject.Invoke(err) }) // the backend could not be reached at all
+	}
 }
 
 // cancelHandler ignores the answer of a fire-and-forget cancel.

@@ -60,13 +60,13 @@ func TestTestCallHappyPath(t *testing.T) {
 	p := b.testCall(input, obj("signal", sig.obj))
 	input.Set("nativeName", "changed after the call") // must not change what is sent
 
-	id, args := s.invoked(t, 1, jsapi.CmdStartTestCall)
+	// the start and the call are written at once (issue 31), in that order
+	startID, args := s.invoked(t, 1, jsapi.CmdStartTestCall)
 	callID := args.Get("dto").Get("callId").String()
 	if !uuidV4.MatchString(callID) || stringify(args) != `{"dto":{"callId":"`+callID+`"}}` {
 		t.Fatalf("start args = %s", stringify(args))
 	}
-	s.reply(id, `null`)
-	id, args = s.invoked(t, 2, jsapi.CmdTestToolCall)
+	id, args := s.invoked(t, 2, jsapi.CmdTestToolCall)
 	want := `{"dto":{"registrationId":"r1","nativeName":"echo","argumentsJson":"{\"n\":9007199254740993}","callId":"` + callID + `"}}`
 	if got := stringify(args); got != want {
 		t.Errorf("test args = %s\nwant        %s", got, want)
@@ -74,7 +74,12 @@ func TestTestCallHappyPath(t *testing.T) {
 	if sig.added != 1 {
 		t.Errorf("abort listeners added: %d", sig.added)
 	}
+	// an outcome before the acknowledgement waits for it
 	s.reply(id, knownOutcome)
+	if !pending(t, p) {
+		t.Fatal("settled before the start's acknowledgement")
+	}
+	s.reply(startID, `null`)
 	v := mustResolve(t, p)
 	if stringify(v) != knownOutcome {
 		t.Errorf("outcome = %s", stringify(v))
@@ -100,24 +105,61 @@ func TestTestCallPreAborted(t *testing.T) {
 	}
 }
 
-func TestTestCallAbortedDuringStart(t *testing.T) {
+// An abort before the acknowledgement, with both frames written: the
+// backend is asked to cancel (it orders the cancel after the start: read
+// while the start runs, the call is not_sent), and its outcome is awaited.
+func TestTestCallAbortedBeforeTheAcknowledgement(t *testing.T) {
 	b, _, s := openBridge(t)
 	ctl := global.Get("AbortController").New()
 	p := b.testCall(testInput(), obj("signal", ctl.Get("signal")))
 	id, args := s.invoked(t, 1, jsapi.CmdStartTestCall)
+	runID, _ := s.invoked(t, 2, jsapi.CmdTestToolCall)
 	ctl.Call("abort")
+	_, cargs := s.invoked(t, 3, jsapi.CmdCancelTestCall)
+	if stringify(cargs) != stringify(args) {
+		t.Errorf("cancel args %s, start args %s", stringify(cargs), stringify(args))
+	}
 	s.reply(id, `null`)
+	if !pending(t, p) {
+		t.Fatal("abort settled the call; the backend outcome must be awaited")
+	}
+	notSent := `{"outcome":"not_sent","code":"mcp.call_cancelled_before_send","message":"The tool request was cancelled before it started"}`
+	s.reply(runID, notSent)
+	if v := mustResolve(t, p); stringify(v) != notSent {
+		t.Errorf("outcome = %s", stringify(v))
+	}
+	if len(s.sent) != 4 {
+		t.Errorf("frames: %v", s.sent)
+	}
+}
+
+// An abort while the two wait for the connection takes them back: nothing
+// is ever written, and the call is not_sent.
+func TestTestCallAbortedWhileConnecting(t *testing.T) {
+	n, e := newFakeNet(t)
+	b := newBridge(testOrigin, e)
+	b.connect()
+	defer b.cancelRetry()
+	sig := newFakeSignal(n)
+	p := b.testCall(testInput(), obj("signal", sig.obj))
+	other := b.call(jsapi.CmdListServers, js.ValueOf("{}")) // queued beside them
+	sig.abort()
 	v := mustResolve(t, p)
 	if v.Get("outcome").String() != jsapi.OutcomeNotSent || v.Get("code").String() != jsapi.CodeCallCancelledBeforeSend {
 		t.Errorf("outcome = %s", stringify(v))
 	}
-	_, cargs := s.invoked(t, 2, jsapi.CmdCancelTestCall)
-	if stringify(cargs) != stringify(args) {
-		t.Errorf("cancel args %s, start args %s", stringify(cargs), stringify(args))
+	if sig.removed != 1 {
+		t.Errorf("listener removed %d times", sig.removed)
 	}
-	if len(s.sent) != 3 {
-		t.Errorf("frames: %v", s.sent)
+	s := n.socket(0)
+	s.open()
+	s.welcome()
+	id, _ := s.invoked(t, 1, jsapi.CmdListServers)
+	if len(s.sent) != 2 {
+		t.Errorf("frames after the welcome: %v", s.sent)
 	}
+	s.reply(id, `{"servers":[],"storageIssues":[]}`)
+	mustResolve(t, other)
 }
 
 func TestTestCallAbortedAfterDispatch(t *testing.T) {
@@ -163,13 +205,28 @@ func TestTestCallRejectionSendsCancel(t *testing.T) {
 		t.Errorf("listener added %d removed %d", sig.added, sig.removed)
 	}
 
-	// a rejected start rejects without cancel (nothing was registered)
+	// a rejected start rejects with its error, without cancel (nothing
+	// was registered), whichever answer comes first; the backend fails the
+	// call with the start's error (here a different one, to tell them apart)
+	inUse := `{"kind":"Conflict","code":"mcp.call_id_in_use","message":"mcp.call_id_in_use: call is already active"}`
+	other := `{"kind":"Internal","code":"mcp.internal","message":"mcp.internal: not the start's"}`
 	p = b.testCall(testInput(), js.Undefined())
 	id, _ = s.invoked(t, 4, jsapi.CmdStartTestCall)
-	s.replyError(id, `{"kind":"Conflict","code":"mcp.call_id_in_use","message":"mcp.call_id_in_use: call is already active"}`)
+	runID, _ := s.invoked(t, 5, jsapi.CmdTestToolCall)
+	s.replyError(id, inUse)
 	mustReject(t, p, "mcp.call_id_in_use", jsapi.KindConflict)
-	if pendingFrames := len(s.sent); pendingFrames != 5 {
-		t.Errorf("frames after a rejected start: %v", s.sent[5:])
+	s.replyError(runID, inUse)
+	p = b.testCall(testInput(), js.Undefined())
+	id, _ = s.invoked(t, 6, jsapi.CmdStartTestCall)
+	runID, _ = s.invoked(t, 7, jsapi.CmdTestToolCall)
+	s.replyError(runID, other)
+	if !pending(t, p) {
+		t.Fatal("the call's error settled before the start's answer")
+	}
+	s.replyError(id, inUse)
+	mustReject(t, p, "mcp.call_id_in_use", jsapi.KindConflict)
+	if len(s.sent) != 8 {
+		t.Errorf("frames after a rejected start: %v", s.sent[8:])
 	}
 }
 
@@ -177,14 +234,15 @@ func TestTestCallConnectionLost(t *testing.T) {
 	b, n, s := openBridge(t)
 	sig := newFakeSignal(n)
 
-	// dropped after test_mcp_tool_call was written: outcome_unknown
+	// dropped after test_mcp_tool_call was written: outcome_unknown, with
+	// its start acknowledged or not (the two are written together)
 	p := b.testCall(testInput(), obj("signal", sig.obj))
 	id, _ := s.invoked(t, 1, jsapi.CmdStartTestCall)
 	s.reply(id, `null`)
 	s.invoked(t, 2, jsapi.CmdTestToolCall)
-	// dropped while only the start was in flight: not_sent
 	p2 := b.testCall(testInput(), js.Undefined())
 	s.invoked(t, 3, jsapi.CmdStartTestCall)
+	s.invoked(t, 4, jsapi.CmdTestToolCall)
 	s.drop(1006, "")
 
 	v := mustResolve(t, p)
@@ -195,7 +253,7 @@ func TestTestCallConnectionLost(t *testing.T) {
 		t.Errorf("listener removed %d times", sig.removed)
 	}
 	v2 := mustResolve(t, p2)
-	if v2.Get("outcome").String() != jsapi.OutcomeNotSent || v2.Get("code").String() != jsapi.CodeHostConnectionLost {
+	if v2.Get("outcome").String() != jsapi.OutcomeOutcomeUnknown || v2.Get("code").String() != jsapi.CodeHostConnectionLost {
 		t.Errorf("outcome = %s", stringify(v2))
 	}
 	// an abort after the drop sends nothing on the new socket
@@ -214,8 +272,14 @@ func TestTestCallWhileUnreachable(t *testing.T) {
 	b := newBridge(testOrigin, e)
 	b.connect()
 	defer b.cancelRetry()
+	// queued behind the attempt that fails: rejected, nothing sent
+	p := b.testCall(testInput(), js.Undefined())
+	mustReject(t, p, jsapi.CodeHostUnavailable, jsapi.KindUnavailable)
 	waitFor(t, "closed", func() bool { return b.state == stateClosed })
 	mustReject(t, b.testCall(testInput(), js.Undefined()), jsapi.CodeHostUnavailable, jsapi.KindUnavailable)
+	if len(n.sockets) != 0 {
+		t.Errorf("%d sockets", len(n.sockets))
+	}
 }
 
 func TestTestCallBadInput(t *testing.T) {

@@ -408,8 +408,27 @@ func BenchmarkWarmTestCall(b *testing.B) {
 		}
 		return median(d)
 	}
+	// Where the time goes (not in the goal): the same test call from the
+	// plain-JavaScript client (the backend's share, without the shim),
+	// and the backend's gateway called from Go on its kept session (its
+	// MCP leg alone).
+	plainCall := func() float64 {
+		return median(evalJS[[]float64](p, `return await tt.bench.plainTestCalls(%s, %s);`, per, input))
+	}
+	reg, gw := benchGateway(b, endpoint, testCallBenchVersion)
+	direct := func() float64 {
+		d := make([]float64, per)
+		for i := range d {
+			start := time.Now()
+			if o := gw.Call(ctx, reg, domain.ToolCall{NativeName: "echo", Arguments: args}); o.Outcome != domain.OutcomeKnownResponse {
+				b.Fatalf("gateway call: %+v", o)
+			}
+			d[i] = float64(time.Since(start).Microseconds()) / 1000
+		}
+		return median(d)
+	}
 	const warmup, rounds = 3, 30
-	s := interleaved(warmup, rounds, page, plain, bare)
+	s := interleaved(warmup, rounds, page, plain, bare, plainCall, direct)
 	pm, wm, bm := median(s[0]), median(s[1]), median(s[2])
 	floor := wm + bm
 	b.ReportMetric(0, "ns/op")
@@ -417,6 +436,8 @@ func BenchmarkWarmTestCall(b *testing.B) {
 	b.ReportMetric(wm, "plain-ws-ms")
 	b.ReportMetric(bm, "bare-kept-ms/call")
 	b.ReportMetric(pm/floor, "page/floors")
+	b.ReportMetric(median(s[3]), "plain-js-testcall-ms")
+	b.ReportMetric(median(s[4]), "gateway-kept-ms/call")
 	addBenchRow(benchRow{
 		measure:   fmt.Sprintf("warm testCall echo from the page vs its two floors (%s; %d rounds of %d)", testCallBenchVersion, rounds, per),
 		bridge:    fmt.Sprintf("%.2f ms", pm),

@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/ttmcp/ttmcp/backend/domain"
+	"github.com/ttmcp/ttmcp/backend/service"
 	"github.com/ttmcp/ttmcp/jsapi"
 )
 
@@ -486,10 +487,17 @@ func TestTestCallContract(t *testing.T) {
 		}
 	})
 
-	// 7. Abort before the start acknowledgement returns: start, then
-	// cancel with the same callId, the local not_sent, no test command.
+	// 7. Abort before the start acknowledgement returns. Upstream's page
+	// waits for the acknowledgement, so its call is never sent; ttmcp's
+	// sends the start and the call together (issue 31), so the abort is a
+	// cancel the backend orders after the start: the outcome is the
+	// backend's and says what happened — not_sent if the cancel came
+	// before anything was sent, else the call's — and the server saw
+	// exactly what it says. Both happen: which one is a race on the
+	// backend's side.
 	t.Run("abort during start", func(t *testing.T) {
 		from, requests := len(b.seenInvokes()), mcp.count("")
+		calls := len(mcp.toolCalls())
 		got := evalJS[outcome](p, `
 			const c = new AbortController();
 			const call = tt.mcp.tools.testCall({ registrationId: %s, nativeName: 'echo', argumentsJson: '{"text":"x"}' }, { signal: c.signal });
@@ -497,14 +505,26 @@ func TestTestCallContract(t *testing.T) {
 			const out = await call;
 			await tt.mcp.servers.list();
 			return out;`, id)
-		wantOutcome(t, "testCall aborted during start", got, jsapi.OutcomeNotSent, jsapi.CodeCallCancelledBeforeSend, jsapi.MessageCallCancelledBeforeSend)
-		if got.Message != jsapi.MessageCallCancelledBeforeSend {
-			t.Errorf("message %q; want the local %q", got.Message, jsapi.MessageCallCancelledBeforeSend)
+		wantCallFrames(t, b.callFrames(from), jsapi.CmdStartTestCall, jsapi.CmdTestToolCall, jsapi.CmdCancelTestCall)
+		sent := len(mcp.toolCalls()) - calls
+		switch got.Outcome {
+		case jsapi.OutcomeNotSent:
+			// cancelled before send: read while the start ran; not started:
+			// the cancel released the start before the call came to it
+			if got.Code != jsapi.CodeCallCancelledBeforeSend && got.Code != service.CodeCallNotStarted {
+				t.Errorf("not_sent %+v", got)
+			}
+			if n := mcp.count("") - requests; n != 0 {
+				t.Errorf("not_sent, but the server got %d requests", n)
+			}
+		case jsapi.OutcomeKnownResponse, jsapi.OutcomeOutcomeUnknown:
+			if sent != 1 {
+				t.Errorf("%s, but the server got %d tools/call", got.Outcome, sent)
+			}
+		default:
+			t.Errorf("outcome %+v", got)
 		}
-		wantCallFrames(t, b.callFrames(from), jsapi.CmdStartTestCall, jsapi.CmdCancelTestCall)
-		if n := mcp.count("") - requests; n != 0 {
-			t.Errorf("the server got %d requests", n)
-		}
+		t.Logf("aborted during start: %s %s", got.Outcome, got.Code)
 	})
 
 	// 8. Abort after dispatch: cancel with the same callId, and the

@@ -39,6 +39,11 @@ func askingFixture(t *testing.T) (*fixture, string) {
 // fixture's storage and a real gateway; it returns the fixture and the
 // server's id.
 func serveOne(t testing.TB, s *mcp.Server, name string, cfg service.Config) (*fixture, string) {
+	return serveOneWith(t, s, name, cfg, nil)
+}
+
+// serveOneWith is serveOne with the server's Config changed by mutate.
+func serveOneWith(t testing.TB, s *mcp.Server, name string, cfg service.Config, mutate func(*Config)) (*fixture, string) {
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
 	t.Cleanup(ts.Close)
 	root := t.TempDir()
@@ -46,7 +51,7 @@ func serveOne(t testing.TB, s *mcp.Server, name string, cfg service.Config) (*fi
 	gw := gateway.New(gateway.Config{StartupTimeout: 5 * time.Second, CallWait: 10 * time.Second, CloseTimeout: time.Second})
 	t.Cleanup(func() { gw.Close() })
 	cfg.Registrations, cfg.Catalogs, cfg.Gateway = store, store, gw
-	f := newFixtureWith(t, root, service.New(cfg), nil)
+	f := newFixtureWith(t, root, service.New(cfg), mutate)
 	c := f.connect(t)
 	var srv jsapi.McpServer
 	c.must(jsapi.CmdCreateServer, dto(map[string]any{"displayName": name, "endpoint": ts.URL, "protocolVersion": "2026-07-28"}), &srv)

@@ -67,6 +67,7 @@ type socket struct {
 
 	mu       sync.Mutex
 	inflight map[uint64]bool
+	order    testOrder // pipelined test calls (testorder.go)
 	work     sync.WaitGroup
 
 	backlog backlog // its results waiting to be written (under srv.outbox.mu)
@@ -127,9 +128,24 @@ func (sk *socket) run() {
 			sk.reply(id, nil, inv.err)
 			continue
 		}
+		// A test call's start, call and cancel are ordered (testorder.go);
+		// the order is taken here, as the frames are read.
+		var start, after *startGate // the start this frame is, the start it waits for
+		var startsBefore uint64
+		switch inv.command {
+		case jsapi.CmdStartTestCall:
+			start = sk.startRead(inv.args)
+		case jsapi.CmdTestToolCall:
+			startsBefore = sk.startsRead()
+		case jsapi.CmdCancelTestCall:
+			after = sk.cancelRead(inv.args)
+		}
 		select {
 		case sk.slots <- struct{}{}:
 		case <-ctx.Done():
+			if start != nil {
+				sk.startFinished(start, ctx.Err())
+			}
 			return
 		}
 		sk.work.Add(1)
@@ -140,9 +156,27 @@ func (sk *socket) run() {
 			if inv.progress {
 				cctx = service.WithProgress(cctx, sk.progressSink(id))
 			}
+			if startsBefore > 0 {
+				after = sk.callRead(inv.args, startsBefore)
+			}
+			if after != nil {
+				<-after.done
+				if ps, ok := after.pipelined(); ok && inv.command == jsapi.CmdTestToolCall {
+					cctx = service.WithPipelinedStart(cctx, ps)
+				}
+			}
+			var later service.Later // what the command leaves for after its answer
+			defer later.Run()
+			cctx = service.WithLater(cctx, &later)
 			value, err := sk.cmds.Invoke(cctx, inv.command, inv.args)
+			if start != nil && err == nil {
+				sk.startFinished(start, nil) // the call goes on while the acknowledgement is written
+			}
 			sk.end(id) // the id is free once its result is on the way
 			sk.reply(id, value, err)
+			if start != nil && err != nil {
+				sk.startFinished(start, err) // the start's failure is told before its call's
+			}
 		}()
 	}
 }

@@ -11,7 +11,8 @@ import (
 // AuditLog keeps a record of every tools/call the service sends or
 // refuses (SPEC §10, seed 001 §7).
 type AuditLog interface {
-	// Append writes r as the newest record, setting its time.
+	// Append writes r as the newest record, setting its time (to r.Time
+	// when it is set and later than the newest record's).
 	Append(r domain.CallRecord) (domain.CallRecord, error)
 	// List returns the records q selects, newest first, and how many lines
 	// read were not records.
@@ -39,7 +40,14 @@ type callAudit struct {
 	rec    domain.CallRecord
 	start  time.Time
 	loaded bool // rec holds the registration's name and permission
+	// ctx, when set, is the command's: the record is written after its
+	// answer (later), when it leaves work for then.
+	ctx context.Context
 }
+
+// afterAnswer writes the record after the command of ctx has answered
+// (WithLater), its time still when the outcome was known.
+func (a *callAudit) afterAnswer(ctx context.Context) { a.ctx = ctx }
 
 func (s *Service) beginAudit(source domain.CallSource, callID, argumentsJSON string, approval domain.Approval) *callAudit {
 	n, sum := domain.DigestArguments(argumentsJSON)
@@ -106,6 +114,19 @@ func (a *callAudit) finish(out jsapi.McpCallOutcome, err error) {
 	if a.s.audit == nil {
 		return
 	}
+	if a.ctx == nil {
+		a.append()
+		return
+	}
+	a.rec.Time = time.Now() // when the outcome was known, not when written
+	n := a.s.pending.issue()
+	later(a.ctx, func() {
+		defer a.s.pending.done(n)
+		a.append()
+	})
+}
+
+func (a *callAudit) append() {
 	if _, err := a.s.audit.Append(a.rec); err != nil {
 		a.s.log.Error("cannot record a tool call in the audit log", "callId", a.rec.CallID,
 			"registrationId", a.rec.RegistrationID, "nativeName", a.rec.NativeName, "outcome", a.rec.Outcome, "err", err)
@@ -139,6 +160,7 @@ func (s *Service) ListAudit(_ context.Context, dto jsapi.McpAuditListDto) (jsapi
 	if s.audit == nil {
 		return out, nil
 	}
+	s.pending.wait() // the records of the calls answered before this list
 	recs, skipped, err := s.audit.List(q)
 	if err != nil {
 		return jsapi.McpAuditList{}, err

@@ -247,3 +247,45 @@ func TestAuditFailureKeepsTheOutcome(t *testing.T) {
 		t.Fatalf("outcome %+v", o)
 	}
 }
+
+// A test call's record is written after its answer (issue 31: the fsync is
+// not in the call's time) when its command leaves work for then
+// (WithLater): nothing is on disk until the work runs, the record's time
+// is when the outcome was known, and a list made meanwhile waits for it.
+func TestTestCallRecordWrittenAfterTheAnswer(t *testing.T) {
+	url, _ := echoServer(t)
+	w := newWorld(t)
+	id := w.register(url, true)
+	var l Later
+	ctx := WithLater(context.Background(), &l)
+	w.start("late-1")
+	o, err := w.svc.TestCall(ctx, jsapi.TestMcpToolCallDto{CallID: "late-1", RegistrationID: id, NativeName: "echo", ArgumentsJSON: `{"text":"x"}`})
+	answered := time.Now()
+	if err != nil || o.Outcome != jsapi.OutcomeKnownResponse {
+		t.Fatalf("call: %+v %v", o, err)
+	}
+	if lines := w.auditLines(); len(lines) != 0 && lines[0] != "" {
+		t.Fatalf("written before the answer: %q", lines)
+	}
+	listed := make(chan jsapi.McpAuditList)
+	go func() {
+		out, _ := w.svc.ListAudit(context.Background(), jsapi.McpAuditListDto{})
+		listed <- out
+	}()
+	l.Run()
+	got := <-listed
+	if len(got.Entries) != 1 || got.Entries[0].CallID != "late-1" || got.Entries[0].Outcome != jsapi.OutcomeKnownResponse {
+		t.Fatalf("listed %+v", got.Entries)
+	}
+	if at, err := time.Parse(time.RFC3339Nano, got.Entries[0].Time); err != nil || at.After(answered) {
+		t.Fatalf("time %s, after the answer at %s (%v)", got.Entries[0].Time, answered.UTC().Format(time.RFC3339Nano), err)
+	}
+	// without a Later the record is written before the call returns
+	w.start("now-1")
+	if _, err := w.svc.TestCall(context.Background(), jsapi.TestMcpToolCallDto{CallID: "now-1", RegistrationID: id, NativeName: "echo", ArgumentsJSON: `{}`}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(w.auditLines()); n != 2 {
+		t.Fatalf("%d lines", n)
+	}
+}

@@ -129,6 +129,7 @@ type Service struct {
 	catalogs  Catalogs
 	gateway   Gateway
 	audit     AuditLog
+	pending   pendingWrites // audit records written after their call's answer (later.go)
 	processes Processes
 	toolSets  ToolSets
 	search    toolSearchCache // issue 31: the kept index of the upstream listing

@@ -99,6 +99,23 @@ func (s *Service) StartTestCall(ctx context.Context, dto jsapi.McpTestCallIdDto)
 	return nil, s.calls.start(ctx, dto.CallID)
 }
 
+// PipelinedStart is what the page's socket tells a test call that was read
+// before its start had finished (the page sends the two together, issue
+// 31; server/testorder.go): the start failed with Err, or a cancel of the
+// call was handled while the start ran. Either way the call is refused
+// before anything is sent, and recorded as any refused call is.
+type PipelinedStart struct {
+	Err       error
+	Cancelled bool
+}
+
+type pipelinedKey struct{}
+
+// WithPipelinedStart returns ctx telling its test call how its start ended.
+func WithPipelinedStart(ctx context.Context, p PipelinedStart) context.Context {
+	return context.WithValue(ctx, pipelinedKey{}, p)
+}
+
 // CancelTestCall cancels a prepared or running test call.
 func (s *Service) CancelTestCall(_ context.Context, dto jsapi.McpTestCallIdDto) (any, error) {
 	s.calls.cancel(dto.CallID)
@@ -113,10 +130,20 @@ func (s *Service) CancelTestCall(_ context.Context, dto jsapi.McpTestCallIdDto) 
 // audit record.
 func (s *Service) TestCall(ctx context.Context, dto jsapi.TestMcpToolCallDto) (out jsapi.McpCallOutcome, err error) {
 	audit := s.beginAudit(domain.SourceTest, dto.CallID, dto.ArgumentsJSON, domain.ApprovalManual)
+	audit.afterAnswer(ctx)
 	id, _ := domain.ParseRegistrationID(dto.RegistrationID) // "" when invalid
 	audit.tool(id, dto.NativeName)
 	defer func() { audit.finish(out, err) }()
 
+	if ps, ok := ctx.Value(pipelinedKey{}).(PipelinedStart); ok {
+		switch {
+		case ps.Err != nil: // the start's own error: upstream's page would have stopped there
+			return jsapi.McpCallOutcome{}, ps.Err
+		case ps.Cancelled: // as upstream's page does for an abort during the start
+			s.calls.cancel(dto.CallID)
+			return notSent(CodeCallCancelledBeforeSend, jsapi.MessageCallCancelledBeforeSend), nil
+		}
+	}
 	p, ok := s.calls.get(dto.CallID)
 	if !ok {
 		return notSent(CodeCallNotStarted, "The test call was not prepared or was cancelled before it started"), nil

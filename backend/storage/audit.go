@@ -238,6 +238,9 @@ func (l *AuditLog) Append(r domain.CallRecord) (domain.CallRecord, error) {
 		l.last, l.loaded = l.newestTime(), true
 	}
 	t := l.now().UTC()
+	if !r.Time.IsZero() {
+		t = r.Time.UTC() // when the outcome was known (written after the answer)
+	}
 	if !t.After(l.last) {
 		t = l.last.Add(time.Nanosecond)
 	}

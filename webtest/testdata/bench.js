@@ -145,6 +145,25 @@ export async function blobs(reps, size) {
   return out;
 }
 
+// plainTestCalls: `n` test calls through the plain-JavaScript client, as
+// the shim makes them (the start and the call sent together, both
+// awaited): the backend's share of a test call without the wasm shim.
+export async function plainTestCalls(n, input) {
+  plainClient ??= await connect(location.origin);
+  const d = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const callId = crypto.randomUUID();
+    const [, out] = await Promise.all([
+      plainClient.invoke('start_mcp_test_call', { dto: { callId } }),
+      plainClient.invoke('test_mcp_tool_call', { dto: { ...input, callId } }),
+    ]);
+    d[i] = performance.now() - t0;
+    if (out.outcome !== 'known_response') throw new Error('plain test call: ' + JSON.stringify(out));
+  }
+  return d;
+}
+
 // plainRoundTrips: `n` awaited round trips of a small command through the
 // plain-JavaScript WebSocket client (the socket's floor under a call from
 // the page). Returns each one's time.
