@@ -233,6 +233,7 @@ export const TEXTS = {
   source_test: 'Test',
   source_model: 'Model',
   source_page: 'Page',
+  source_app: 'App',
   audit_kind_read: 'Read',
   audit_kind_prompt: 'Prompt',
   approval_none: 'No prompt',

@@ -4,7 +4,7 @@ import { useFrameWindows } from '../../test/frame-windows';
 import type { AppBridgeModule, AppFrameDeps } from '../features/apps/app-frame';
 import { englishTr } from '../base/texts';
 import { APPS_EXTRA } from '../features/apps/chat-apps';
-import { startApps, testAppRenderer, themeOf } from './apps';
+import { appFrameDeps, startApps, testAppRenderer, themeOf } from './apps';
 
 describe('themeOf', () => {
   test.each([
@@ -126,6 +126,43 @@ describe('startApps (the model’s calls)', () => {
     } finally {
       started.unmount();
       delete g.SillyTavern;
+      delete w.__TAURITAVERN__;
+    }
+  });
+});
+
+describe('appFrameDeps.callTool (an App’s call)', () => {
+  test('a denial reaches the backend even when the call was stopped during its Ask prompt (so it is audited); a stopped call without one is not sent', async () => {
+    const w = window as { __TAURITAVERN__?: unknown };
+    const sent: Array<Record<string, unknown>> = [];
+    w.__TAURITAVERN__ = {
+      api: {
+        mcp: {
+          servers: {},
+          tools: {},
+          apps: {
+            startCall: async () => {},
+            cancelCall: async () => {},
+            call: async (input: Record<string, unknown>) => {
+              sent.push(input);
+              return { outcome: 'not_sent', code: 'mcp.call_denied_by_user', message: 'denied' };
+            },
+          },
+        },
+      },
+    };
+    try {
+      const deps = appFrameDeps(englishTr);
+      const stopped = new AbortController();
+      stopped.abort('stopped by the user');
+      const req = { registrationId: 'r1', appToolName: 'board', nativeName: 'move', argumentsJson: '{}' };
+      const denied = await deps.callTool({ ...req, approval: 'denied' }, stopped.signal);
+      expect(denied).toMatchObject({ outcome: 'not_sent', code: 'mcp.call_denied_by_user' });
+      expect(sent).toEqual([expect.objectContaining({ nativeName: 'move', approval: 'denied' })]);
+      const never = await deps.callTool(req, stopped.signal);
+      expect(never).toMatchObject({ outcome: 'not_sent', code: 'mcp.call_cancelled_before_send' });
+      expect(sent).toHaveLength(1);
+    } finally {
       delete w.__TAURITAVERN__;
     }
   });

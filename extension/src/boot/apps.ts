@@ -144,6 +144,15 @@ export function appFrameDeps(tr: Tr): AppFrameDeps {
     readInterface: (registrationId, appToolName): Promise<McpAppResource> => api().apps.readInterface({ registrationId, appToolName }),
     async callTool(req, signal) {
       const mcp = api();
+      // A denial — the user's Deny, or a Stop during the Ask prompt (the
+      // signal is aborted then) — is the backend's to record, as for the
+      // model: it sends nothing to the server and audits the denial.
+      // Returning before it left a Stop during Ask with no audit line.
+      if (req.approval === 'denied') {
+        const executionCallId = `app-${newUUID()}`;
+        await mcp.apps.startCall({ executionCallId });
+        return await mcp.apps.call({ executionCallId, ...req });
+      }
       // Stopped before it was started: never sent (the backend is not asked).
       if (signal.aborted) return notSent(signal);
       const executionCallId = `app-${newUUID()}`;

@@ -220,6 +220,21 @@ describe('tools for the model', () => {
     ]);
   });
 
+  test("an App's calls and reads say they came from the App", async () => {
+    const app = { ...entry, source: 'app' as const, appTool: 'get-time' };
+    const d = deps([], [
+      { ...app, callId: 'a1', nativeName: 'get-time', approval: 'once' },
+      { ...app, callId: 'a2', nativeName: '', permission: '' as const, approval: 'none' as const, kind: 'resource_read', uri: 'ui://get-time/mcp-app.html', responseKind: 'resource_contents', contentBytes: 11, contentCount: 1 },
+    ]);
+    renderWith(d, <RecentCalls registrationId="r" />);
+    await userEvent.click(screen.getByText('Recent calls'));
+    const rows = await screen.findAllByRole('listitem');
+    expect(rows.map((r) => [...r.querySelectorAll('.tt-mcp-chip')].map((c) => c.textContent))).toEqual([
+      ['App', 'Allowed once'],
+      ['Read', 'App'],
+    ]);
+  });
+
   test('a call whose server asked the user says how each question was answered, and the requests it took', async () => {
     const d = deps([], [
       { ...entry, callId: 'e1', rounds: 3, elicitations: [{ mode: 'form', action: 'accept' }, { mode: 'url', action: 'decline' }] },

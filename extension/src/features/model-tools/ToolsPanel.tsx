@@ -256,6 +256,9 @@ function subjectOf(e: McpAuditEntry): string {
   return e.nativeName;
 }
 
+/** Who made a call, as its row names it (every source has one: an App's calls were unnamed before). */
+const SOURCE_TEXT: Record<McpAuditEntry['source'], TextKey> = { test: 'source_test', model: 'source_model', page: 'source_page', app: 'source_app' };
+
 function CallRow(props: { entry: McpAuditEntry; openResult: ((id: string) => Promise<void>) | undefined }) {
   const tr = useTr();
   const e = props.entry;
@@ -268,7 +271,7 @@ function CallRow(props: { entry: McpAuditEntry; openResult: ((id: string) => Pro
       </time>
       <code className="tt-mcp-native-name">{subjectOf(e)}</code>
       {e.kind !== undefined && e.kind !== 'tool_call' && <span className="tt-mcp-chip">{tr(e.kind === 'resource_read' ? 'audit_kind_read' : 'audit_kind_prompt')}</span>}
-      <span className="tt-mcp-chip">{tr(`source_${e.source}` as TextKey)}</span>
+      <span className="tt-mcp-chip">{tr(SOURCE_TEXT[e.source])}</span>
       {(e.kind === undefined || e.kind === 'tool_call') && <span className="tt-mcp-chip">{tr(`approval_${e.approval}` as TextKey)}</span>}
       <span className="tt-mcp-call-outcome">
         {tr(outcomeKey(e))}
