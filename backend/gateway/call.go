@@ -346,6 +346,10 @@ func (g *Gateway) send(ctx context.Context, s *session, call domain.ToolCall, pa
 	}
 	res, err := s.cs.CallTool(cctx, p)
 	answer, known := ex.end()
+	if err != nil && cctx.Err() != nil && ex.written.Load() && !known {
+		// go-sdk now tells the server, from a goroutine (see awaitCancels)
+		s.tr.oweCancel()
+	}
 	if !ex.written.Load() {
 		// Nothing reached the server: the request never left this host.
 		if ctx.Err() != nil {

@@ -506,3 +506,60 @@ func TestResponseMessages(t *testing.T) {
 		})
 	}
 }
+
+// A call stopped after its write tells the server so (notifications/cancelled)
+// before its session goes, also on a session closed right after the call —
+// a 2025 App or asking session (go-sdk sends the notification from a
+// goroutine, so the session's DELETE could overtake it; found in the
+// 2026-12-02 walk: 3 of 9 Stops never reached the server, whose tool ran
+// on). The server's handler must hear the cancellation each time.
+func TestCancelAfterTheWriteReachesTheServer(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		ctx  func() context.Context
+	}{
+		{"kept session", context.Background},
+		{"app session, closed after the call", func() context.Context {
+			return domain.WithAppsRenderer(context.Background(), func() bool { return true })
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			heard := make(chan struct{}, 16)
+			started := make(chan struct{}, 1)
+			slow := func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				started <- struct{}{}
+				select {
+				case <-ctx.Done():
+					heard <- struct{}{}
+					return nil, ctx.Err()
+				case <-time.After(10 * time.Second):
+					return &mcp.CallToolResult{}, nil
+				}
+			}
+			// a stateful server: a stateless one cannot route a cancellation
+			// to a request it serves on another HTTP request
+			srv := mcp.NewServer(&mcp.Implementation{Name: "calls", Version: "1"}, nil)
+			srv.AddTool(objectTool("slow"), slow)
+			ts, rec := serve(t, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+			url := ts.URL
+			g := callGateway(t, 5*time.Second)
+			r := registration(t, url, domain.Protocol20251125, nil)
+			const n = 8
+			for i := range n {
+				ctx, cancel := context.WithCancel(tt.ctx())
+				go func() { <-started; cancel() }()
+				o := g.Call(ctx, r, domain.ToolCall{NativeName: "slow", Arguments: json.RawMessage(`{}`)})
+				cancel()
+				wantOutcome(t, o, domain.OutcomeUnknown, CodeCallCancelled)
+				select {
+				case <-heard:
+				case <-time.After(3 * time.Second):
+					t.Fatalf("call %d: the server never heard the cancellation (requests %v)", i+1, rec.seen())
+				}
+			}
+			if c := rec.count("notifications/cancelled"); c != n {
+				t.Errorf("%d cancellations reached the server, want %d", c, n)
+			}
+		})
+	}
+}

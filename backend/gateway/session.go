@@ -94,6 +94,8 @@ func (s *session) cleanUp() {
 		s.cs = (<-s.abandoned).cs
 	}
 	if s.cs != nil {
+		// a call stopped just before the close: its cancellation first
+		s.tr.awaitCancels(s.g.cfg.CloseTimeout)
 		s.cs.Close() // the DELETE of a session with an id
 	}
 	s.tr.settled()

@@ -50,6 +50,14 @@ type transport struct {
 	open     atomic.Int64  // exchanges whose response body is not closed
 	openDone chan struct{} // pinged when an exchange ends
 
+	// owed counts the notifications/cancelled go-sdk is to send for calls
+	// stopped after their write (it sends them from a goroutine), sent
+	// those whose POST ended, pinging cancelSent: a session closed right
+	// after such a call waits for them (awaitCancels), or its DELETE could
+	// overtake the cancellation and the server's tool run on.
+	owed, sent atomic.Int64
+	cancelSent chan struct{}
+
 	// streams follows the session's notification stream (follow.go), nil
 	// until it opened one; question, when set, sees the params of each
 	// elicitation/create that comes on it (an eliciting session's).
@@ -92,7 +100,7 @@ func newTransport(cfg Config, p *pool, life context.Context, headers map[string]
 		prof.identity = identity
 	}
 	t := &transport{base: p.transport(prof), headers: h, limit: cfg.MaxResponseBytes, life: life,
-		refuseInitialize: refuseInitialize, openDone: make(chan struct{}, 1), now: cfg.Now, lostAge: cfg.LostStreamAge}
+		refuseInitialize: refuseInitialize, openDone: make(chan struct{}, 1), cancelSent: make(chan struct{}, 1), now: cfg.Now, lostAge: cfg.LostStreamAge}
 	t.setBearer(bearer)
 	t.client = &http.Client{
 		Transport: t,
@@ -139,6 +147,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// authorization (go-sdk would fall back from server/discover to
 		// initialize with the same credentials), but the session's DELETE.
 		return nil, errRefused
+	}
+	if method == notificationCancelled {
+		defer t.sentCancel()
 	}
 	if err := t.life.Err(); err != nil {
 		return nil, fmt.Errorf("the session is closed: %w", err)
@@ -275,6 +286,42 @@ func withSentBoundary(ctx context.Context, written *atomic.Bool) context.Context
 		WroteHeaders: mark,
 		WroteRequest: func(httptrace.WroteRequestInfo) { mark() },
 	})
+}
+
+// notificationCancelled is the method of the notification go-sdk sends
+// for a request its caller stopped waiting for.
+const notificationCancelled = "notifications/cancelled"
+
+// oweCancel records that go-sdk is to send a notifications/cancelled.
+func (t *transport) oweCancel() { t.owed.Add(1) }
+
+// sentCancel records that a notifications/cancelled POST ended (answered
+// or failed: it was tried).
+func (t *transport) sentCancel() {
+	t.sent.Add(1)
+	select {
+	case t.cancelSent <- struct{}{}:
+	default:
+	}
+}
+
+// awaitCancels waits until every notifications/cancelled owed was tried,
+// for at most d or until the session's life ends.
+func (t *transport) awaitCancels(d time.Duration) {
+	if t.sent.Load() >= t.owed.Load() {
+		return
+	}
+	bound := time.NewTimer(d)
+	defer bound.Stop()
+	for t.sent.Load() < t.owed.Load() {
+		select {
+		case <-t.cancelSent:
+		case <-bound.C:
+			return
+		case <-t.life.Done():
+			return
+		}
+	}
 }
 
 // settled waits until every response body of the session is closed or the
