@@ -127,6 +127,7 @@ describe('mountApp', () => {
     expect(t.source).toBe(app.frame.contentWindow); // only its own frame is answered
     expect(bridge.client).toBeNull();
     expect(bridge.options?.hostContext).toEqual({ theme: 'dark', width: 0, displayMode: 'inline', availableDisplayModes: ['inline', 'fullscreen'] }); // the host's theme, given at initialize
+    expect(app.frame.style.colorScheme).toBe('dark'); // and the frame's, for an App that reads prefers-color-scheme
     expect(bridge.sent).toEqual([]); // nothing before initialized
     expect(app.frame.dataset.ttmcpState).toBe('loading');
     bridge.oninitialized?.();
@@ -136,6 +137,15 @@ describe('mountApp', () => {
       ['tool-input', { arguments: { fen: 'start' } }],
       ['tool-result', rec.result],
     ]);
+  });
+
+  test('a light theme makes the frame light; no theme leaves its colour scheme alone', async () => {
+    const box = document.createElement('div');
+    document.body.append(box);
+    const light = await mountApp(box, rec, deps({ hostContext: () => ({ theme: 'light' }) }).d);
+    expect(light.frame.style.colorScheme).toBe('light');
+    const none = await mountApp(box, rec, deps().d);
+    expect(none.frame.style.colorScheme).toBe('');
   });
 
   test('a saved call without a result is sent as cancelled', async () => {

@@ -213,7 +213,13 @@ export async function mountApp(container: HTMLElement, rec: AppRecord, deps: App
   // SillyTavern's theme, locale and the App's room, given at ui/initialize:
   // an App drawn on the chat's dark background picks its colours by them.
   const inlineContext = () => ({ ...deps.hostContext(container.clientWidth), displayMode: 'inline', availableDisplayModes: HOST_DISPLAY_MODES });
-  const bridge = new mod.AppBridge(null, HOST_INFO, capabilities, { hostContext: inlineContext() });
+  const initialContext = inlineContext();
+  // The same theme for an App that reads only prefers-color-scheme (many
+  // do, not the host context): a frame's color-scheme is what its
+  // document's prefers-color-scheme answers, whatever the system's.
+  const theme = (initialContext as Record<string, unknown>).theme;
+  if (theme === 'dark' || theme === 'light') frame.style.colorScheme = theme;
+  const bridge = new mod.AppBridge(null, HOST_INFO, capabilities, { hostContext: initialContext });
   const calls = new Set<AbortController>();
   let inlineHeight = INITIAL_APP_HEIGHT;
   const busy = document.createElement('div');
