@@ -87,7 +87,13 @@
       const find = () => [...within(scope).querySelectorAll(selector)]
         .filter((el) => visible(el) && (want instanceof RegExp ? want.test(text(el)) : text(el).includes(want)))
         .at(-1);
-      return until(find, () => `text "${want}"`);
+      // Not found: say what the scope showed instead, so a failure in CI
+      // tells why without a rerun.
+      const shown = () => {
+        const t = text(within(scope));
+        return t.length > 400 ? t.slice(0, 400) + '…' : t;
+      };
+      return until(find, () => `text "${want}" in "${shown()}"`);
     },
 
     // gone waits until find() returns nothing.

@@ -664,6 +664,58 @@ describe('changes made outside the panel', () => {
     await waitFor(() => expect(reach).toHaveBeenCalledTimes(2));
   });
 
+  test('a row opened while its activation is still answering discovers once the answer is in (the list showed it active first)', async () => {
+    const mcp = new FakeMcp([server('paused')]);
+    const answer = deferred<void>();
+    const w = renderWatched(mcp, {
+      // the backend has made it active and said so; its answer is late
+      setState: async (input) => {
+        const updated = await mcp.servers.setState(input);
+        await answer.promise;
+        return updated;
+      },
+    });
+    const user = userEvent.setup();
+    await user.click(screen.getByRole('button', { name: 'Paused' }));
+    await user.click(currentPopup().buttonNamed('Activate'));
+    await w.notify(); // the change notice lists it active before the answer
+    await screen.findByRole('button', { name: 'Active' });
+    await user.click(screen.getByRole('button', { name: 'Show or hide tools' }));
+    expect(mcp.count('discover')).toBe(0); // the row is busy: nothing yet
+
+    await act(async () => answer.resolve());
+    expect(await screen.findByText('Search files')).toBeTruthy();
+    expect(mcp.count('discover')).toBe(1);
+
+    // closed and opened again: the discovery is kept, none runs
+    await user.click(screen.getByRole('button', { name: 'Show or hide tools' }));
+    await user.click(screen.getByRole('button', { name: 'Show or hide tools' }));
+    expect(await screen.findByText('Search files')).toBeTruthy();
+    expect(mcp.count('discover')).toBe(1);
+  });
+
+  test('a row opened and closed again while its activation answers does not discover', async () => {
+    const mcp = new FakeMcp([server('paused')]);
+    const answer = deferred<void>();
+    const w = renderWatched(mcp, {
+      setState: async (input) => {
+        const updated = await mcp.servers.setState(input);
+        await answer.promise;
+        return updated;
+      },
+    });
+    const user = userEvent.setup();
+    await user.click(screen.getByRole('button', { name: 'Paused' }));
+    await user.click(currentPopup().buttonNamed('Activate'));
+    await w.notify();
+    await screen.findByRole('button', { name: 'Active' });
+    await user.click(screen.getByRole('button', { name: 'Show or hide tools' }));
+    await user.click(screen.getByRole('button', { name: 'Show or hide tools' }));
+    await act(async () => answer.resolve());
+    await waitFor(() => expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Active' }).disabled).toBe(false));
+    expect(mcp.count('discover')).toBe(0);
+  });
+
   test('a discovery running when the endpoint changed elsewhere is not shown as the new endpoint\'s tools; the old error goes', async () => {
     const mcp = new FakeMcp([server('active'), server('active', { id: SERVER_B, displayName: 'Other' })]);
     const running = deferred<McpDiscoveryResult>();

@@ -451,6 +451,26 @@ export function McpManagerApp({ initial, actions, notice, watchChanges }: McpMan
     }
   }
 
+  // Rows opened on an active, undiscovered server: each discovers as soon
+  // as the row is free. Opening the row starts it at once; while a change
+  // is still running (the list can show a server active before its
+  // activation's own answer is in) it starts when that change ends, so the
+  // row is not left waiting for a click. An error there, a pause or a
+  // closed row drops the wish.
+  const discoverWhenFree = useRef(new Set<string>());
+  useEffect(() => {
+    for (const id of [...discoverWhenFree.current]) {
+      const s = servers.find((x) => x.id === id);
+      const status = statuses[id] ?? {};
+      if (status.activity !== undefined || busyServers.current.has(id)) continue;
+      discoverWhenFree.current.delete(id);
+      if (s && expanded[id] && s.state === 'active' && !discoveries[id] && status.error === undefined) {
+        void discoverNow(s, 'discover');
+      }
+    }
+    // discoverNow is this render's; what decides is in the list below
+  }, [servers, statuses, expanded, discoveries]);
+
   function handlersFor(server: TauriTavernMcpServer): ServerRowHandlers {
     const id = server.id;
     const current = () => serversRef.current.find((s) => s.id === id) ?? server;
@@ -492,14 +512,11 @@ export function McpManagerApp({ initial, actions, notice, watchChanges }: McpMan
         setExpanded((all) => ({ ...all, [id]: open }));
         const s = current();
         const status = statusesRef.current[id] ?? {};
-        if (
-          open &&
-          s.state === 'active' &&
-          !discoveriesRef.current[id] &&
-          status.error === undefined &&
-          status.activity === undefined
-        ) {
-          void discoverNow(s, 'discover');
+        if (open && s.state === 'active' && !discoveriesRef.current[id] && status.error === undefined) {
+          if (status.activity === undefined) void discoverNow(s, 'discover');
+          else discoverWhenFree.current.add(id);
+        } else {
+          discoverWhenFree.current.delete(id);
         }
       },
       ...(actions.signIn && actions.signOut
