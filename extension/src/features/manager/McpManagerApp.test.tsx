@@ -664,11 +664,14 @@ describe('changes made outside the panel', () => {
     await waitFor(() => expect(reach).toHaveBeenCalledTimes(2));
   });
 
-  test('a row opened while its activation is still answering discovers once the answer is in (the list showed it active first)', async () => {
+  /**
+   * A paused server activated from the row, where the backend has made it
+   * active and said so (a change notice, listed) but its answer is late.
+   */
+  async function activatingLate() {
     const mcp = new FakeMcp([server('paused')]);
     const answer = deferred<void>();
     const w = renderWatched(mcp, {
-      // the backend has made it active and said so; its answer is late
       setState: async (input) => {
         const updated = await mcp.servers.setState(input);
         await answer.promise;
@@ -678,8 +681,13 @@ describe('changes made outside the panel', () => {
     const user = userEvent.setup();
     await user.click(screen.getByRole('button', { name: 'Paused' }));
     await user.click(currentPopup().buttonNamed('Activate'));
-    await w.notify(); // the change notice lists it active before the answer
+    await w.notify();
     await screen.findByRole('button', { name: 'Active' });
+    return { mcp, answer, user };
+  }
+
+  test('a row opened while its activation is still answering discovers once the answer is in (the list showed it active first)', async () => {
+    const { mcp, answer, user } = await activatingLate();
     await user.click(screen.getByRole('button', { name: 'Show or hide tools' }));
     expect(mcp.count('discover')).toBe(0); // the row is busy: nothing yet
 
@@ -695,20 +703,7 @@ describe('changes made outside the panel', () => {
   });
 
   test('a row opened and closed again while its activation answers does not discover', async () => {
-    const mcp = new FakeMcp([server('paused')]);
-    const answer = deferred<void>();
-    const w = renderWatched(mcp, {
-      setState: async (input) => {
-        const updated = await mcp.servers.setState(input);
-        await answer.promise;
-        return updated;
-      },
-    });
-    const user = userEvent.setup();
-    await user.click(screen.getByRole('button', { name: 'Paused' }));
-    await user.click(currentPopup().buttonNamed('Activate'));
-    await w.notify();
-    await screen.findByRole('button', { name: 'Active' });
+    const { mcp, answer, user } = await activatingLate();
     await user.click(screen.getByRole('button', { name: 'Show or hide tools' }));
     await user.click(screen.getByRole('button', { name: 'Show or hide tools' }));
     await act(async () => answer.resolve());
