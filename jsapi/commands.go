@@ -24,11 +24,16 @@ const (
 
 	// ttmcp's own additions (SPEC §10).
 	CmdListAuditEntries = "list_mcp_audit_entries"
-	CmdStartSignIn      = "start_mcp_server_sign_in"
-	CmdFinishSignIn     = "finish_mcp_server_sign_in"
-	CmdCancelSignIn     = "cancel_mcp_server_sign_in"
-	CmdSignOut          = "sign_out_mcp_server"
-	CmdGetStdioStatus   = "get_mcp_stdio_status"
+	// CmdRunTestCall is a test call in one command (issue 31): the start
+	// and test_mcp_tool_call's run, with test_mcp_tool_call's dto, one
+	// frame each way. Private to the shim's tools.testCall, as
+	// start_mcp_test_call is; cancel_mcp_test_call stops it.
+	CmdRunTestCall    = "run_mcp_test_call"
+	CmdStartSignIn    = "start_mcp_server_sign_in"
+	CmdFinishSignIn   = "finish_mcp_server_sign_in"
+	CmdCancelSignIn   = "cancel_mcp_server_sign_in"
+	CmdSignOut        = "sign_out_mcp_server"
+	CmdGetStdioStatus = "get_mcp_stdio_status"
 	// CmdGetConnectionStatus: how a remote server is connected (live
 	// connections, SPEC §10).
 	CmdGetConnectionStatus = "get_mcp_connection_status"
@@ -66,7 +71,7 @@ var McpCommands = []string{
 	CmdSetToolDescriptionOverride, CmdStartTestCall, CmdTestToolCall,
 	CmdCancelTestCall, CmdListLegacyTools, CmdStartLegacyToolCall,
 	CmdCallLegacyTool, CmdCancelLegacyToolCall,
-	CmdListAuditEntries, CmdStartSignIn, CmdFinishSignIn, CmdCancelSignIn, CmdSignOut, CmdGetStdioStatus, CmdGetConnectionStatus,
+	CmdListAuditEntries, CmdRunTestCall, CmdStartSignIn, CmdFinishSignIn, CmdCancelSignIn, CmdSignOut, CmdGetStdioStatus, CmdGetConnectionStatus,
 	CmdListToolSets, CmdSaveToolSet, CmdRemoveToolSet, CmdReadToolResult,
 	CmdListResources, CmdListResourceTemplates, CmdReadResource, CmdListPrompts, CmdGetPrompt,
 	CmdCompleteArgument, CmdGetServerCapabilities, CmdSetServerCapabilities,

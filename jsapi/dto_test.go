@@ -82,7 +82,7 @@ func TestCommands(t *testing.T) {
 		jsapi.CmdListToolSets, jsapi.CmdSaveToolSet, jsapi.CmdRemoveToolSet, jsapi.CmdReadToolResult,
 		jsapi.CmdListResources, jsapi.CmdListResourceTemplates, jsapi.CmdReadResource, jsapi.CmdListPrompts, jsapi.CmdGetPrompt,
 		jsapi.CmdCompleteArgument, jsapi.CmdGetServerCapabilities, jsapi.CmdSetServerCapabilities, jsapi.CmdSearchTools, jsapi.CmdLegacyToolsDigest,
-		jsapi.CmdStartAppToolCall, jsapi.CmdCallAppTool, jsapi.CmdCancelAppToolCall, jsapi.CmdReadAppResource}, jsapi.StoreCommands...) { // ttmcp's additions, the extension store
+		jsapi.CmdStartAppToolCall, jsapi.CmdCallAppTool, jsapi.CmdCancelAppToolCall, jsapi.CmdReadAppResource, jsapi.CmdRunTestCall}, jsapi.StoreCommands...) { // ttmcp's additions, the extension store
 		if !seen[c] {
 			t.Errorf("%s missing", c)
 		}

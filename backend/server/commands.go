@@ -58,6 +58,7 @@ func NewCommands(svc *service.Service, log *slog.Logger) *Commands {
 		jsapi.CmdStartTestCall:              withDTO(svc.StartTestCall),
 		jsapi.CmdTestToolCall:               withDTO(svc.TestCall),
 		jsapi.CmdCancelTestCall:             withDTO(svc.CancelTestCall),
+		jsapi.CmdRunTestCall:                withDTO(svc.RunTestCall), // issue 31: one frame each way
 		jsapi.CmdListLegacyTools: optionalDTO(func(ctx context.Context, dto jsapi.ListLegacyMcpToolsDto) (encoded, error) {
 			return svc.ListLegacyToolsEncoded(ctx, dto, encodeResult) // shared while nothing changed
 		}),

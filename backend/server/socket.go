@@ -134,7 +134,9 @@ func (sk *socket) run() {
 		var startsBefore uint64
 		switch inv.command {
 		case jsapi.CmdStartTestCall:
-			start = sk.startRead(inv.args)
+			start = sk.startRead(inv.args, false)
+		case jsapi.CmdRunTestCall:
+			start = sk.startRead(inv.args, true) // its own call: nothing else claims it
 		case jsapi.CmdTestToolCall:
 			startsBefore = sk.startsRead()
 		case jsapi.CmdCancelTestCall:
@@ -168,13 +170,19 @@ func (sk *socket) run() {
 			var later service.Later // what the command leaves for after its answer
 			defer later.Run()
 			cctx = service.WithLater(cctx, &later)
+			run := start != nil && inv.command == jsapi.CmdRunTestCall
+			if run { // a cancel read meanwhile goes on once the call is registered
+				cctx = service.WithStarted(cctx, func(err error) bool { return sk.startFinished(start, err) })
+			}
 			value, err := sk.cmds.Invoke(cctx, inv.command, inv.args)
-			if start != nil && err == nil {
+			if run {
+				sk.startFinished(start, err) // its dto was refused before the start: the cancel goes on
+			} else if start != nil && err == nil {
 				sk.startFinished(start, nil) // the call goes on while the acknowledgement is written
 			}
 			sk.end(id) // the id is free once its result is on the way
 			sk.reply(id, value, err)
-			if start != nil && err != nil {
+			if start != nil && err != nil && !run {
 				sk.startFinished(start, err) // the start's failure is told before its call's
 			}
 		}()

@@ -23,6 +23,11 @@ import (
 // (mcp.call_cancelled_before_send); either way nothing reaches the server.
 // Only those two commands of that call id wait, and a page that waits for
 // the acknowledgement first (upstream's protocol) meets a finished start.
+//
+// run_mcp_test_call (the shim's, one frame each way) is a start and its
+// call in one command: its frame is a start its call has claimed, and a
+// cancel read while its start runs waits until the call is registered
+// (service.WithStarted), then stops it as any cancel does.
 
 // startGate is one start_mcp_test_call of the socket, from the moment its
 // frame is read until its call has learnt how it ended.
@@ -56,8 +61,10 @@ type testOrder struct {
 // is then decided by the service alone (not_sent mcp.call_not_started).
 const maxKeptStarts = 64
 
-// startRead registers the start frame with args, read now.
-func (sk *socket) startRead(args jsontext.Value) *startGate {
+// startRead registers the start frame with args, read now; claimed: the
+// frame is run_mcp_test_call, whose call is itself (a cancel read while
+// its start runs waits for it; no test_mcp_tool_call pairs with it).
+func (sk *socket) startRead(args jsontext.Value, claimed bool) *startGate {
 	id, ok := callIDOf(args)
 	if !ok {
 		return nil // the start fails on its dto; no call can pair with it
@@ -69,7 +76,7 @@ func (sk *socket) startRead(args jsontext.Value) *startGate {
 		o.ids = map[string][]*startGate{}
 	}
 	o.seq++
-	g := &startGate{id: id, seq: o.seq, done: make(chan struct{})}
+	g := &startGate{id: id, seq: o.seq, done: make(chan struct{}), claimed: claimed}
 	o.ids[id] = append(o.ids[id], g)
 	return g
 }
@@ -86,9 +93,14 @@ func (sk *socket) startsRead() uint64 {
 }
 
 // startFinished records how the start of g ended and releases what waits
-// for it.
-func (sk *socket) startFinished(g *startGate, err error) {
+// for it, only the first time (a run_mcp_test_call may tell it twice);
+// cancelled: a cancel of its call id was read while it ran.
+func (sk *socket) startFinished(g *startGate, err error) (cancelled bool) {
 	sk.mu.Lock()
+	if g.finished {
+		sk.mu.Unlock()
+		return g.cancelled
+	}
 	g.finished, g.err = true, err
 	if (err != nil || g.cancelled) && !g.claimed && sk.order.kept < maxKeptStarts {
 		g.kept = true
@@ -98,6 +110,7 @@ func (sk *socket) startFinished(g *startGate, err error) {
 	}
 	sk.mu.Unlock()
 	close(g.done)
+	return g.cancelled
 }
 
 // cancelRead is read with a cancel frame with args: the last start of its

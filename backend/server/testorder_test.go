@@ -18,8 +18,8 @@ import (
 
 // orderFixture is a backend whose one active server's tool count counts
 // its runs, over the command socket and the plugin path's HTTP transport,
-// and whose start_mcp_test_call can be held: after hold(), the next start
-// to arrive waits for release before it runs.
+// and whose start_mcp_test_call and run_mcp_test_call can be held: after
+// hold(), the next of them to arrive waits for release before it runs.
 type orderFixture struct {
 	*fixture
 	regID   string
@@ -40,17 +40,19 @@ func newOrderFixture(t *testing.T) *orderFixture {
 	audit := storage.OpenAuditLog(t.TempDir(), storage.AuditOptions{})
 	of.fixture, of.regID = serveOneWith(t, s, "Counter", service.Config{Audit: audit}, func(c *Config) {
 		c.PluginSecret = testSecret
-		start := c.Commands.table[jsapi.CmdStartTestCall]
-		c.Commands.table[jsapi.CmdStartTestCall] = func(ctx context.Context, args jsontext.Value) (any, error) {
-			if of.holding.CompareAndSwap(true, false) {
-				id, _ := callIDOf(args)
-				of.arrived <- id
-				select {
-				case <-of.release:
-				case <-of.ended: // the test failed while it held a start
+		for _, cmd := range []string{jsapi.CmdStartTestCall, jsapi.CmdRunTestCall} {
+			start := c.Commands.table[cmd]
+			c.Commands.table[cmd] = func(ctx context.Context, args jsontext.Value) (any, error) {
+				if of.holding.CompareAndSwap(true, false) {
+					id, _ := callIDOf(args)
+					of.arrived <- id
+					select {
+					case <-of.release:
+					case <-of.ended: // the test failed while it held a start
+					}
 				}
+				return start(ctx, args)
 			}
-			return start(ctx, args)
 		}
 	})
 	t.Cleanup(func() { close(of.ended) }) // before the server closes (cleanups run last first)
@@ -295,6 +297,97 @@ func TestPipelinedCallBeforeItsStart(t *testing.T) {
 		got = results(c, 21, 22)
 		if o := outcomeOf(t, got[22]); !got[21].OK || o.Outcome != jsapi.OutcomeKnownResponse || of.ran() != ran+2 {
 			t.Fatalf("start %s, call %s, %d runs for two starts", got[21].raw, got[22].raw, of.ran()-ran)
+		}
+	})
+}
+
+// run_mcp_test_call (the shim's test call, one frame each way): the start
+// and the call in one command; the tool runs once per call. A start that
+// fails is the command's error, recorded, and nothing is sent; a dto it
+// refuses leaves nothing registered (a cancel of its id answers at once).
+func TestRunTestCall(t *testing.T) {
+	eachTransport(t, func(t *testing.T, of *orderFixture, c *client) {
+		for i := 1; i <= 2; i++ { // the id is free again once its call ended
+			o := outcomeOf(t, c.call(jsapi.CmdRunTestCall, of.callArgs("r")))
+			if o.Outcome != jsapi.OutcomeKnownResponse || of.ran() != int32(i) {
+				t.Fatalf("run %d: %+v, %d runs", i, o, of.ran())
+			}
+		}
+		c.must(jsapi.CmdStartTestCall, startArgs("dup"), nil) // the id is active
+		c.send(10, jsapi.CmdRunTestCall, of.callArgs("dup"))
+		c.send(11, jsapi.CmdRunTestCall, of.callArgs(strings.Repeat("x", 200)))
+		bad := dto(map[string]any{"callId": "bad", "registrationId": of.regID, "nativeName": "count", "argumentsJson": "{}", "extra": 1})
+		c.send(12, jsapi.CmdRunTestCall, bad)
+		c.send(13, jsapi.CmdCancelTestCall, startArgs("bad"))
+		got := results(c, 10, 11, 12, 13)
+		if r := got[10]; r.OK || r.Error.Code != service.CodeCallIDInUse || r.Error.Kind != jsapi.KindConflict {
+			t.Fatalf("active id: %s", r.raw)
+		}
+		for _, id := range []uint64{11, 12} {
+			if r := got[id]; r.OK || r.Error.Code != jsapi.CodeArgsInvalid {
+				t.Fatalf("result %d: %s", id, r.raw)
+			}
+		}
+		if !got[13].OK {
+			t.Fatalf("cancel: %s", got[13].raw)
+		}
+		if n := of.ran(); n != 2 {
+			t.Fatalf("the tool ran %d times for two calls", n)
+		}
+		var audit jsapi.McpAuditList
+		c.must(jsapi.CmdListAuditEntries, dto(map[string]any{}), &audit)
+		codes := map[string]int{}
+		for _, e := range audit.Entries {
+			if e.NativeName != "count" || e.Source != "test" {
+				t.Fatalf("audit entry %+v", e)
+			}
+			codes[e.Outcome+" "+e.Code]++
+		}
+		if len(audit.Entries) != 4 || codes[jsapi.OutcomeKnownResponse+" "] != 2 ||
+			codes["rejected "+service.CodeCallIDInUse] != 1 || codes["rejected "+jsapi.CodeArgsInvalid] != 1 {
+			t.Fatalf("audit %v", codes)
+		}
+	})
+}
+
+// Stop while a run_mcp_test_call's start runs: the cancel, read after the
+// run's frame, waits for the start and makes the call not_sent
+// (mcp.call_cancelled_before_send), recorded; the tool never runs, and the
+// id is free again.
+func TestRunTestCallCancelledWhileStarting(t *testing.T) {
+	eachTransport(t, func(t *testing.T, of *orderFixture, c *client) {
+		of.hold()
+		c.send(10, jsapi.CmdRunTestCall, of.callArgs("s"))
+		c.send(11, jsapi.CmdCancelTestCall, startArgs("s"))
+		of.held()
+		c.send(12, jsapi.CmdListServers, nil) // the cancel frame has been read
+		if got := results(c, 12); len(got) != 1 {
+			t.Fatalf("answered while the start was held: %v", got)
+		}
+		of.unhold()
+		got := results(c, 10, 11)
+		if !got[11].OK {
+			t.Fatalf("cancel %s", got[11].raw)
+		}
+		if o := outcomeOf(t, got[10]); o.Outcome != jsapi.OutcomeNotSent || o.Code != jsapi.CodeCallCancelledBeforeSend {
+			t.Fatalf("call: %+v", o)
+		}
+		if n := of.ran(); n != 0 {
+			t.Fatalf("the tool ran %d times", n)
+		}
+		if o := outcomeOf(t, c.call(jsapi.CmdRunTestCall, of.callArgs("s"))); o.Outcome != jsapi.OutcomeKnownResponse || of.ran() != 1 {
+			t.Fatalf("again: %+v, %d runs", o, of.ran())
+		}
+		var audit jsapi.McpAuditList
+		c.must(jsapi.CmdListAuditEntries, dto(map[string]any{}), &audit)
+		stopped := 0
+		for _, e := range audit.Entries {
+			if e.Outcome == jsapi.OutcomeNotSent && e.Code == jsapi.CodeCallCancelledBeforeSend {
+				stopped++
+			}
+		}
+		if len(audit.Entries) != 2 || stopped != 1 {
+			t.Fatalf("audit %+v", audit.Entries)
 		}
 	})
 }

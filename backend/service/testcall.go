@@ -116,6 +116,33 @@ func WithPipelinedStart(ctx context.Context, p PipelinedStart) context.Context {
 	return context.WithValue(ctx, pipelinedKey{}, p)
 }
 
+type startedKey struct{}
+
+// WithStarted returns ctx whose run_mcp_test_call tells started how its
+// start ended, before its call goes on, and hears whether a cancel of the
+// call was read meanwhile: the page's socket holds such a cancel until
+// then (server/testorder.go), and the call is then not sent.
+func WithStarted(ctx context.Context, started func(error) (cancelled bool)) context.Context {
+	return context.WithValue(ctx, startedKey{}, started)
+}
+
+// RunTestCall is a test call in one command (run_mcp_test_call, issue 31):
+// StartTestCall, then TestCall, as upstream's page runs them, without the
+// page's round trip between. A start that fails is the call's error, and a
+// cancel read while the start ran makes it not_sent, each recorded as a
+// pipelined start's is.
+func (s *Service) RunTestCall(ctx context.Context, dto jsapi.TestMcpToolCallDto) (jsapi.McpCallOutcome, error) {
+	err := s.calls.start(ctx, dto.CallID)
+	cancelled := false
+	if started, ok := ctx.Value(startedKey{}).(func(error) bool); ok {
+		cancelled = started(err)
+	}
+	if err != nil || cancelled {
+		return s.TestCall(WithPipelinedStart(ctx, PipelinedStart{Err: err, Cancelled: cancelled}), dto)
+	}
+	return s.TestCall(ctx, dto)
+}
+
 // CancelTestCall cancels a prepared or running test call.
 func (s *Service) CancelTestCall(_ context.Context, dto jsapi.McpTestCallIdDto) (any, error) {
 	s.calls.cancel(dto.CallID)
