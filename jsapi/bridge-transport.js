@@ -21,9 +21,10 @@
 // hands the welcomed socket over (open) and takes it back when it closes
 // (drop); calls made while no socket is open go to Go (hooks.call), which
 // queues or refuses them; Go builds every Error (hooks.argsError,
-// hooks.backendError, hooks.malformed, hooks.sendFailed, hooks.safeInvoke),
-// and runs tools.testCall, whose frames it sends through send() and whose
-// results come back through hooks.result.
+// hooks.backendError, hooks.malformed, hooks.sendFailed, hooks.safeInvoke).
+// tools.testCall is here too on an open socket (testCall below); the rest
+// of its cases Go runs (hooks.testCall), sending its frames through send()
+// and hearing their results through hooks.result.
 //
 // createTransport(hooks, layout):
 //   hooks.call(command, argsText, onProgress) → Promise  a call while no socket is open, or too large for the fast path
@@ -32,6 +33,8 @@
 //   hooks.backendError(errorBody)     → Error    the error object of a result frame
 //   hooks.malformed(command)          → Error    a result frame that cannot be read
 //   hooks.sendFailed(thrown)          → Error    WebSocket.send threw
+//   hooks.testCall(input, options)    → Promise  tools.testCall where the fast path does not serve
+//                                                (no open socket, an aborted signal, large arguments)
 //   hooks.result(id, status, value)              a result of a call Go sent: status 1 ok (value),
 //                                                0 error (value is the error object), -1 malformed
 //   hooks.event(name, data)                      optional: an event frame; by default it is dispatched
@@ -50,6 +53,7 @@
 //                            'none' | 'dto' | 'registrationId' | 'optionalDto' | 'id' |
 //                            'registrationIdOrDto'
 //   safeInvoke             → the stub of invoke.safeInvoke
+//   testCall               → tools.testCall
 //   open(ws)               → the welcomed socket: calls are sent on it, its frames read here
 //   send(command, argsText, onProgress) → id: a call whose result goes to hooks.result
 //   drop()                 → [command, reject, …]: the socket is gone; the calls this
@@ -125,19 +129,91 @@ export function createTransport(hooks, layout) {
   // the text of a successful result's frame before the call settles.
   function call(command, args, onProgress, onFrame) {
     if (ws === null || args.length > maxFastArgs) return undefined;
-    const id = ++nextID;
-    let resolve, reject;
+    const c = { command, resolve: null, reject: null, onFrame, lost: null };
     const promise = new Promise((res, rej) => {
-      resolve = res;
-      reject = rej;
+      c.resolve = res;
+      c.reject = rej;
     });
     try {
-      ws.send(frame(id, command, args, onProgress));
+      sendCall(c, args, onProgress);
     } catch (err) {
       return Promise.reject(hooks.sendFailed(err));
     }
-    pending.set(id, { command, resolve, reject, onFrame });
+    return promise;
+  }
+
+  // sendCall writes c's invoke frame on the open socket (WebSocket.send
+  // may throw) and keeps c for its result; returns its id.
+  function sendCall(c, args, onProgress) {
+    const id = ++nextID;
+    ws.send(frame(id, c.command, args, onProgress));
+    pending.set(id, c);
     listen(id, onProgress);
+    return id;
+  }
+
+  // newCallID is a v4 UUID: crypto.randomUUID(), or one made from
+  // crypto.getRandomValues where randomUUID is missing (an insecure
+  // context: a SillyTavern page at a LAN address over http); undefined
+  // without either (Go then says why).
+  function newCallID() {
+    const c = globalThis.crypto;
+    if (typeof c?.randomUUID === 'function') return c.randomUUID();
+    if (typeof c?.getRandomValues !== 'function') return undefined;
+    const b = c.getRandomValues(new Uint8Array(16));
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    const h = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  }
+
+  // testCall is tools.testCall(input, {signal, onProgress}) on an open
+  // socket: one run_mcp_test_call frame carries reference §1.5's start and
+  // test_mcp_tool_call (issue 31; the backend runs them in turn and
+  // answers once), and an abort sends cancel_mcp_test_call on the same
+  // socket. The backend's outcome is returned as it is, even after an
+  // abort; its error (a failed start, a refused dto) rejects, with nothing
+  // left registered; a socket that drops once the frame is written
+  // resolves outcome_unknown (the tool may have run). Without an open
+  // socket, with a signal aborted already, or with arguments that may not
+  // fit a frame, Go runs it (hooks.testCall: queued, refused, measured).
+  function testCall(input, options) {
+    const signal = isObject(options) ? options.signal : undefined;
+    const onProgress = isObject(options) && typeof options.onProgress === 'function' ? options.onProgress : undefined;
+    const callId = ws === null || (isObject(signal) && signal.aborted) ? undefined : newCallID();
+    if (callId === undefined) return hooks.testCall(input, options);
+    let args;
+    try {
+      // captured now: dto = Object.assign({}, input, {callId})
+      args = JSON.stringify({ dto: Object.assign({}, input, { callId }) });
+    } catch (err) {
+      return Promise.reject(hooks.argsError(err));
+    }
+    if (args.length > maxFastArgs) return hooks.testCall(input, options);
+    const listens = isObject(signal) && typeof signal.addEventListener === 'function';
+    const c = { command: layout.runTestCall, resolve: null, reject: null, onFrame: undefined, lost: null };
+    const promise = new Promise((res, rej) => {
+      c.resolve = res;
+      c.reject = rej;
+    });
+    const sock = ws;
+    let id;
+    try {
+      id = sendCall(c, args, onProgress);
+    } catch (err) {
+      return Promise.reject(hooks.sendFailed(err));
+    }
+    c.lost = () => c.resolve({ ...layout.testCallLost });
+    if (!listens) return promise;
+    let cancelled = false;
+    const onAbort = () => {
+      if (cancelled || ws !== sock || !pending.has(id)) return; // once; answered; or its socket is gone (which cancelled it)
+      cancelled = true;
+      call(layout.cancelTestCall, JSON.stringify({ dto: { callId } }))?.catch(() => {});
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    const unlisten = () => signal.removeEventListener?.('abort', onAbort);
+    promise.then(unlisten, unlisten);
     return promise;
   }
 
@@ -485,6 +561,7 @@ export function createTransport(hooks, layout) {
   return {
     method,
     safeInvoke,
+    testCall,
     open(socket) {
       ws = socket;
       ws.onmessage = onmessage;
@@ -502,7 +579,7 @@ export function createTransport(hooks, layout) {
       progress.clear();
       for (const id of [...questions.keys()]) withdraw(id);
       const lost = [];
-      for (const c of pending.values()) if (c !== GO) lost.push(c.command, c.reject);
+      for (const c of pending.values()) if (c !== GO) lost.push(c.command, c.lost ?? c.reject);
       pending.clear();
       return lost;
     },

@@ -18,6 +18,9 @@ const layout = {
   resultError: ',"ok":false,"error":',
   maxFrame: 4 << 20,
   maxIDDigits: 15,
+  runTestCall: 'run_mcp_test_call',
+  cancelTestCall: 'cancel_mcp_test_call',
+  testCallLost: { outcome: 'outcome_unknown', code: 'mcp.host_connection_lost', message: 'dropped after the tool request was sent' },
 };
 
 class GoError extends Error {
@@ -30,7 +33,7 @@ class GoError extends Error {
 // fakeGo records what reaches the hooks; calls it is handed stay pending
 // unless a test settles them.
 function fakeGo() {
-  const seen = { calls: [], safeInvokes: [], results: [] };
+  const seen = { calls: [], safeInvokes: [], results: [], testCalls: [] };
   const hooks = {
     call(command, args, onProgress) {
       seen.calls.push(onProgress === undefined ? [command, args] : [command, args, onProgress]);
@@ -44,6 +47,10 @@ function fakeGo() {
     backendError: (body) => new GoError(body?.code ?? '', body?.message ?? 'no message'),
     malformed: (command) => new GoError('mcp.host_internal', `malformed result for ${command}`),
     sendFailed: (err) => new GoError('mcp.host_internal', `send: ${err.message}`),
+    testCall(input, options) {
+      seen.testCalls.push([input, options]);
+      return Promise.resolve('go:testCall');
+    },
     result(id, status, value) {
       seen.results.push([id, status, value]);
     },
@@ -674,4 +681,139 @@ test('apps: setRenderer says so in the handlers frame, on set and on every new s
   assert.deepEqual(next.sent.map((f) => JSON.parse(f)), [{ type: 'handlers', elicitation: false, apps: true }]);
   t.setAppsRenderer(false);
   assert.deepEqual(JSON.parse(next.sent.at(-1)), { type: 'handlers', elicitation: false, apps: false });
+});
+
+// An AbortSignal stand-in that counts its listeners.
+function fakeSignal() {
+  const sig = {
+    aborted: false,
+    listeners: new Set(),
+    addEventListener(type, fn) {
+      if (type === 'abort') this.listeners.add(fn);
+    },
+    removeEventListener(type, fn) {
+      if (type === 'abort') this.listeners.delete(fn);
+    },
+    abort() {
+      this.aborted = true;
+      for (const fn of [...this.listeners]) fn();
+    },
+  };
+  return sig;
+}
+
+const testInput = { registrationId: 'r1', nativeName: 'echo', argumentsJson: '{"n":9007199254740993}' };
+const known = '{"outcome":"known_response","response":{"kind":"tool_result","isError":false,"textBlocks":[],"diagnostics":[]}}';
+
+test('testCall: one run_mcp_test_call frame with the input and a fresh call id; the outcome as the backend gave it', async () => {
+  const { ws, t, seen } = setup();
+  const sig = fakeSignal();
+  const input = { ...testInput };
+  const p = t.testCall(input, { signal: sig });
+  input.nativeName = 'changed'; // captured when called
+  assert.equal(ws.sent.length, 1);
+  const f = JSON.parse(ws.sent[0]);
+  assert.equal(f.command, 'run_mcp_test_call');
+  assert.match(f.args.dto.callId, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.deepEqual({ ...f.args.dto, callId: undefined }, { ...testInput, callId: undefined });
+  assert.ok(ws.sent[0].includes('9007199254740993')); // argumentsJson stays a string
+  assert.equal(sig.listeners.size, 1);
+  ws.reply(f.id, known);
+  assert.deepEqual(await p, JSON.parse(known));
+  assert.equal(sig.listeners.size, 0);
+  sig.abort(); // after the answer: nothing is sent
+  assert.equal(ws.sent.length, 1);
+  const p2 = t.testCall(testInput);
+  const f2 = JSON.parse(ws.sent[1]);
+  assert.notEqual(f2.args.dto.callId, f.args.dto.callId);
+  ws.reply(f2.id, known);
+  await p2;
+  assert.deepEqual(seen.testCalls, []);
+});
+
+test('testCall: an abort in flight sends cancel_mcp_test_call once, on its socket, and the outcome is still the backend\'s', async () => {
+  const { ws, t } = setup();
+  const sig = fakeSignal();
+  const p = t.testCall(testInput, { signal: sig });
+  const f = JSON.parse(ws.sent[0]);
+  sig.abort();
+  sig.abort();
+  assert.equal(ws.sent.length, 2);
+  const c = JSON.parse(ws.sent[1]);
+  assert.deepEqual([c.command, c.args], ['cancel_mcp_test_call', { dto: { callId: f.args.dto.callId } }]);
+  ws.reply(c.id, 'null');
+  const notSent = '{"outcome":"not_sent","code":"mcp.call_cancelled_before_send","message":"m"}';
+  ws.reply(f.id, notSent);
+  assert.deepEqual(await p, JSON.parse(notSent));
+  assert.equal(t.inflight(), 0);
+});
+
+test('testCall: the backend\'s error rejects; a dropped socket makes it outcome_unknown and cancels nothing on the next', async () => {
+  const { ws, t } = setup();
+  const p = t.testCall(testInput);
+  ws.replyError(JSON.parse(ws.sent[0]).id, '{"kind":"Conflict","code":"mcp.call_id_in_use","message":"mcp.call_id_in_use: active"}');
+  const r = await settled(p);
+  assert.equal(r.error.code, 'mcp.call_id_in_use');
+
+  const sig = fakeSignal();
+  const q = t.testCall(testInput, { signal: sig });
+  const list = t.method('list_mcp_servers', 'none')();
+  const lost = t.drop();
+  assert.deepEqual([lost[0], lost[2]], ['run_mcp_test_call', 'list_mcp_servers']);
+  lost[1](new GoError('mcp.host_connection_lost', 'lost'));
+  lost[3](new GoError('mcp.host_connection_lost', 'lost list'));
+  const out = await q;
+  assert.deepEqual(out, layout.testCallLost);
+  assert.notEqual(out, layout.testCallLost); // each caller's own object
+  assert.equal((await settled(list)).error.message, 'lost list');
+  const ws2 = fakeSocket();
+  t.open(ws2);
+  sig.abort();
+  assert.deepEqual(ws2.sent, []);
+});
+
+test('testCall goes to Go without an open socket, with an aborted signal, and for large arguments; bad input rejects unsent', async () => {
+  const { ws, t, seen } = setup();
+  const sig = fakeSignal();
+  sig.aborted = true;
+  assert.equal(await t.testCall(testInput, { signal: sig }), 'go:testCall');
+  const big = { ...testInput, argumentsJson: JSON.stringify({ s: 'x'.repeat(layout.maxFrame) }) };
+  assert.equal(await t.testCall(big), 'go:testCall');
+  const cyclic = { ...testInput };
+  cyclic.self = cyclic;
+  assert.match((await settled(t.testCall(cyclic))).error.message, /^args: /);
+  assert.deepEqual(ws.sent, []);
+  t.drop();
+  assert.equal(await t.testCall(testInput), 'go:testCall');
+  assert.equal(seen.testCalls.length, 3);
+  assert.equal(seen.testCalls[0][0], testInput);
+});
+
+test('testCall without crypto.randomUUID (an insecure context) makes a v4 id from getRandomValues', async () => {
+  const { ws, t } = setup();
+  const real = Object.getOwnPropertyDescriptor(globalThis, 'crypto');
+  const getRandomValues = globalThis.crypto.getRandomValues.bind(globalThis.crypto);
+  Object.defineProperty(globalThis, 'crypto', { value: { getRandomValues }, configurable: true });
+  try {
+    const p = t.testCall(testInput);
+    const f = JSON.parse(ws.sent[0]);
+    assert.match(f.args.dto.callId, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    ws.reply(f.id, known);
+    await p;
+  } finally {
+    Object.defineProperty(globalThis, 'crypto', real);
+  }
+});
+
+test('testCall: progress frames reach onProgress until the outcome', async () => {
+  const { ws, t } = setup();
+  const got = [];
+  const p = t.testCall(testInput, { onProgress: (v) => got.push(v.progress) });
+  const f = JSON.parse(ws.sent[0]);
+  assert.equal(f.progress, true);
+  ws.deliver(JSON.stringify({ type: 'progress', id: f.id, value: { progress: 1 } }));
+  ws.reply(f.id, known);
+  ws.deliver(JSON.stringify({ type: 'progress', id: f.id, value: { progress: 2 } }));
+  await p;
+  assert.deepEqual(got, [1]);
 });

@@ -1208,6 +1208,8 @@ export interface McpCommandMap {
   start_mcp_test_call: { args: { dto: { callId: string } }; result: null };
   test_mcp_tool_call: { args: { dto: TestMcpToolCallInput & { callId: string } }; result: McpTestCallOutcome };
   cancel_mcp_test_call: { args: { dto: { callId: string } }; result: null };
+  /** ttmcp's, the shim's tools.testCall: the start and the call in one command (cancel_mcp_test_call stops it). */
+  run_mcp_test_call: { args: { dto: TestMcpToolCallInput & { callId: string } }; result: McpTestCallOutcome };
   /** ttmcp's addition: {dto: {toolSetId}} applies that set (NotFound mcp.tool_set_not_found when it does not exist). */
   list_legacy_mcp_tools: { args: undefined | Record<string, never> | { dto: { toolSetId?: string } }; result: LegacyMcpToolList };
   start_legacy_mcp_tool_call: { args: { dto: { executionCallId: string } }; result: null };

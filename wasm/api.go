@@ -119,7 +119,7 @@ var completionMethods = [...]method{
 // upstream's servers and tools, and ttmcp's audit, stdio, connections, elicitation, toolSets,
 // results, resources, prompts, completions and toolSearch. The methods of the
 // tables above and safeInvoke are the transport's stubs (the data plane,
-// transport.go); tools.testCall is Go's.
+// transport.go); so is tools.testCall, with Go's behind it (testcall.go).
 func publish(b *bridge) {
 	tt := ensureObject(global, "__TAURITAVERN__")
 	api := ensureObject(tt, "api")
@@ -129,9 +129,7 @@ func publish(b *bridge) {
 		return b.signIn(arg(args, 0), arg(args, 1))
 	}))
 	tools := b.methods(toolMethods[:])
-	tools.Set("testCall", guard("tools.testCall", func(args []js.Value) js.Value {
-		return b.testCall(arg(args, 0), arg(args, 1))
-	}))
+	tools.Set("testCall", b.transport.Get("testCall")) // the data plane's, with Go's for the rest (hooks.testCall)
 	mcp := jsObject.New()
 	mcp.Set("servers", servers)
 	mcp.Set("tools", tools)

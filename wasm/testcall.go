@@ -8,18 +8,16 @@ import (
 	"github.com/ttmcp/ttmcp/jsapi"
 )
 
-// testCall runs tools.testCall(input, {signal}) with reference §1.5's
-// commands: start_mcp_test_call (the private start acknowledgement), then
-// test_mcp_tool_call, with cancel_mcp_test_call on abort or failure. The
-// two are sent together, without waiting for the acknowledgement (issue
-// 31: one round trip instead of two); the backend orders the call after
-// its start and fails it with the start's error when the start fails
-// (backend/server/testorder.go, DECISIONS "Test calls"), so the outcome is
-// what the two awaited in turn give: a rejected start rejects with its
-// error, else the call's outcome is returned.
+// testCall runs tools.testCall(input, {signal}) where the data plane
+// (jsapi/bridge-transport.js) does not: while no socket is open (the call
+// is queued until one is), for a signal aborted already, or for arguments
+// too large for its fast path. One run_mcp_test_call carries reference
+// §1.5's start and test_mcp_tool_call (issue 31: one frame each way;
+// DECISIONS "Test calls"), with cancel_mcp_test_call on abort: a rejected
+// start rejects with its error, else the call's outcome is returned.
 // options.onProgress (ttmcp's, issue 29) takes the call's progress: the
-// test call's invoke asks for it, and the transport hands it the frames
-// until the result.
+// invoke asks for it, and the transport hands it the frames until the
+// result.
 func (b *bridge) testCall(input, options js.Value) js.Value {
 	p, resolve, reject := newPromise()
 	signal, progress := js.Undefined(), js.Undefined()
@@ -48,18 +46,15 @@ func (b *bridge) testCall(input, options js.Value) js.Value {
 		reject.Invoke(argsError(err))
 		return p
 	}
-	limit := jsapi.MaxInboundFrame - maxEnvelope(jsapi.CmdTestToolCall)
+	limit := jsapi.MaxInboundFrame - maxEnvelope(jsapi.CmdRunTestCall)
 	if n := utf8Size(args, limit); n > limit {
-		reject.Invoke(tooLargeError(n + maxEnvelope(jsapi.CmdTestToolCall)))
+		reject.Invoke(tooLargeError(n + maxEnvelope(jsapi.CmdRunTestCall)))
 		return p
 	}
 
 	tc := &testCall{b: b, resolve: resolve, reject: reject, signal: signal, callID: callID}
 	tc.listen()
-	tc.start = b.invoke(jsapi.CmdStartTestCall, callIDArgs(callID), (*testStart)(tc))
-	if !tc.settled { // not refused at once
-		tc.run = b.invokeProgress(jsapi.CmdTestToolCall, args, progress, (*testRun)(tc))
-	}
+	tc.run = b.invokeProgress(jsapi.CmdRunTestCall, args, progress, tc)
 	return p
 }
 
@@ -69,16 +64,11 @@ type testCall struct {
 	resolve, reject js.Value
 	signal          js.Value
 	callID          string
-	start, run      *call // their invokes, sent or queued
+	run             *call // its invoke, sent or queued
 	onAbort         js.Func
 	listening       bool
 	cancelled       bool
-	// answered: the start's acknowledgement came (or its socket dropped);
-	// until then held keeps the call's outcome, which the backend may
-	// deliver first: a start that turns out rejected rejects instead.
-	answered bool
-	held     func()
-	settled  bool
+	settled         bool
 }
 
 func callIDArgs(callID string) js.Value {
@@ -95,15 +85,18 @@ func localNotSent() js.Value {
 }
 
 // connectionLostOutcome is the outcome of a test call whose socket dropped:
-// outcome_unknown once test_mcp_tool_call was written, else not_sent.
+// outcome_unknown once run_mcp_test_call was written, else not_sent.
 func connectionLostOutcome(sent bool) js.Value {
 	if sent {
-		return outcome(jsapi.OutcomeOutcomeUnknown, jsapi.CodeHostConnectionLost,
-			"The connection to the ttmcp backend dropped after the tool request was sent; the remote tool may have executed")
+		return outcome(jsapi.OutcomeOutcomeUnknown, jsapi.CodeHostConnectionLost, messageLostAfterSend)
 	}
 	return outcome(jsapi.OutcomeNotSent, jsapi.CodeHostConnectionLost,
 		"The connection to the ttmcp backend dropped before the tool request was sent")
 }
+
+// messageLostAfterSend is the message of a test call whose socket dropped
+// once it was written (the data plane's too, through the layout).
+const messageLostAfterSend = "The connection to the ttmcp backend dropped after the tool request was sent; the remote tool may have executed"
 
 func outcome(kind, code, message string) js.Value {
 	o := jsObject.New()
@@ -120,27 +113,8 @@ func (tc *testCall) settle(fn func()) {
 		return
 	}
 	tc.settled = true
-	tc.held = nil
 	tc.unlisten()
 	fn()
-}
-
-// afterStart runs fn, the call's outcome, once the start has answered.
-func (tc *testCall) afterStart(fn func()) {
-	if tc.answered {
-		fn()
-		return
-	}
-	tc.held = fn
-}
-
-// startAnswered releases the call's outcome held for the start's answer.
-func (tc *testCall) startAnswered() {
-	tc.answered = true
-	if h := tc.held; h != nil {
-		tc.held = nil
-		h()
-	}
 }
 
 // listen adds the abort listener.
@@ -167,18 +141,15 @@ func (tc *testCall) unlisten() {
 	tc.onAbort.Release()
 }
 
-// abort: while the two wait for a connection, nothing was sent: they are
-// taken back and the call is not_sent. Once written, the backend is asked
-// to cancel, and its outcome is awaited (a cancel the backend reads while
+// abort: while the call waits for a connection, nothing was sent: it is
+// taken back and is not_sent. Once written, the backend is asked to
+// cancel, and its outcome is awaited (a cancel the backend reads while
 // the start still runs makes the call not_sent; later, it stops the call).
 func (tc *testCall) abort() {
 	if tc.settled {
 		return
 	}
-	if tc.start != nil && tc.b.unqueue(tc.start) {
-		if tc.run != nil {
-			tc.b.unqueue(tc.run)
-		}
+	if tc.run != nil && tc.b.unqueue(tc.run) {
 		tc.settle(func() { tc.resolve.Invoke(localNotSent()) })
 		return
 	}
@@ -194,28 +165,11 @@ func (tc *testCall) cancel() {
 	}
 	tc.cancelled = true
 	b := tc.b
-	if tc.start == nil || tc.start.epoch == 0 || b.openEpoch() != tc.start.epoch {
+	if tc.run == nil || tc.run.epoch == 0 || b.openEpoch() != tc.run.epoch {
 		return
 	}
 	b.invoke(jsapi.CmdCancelTestCall, callIDArgs(tc.callID), cancelHandler{})
 }
-
-// testStart handles start_mcp_test_call.
-type testStart testCall
-
-func (t *testStart) resolved(js.Value) { (*testCall)(t).startAnswered() }
-
-// rejected: the start failed, and so does the call, with the start's
-// error (the backend sends it nothing); nothing was registered to cancel.
-func (t *testStart) rejected(err js.Value) {
-	tc := (*testCall)(t)
-	tc.answered = true
-	tc.settle(func() { tc.reject.Invoke(err) })
-}
-
-// lost: the socket dropped, or the attempt the start waited for failed;
-// the call, written or queued with it, is lost the same way and says how.
-func (t *testStart) lost(bool, js.Value) { (*testCall)(t).startAnswered() }
 
 // refusedOutcome is the outcome of a test call while the backend refuses
 // this page's origin: not_sent, with the refusal's code and message.
@@ -223,28 +177,19 @@ func refusedOutcome(err js.Value) js.Value {
 	return outcome(jsapi.OutcomeNotSent, jsapi.CodeOriginNotAllowed, err.Get("message").String())
 }
 
-// testRun handles test_mcp_tool_call: the backend's outcome is returned
-// as-is, even when the signal aborted after dispatch.
-type testRun testCall
-
-func (t *testRun) resolved(v js.Value) {
-	tc := (*testCall)(t)
-	tc.afterStart(func() { tc.settle(func() { tc.resolve.Invoke(v) }) })
+// resolved: the backend's outcome is returned as-is, even when the signal
+// aborted after dispatch.
+func (tc *testCall) resolved(v js.Value) {
+	tc.settle(func() { tc.resolve.Invoke(v) })
 }
 
-func (t *testRun) rejected(err js.Value) {
-	tc := (*testCall)(t)
-	tc.afterStart(func() {
-		if tc.settled {
-			return
-		}
-		tc.settle(func() { tc.reject.Invoke(err) })
-		tc.cancel() // releases the start's registration
-	})
+// rejected: the start failed or the dto was refused; the backend left
+// nothing registered to cancel.
+func (tc *testCall) rejected(err js.Value) {
+	tc.settle(func() { tc.reject.Invoke(err) })
 }
 
-func (t *testRun) lost(sent bool, err js.Value) {
-	tc := (*testCall)(t)
+func (tc *testCall) lost(sent bool, err js.Value) {
 	switch {
 	case sent: // written when the socket dropped: the tool may have run
 		tc.settle(func() { tc.resolve.Invoke(connectionLostOutcome(true)) })

@@ -53,6 +53,9 @@ func testInput() js.Value {
 
 const knownOutcome = `{"outcome":"known_response","response":{"kind":"tool_result","isError":false,"textBlocks":[{"index":0,"text":"hi"}],"diagnostics":[]}}`
 
+// Go's tools.testCall (the data plane's hooks.testCall: queued, aborted
+// already, large arguments; here on an open socket too, as it still
+// works there): one run_mcp_test_call invoke.
 func TestTestCallHappyPath(t *testing.T) {
 	b, n, s := openBridge(t)
 	sig := newFakeSignal(n)
@@ -60,26 +63,16 @@ func TestTestCallHappyPath(t *testing.T) {
 	p := b.testCall(input, obj("signal", sig.obj))
 	input.Set("nativeName", "changed after the call") // must not change what is sent
 
-	// the start and the call are written at once (issue 31), in that order
-	startID, args := s.invoked(t, 1, jsapi.CmdStartTestCall)
+	id, args := s.invoked(t, 1, jsapi.CmdRunTestCall)
 	callID := args.Get("dto").Get("callId").String()
-	if !uuidV4.MatchString(callID) || stringify(args) != `{"dto":{"callId":"`+callID+`"}}` {
-		t.Fatalf("start args = %s", stringify(args))
-	}
-	id, args := s.invoked(t, 2, jsapi.CmdTestToolCall)
 	want := `{"dto":{"registrationId":"r1","nativeName":"echo","argumentsJson":"{\"n\":9007199254740993}","callId":"` + callID + `"}}`
-	if got := stringify(args); got != want {
-		t.Errorf("test args = %s\nwant        %s", got, want)
+	if got := stringify(args); !uuidV4.MatchString(callID) || got != want {
+		t.Errorf("run args = %s\nwant       %s", got, want)
 	}
 	if sig.added != 1 {
 		t.Errorf("abort listeners added: %d", sig.added)
 	}
-	// an outcome before the acknowledgement waits for it
 	s.reply(id, knownOutcome)
-	if !pending(t, p) {
-		t.Fatal("settled before the start's acknowledgement")
-	}
-	s.reply(startID, `null`)
 	v := mustResolve(t, p)
 	if stringify(v) != knownOutcome {
 		t.Errorf("outcome = %s", stringify(v))
@@ -87,8 +80,8 @@ func TestTestCallHappyPath(t *testing.T) {
 	if sig.removed != 1 {
 		t.Errorf("listener removed %d times", sig.removed)
 	}
-	if len(s.sent) != 3 {
-		t.Errorf("extra frames: %v", s.sent[3:])
+	if len(s.sent) != 2 {
+		t.Errorf("extra frames: %v", s.sent[2:])
 	}
 }
 
@@ -105,35 +98,36 @@ func TestTestCallPreAborted(t *testing.T) {
 	}
 }
 
-// An abort before the acknowledgement, with both frames written: the
-// backend is asked to cancel (it orders the cancel after the start: read
-// while the start runs, the call is not_sent), and its outcome is awaited.
-func TestTestCallAbortedBeforeTheAcknowledgement(t *testing.T) {
-	b, _, s := openBridge(t)
-	ctl := global.Get("AbortController").New()
-	p := b.testCall(testInput(), obj("signal", ctl.Get("signal")))
-	id, args := s.invoked(t, 1, jsapi.CmdStartTestCall)
-	runID, _ := s.invoked(t, 2, jsapi.CmdTestToolCall)
-	ctl.Call("abort")
-	_, cargs := s.invoked(t, 3, jsapi.CmdCancelTestCall)
-	if stringify(cargs) != stringify(args) {
-		t.Errorf("cancel args %s, start args %s", stringify(cargs), stringify(args))
+// An abort once the call is written: the backend is asked to cancel (read
+// while the start runs, the call is not_sent; later, it stops the call),
+// and its outcome is awaited and returned as-is, even a known response.
+func TestTestCallAbortedAfterDispatch(t *testing.T) {
+	b, n, s := openBridge(t)
+	sig := newFakeSignal(n)
+	p := b.testCall(testInput(), obj("signal", sig.obj))
+	id, args := s.invoked(t, 1, jsapi.CmdRunTestCall)
+	sig.abort()
+	_, cargs := s.invoked(t, 2, jsapi.CmdCancelTestCall)
+	if want := `{"dto":{"callId":"` + args.Get("dto").Get("callId").String() + `"}}`; stringify(cargs) != want {
+		t.Errorf("cancel args = %s, want %s", stringify(cargs), want)
 	}
-	s.reply(id, `null`)
 	if !pending(t, p) {
 		t.Fatal("abort settled the call; the backend outcome must be awaited")
 	}
-	notSent := `{"outcome":"not_sent","code":"mcp.call_cancelled_before_send","message":"The tool request was cancelled before it started"}`
-	s.reply(runID, notSent)
-	if v := mustResolve(t, p); stringify(v) != notSent {
+	s.reply(id, knownOutcome)
+	if v := mustResolve(t, p); stringify(v) != knownOutcome {
 		t.Errorf("outcome = %s", stringify(v))
 	}
-	if len(s.sent) != 4 {
+	if sig.removed != 1 {
+		t.Errorf("listener removed %d times", sig.removed)
+	}
+	s.reply(3, `null`) // the cancel's own answer is absorbed
+	if len(s.sent) != 3 {
 		t.Errorf("frames: %v", s.sent)
 	}
 }
 
-// An abort while the two wait for the connection takes them back: nothing
+// An abort while the call waits for the connection takes it back: nothing
 // is ever written, and the call is not_sent.
 func TestTestCallAbortedWhileConnecting(t *testing.T) {
 	n, e := newFakeNet(t)
@@ -142,7 +136,7 @@ func TestTestCallAbortedWhileConnecting(t *testing.T) {
 	defer b.cancelRetry()
 	sig := newFakeSignal(n)
 	p := b.testCall(testInput(), obj("signal", sig.obj))
-	other := b.call(jsapi.CmdListServers, js.ValueOf("{}")) // queued beside them
+	other := b.call(jsapi.CmdListServers, js.ValueOf("{}")) // queued beside it
 	sig.abort()
 	v := mustResolve(t, p)
 	if v.Get("outcome").String() != jsapi.OutcomeNotSent || v.Get("code").String() != jsapi.CodeCallCancelledBeforeSend {
@@ -162,71 +156,21 @@ func TestTestCallAbortedWhileConnecting(t *testing.T) {
 	mustResolve(t, other)
 }
 
-func TestTestCallAbortedAfterDispatch(t *testing.T) {
+// The backend's error (a failed start, a refused dto) rejects, and no
+// cancel follows: the backend left nothing registered.
+func TestTestCallRejected(t *testing.T) {
 	b, n, s := openBridge(t)
 	sig := newFakeSignal(n)
 	p := b.testCall(testInput(), obj("signal", sig.obj))
-	id, start := s.invoked(t, 1, jsapi.CmdStartTestCall)
-	s.reply(id, `null`)
-	id, _ = s.invoked(t, 2, jsapi.CmdTestToolCall)
-	sig.abort()
-	_, cargs := s.invoked(t, 3, jsapi.CmdCancelTestCall)
-	if stringify(cargs) != stringify(start) {
-		t.Errorf("cancel args = %s", stringify(cargs))
-	}
-	if !pending(t, p) {
-		t.Fatal("abort settled the call; the backend outcome must be awaited")
-	}
-	// the backend's outcome is returned as-is, even a known response
-	s.reply(id, knownOutcome)
-	if v := mustResolve(t, p); stringify(v) != knownOutcome {
-		t.Errorf("outcome = %s", stringify(v))
-	}
-	if sig.removed != 1 {
-		t.Errorf("listener removed %d times", sig.removed)
-	}
-	s.reply(4, `null`) // the cancel's own answer is absorbed
-}
-
-func TestTestCallRejectionSendsCancel(t *testing.T) {
-	b, n, s := openBridge(t)
-	sig := newFakeSignal(n)
-	p := b.testCall(testInput(), obj("signal", sig.obj))
-	id, start := s.invoked(t, 1, jsapi.CmdStartTestCall)
-	s.reply(id, `null`)
-	id, _ = s.invoked(t, 2, jsapi.CmdTestToolCall)
-	s.replyError(id, `{"kind":"Internal","code":"mcp.internal","message":"mcp.internal: the disk is full"}`)
-	mustReject(t, p, jsapi.CodeInternal, jsapi.KindInternal)
-	_, cargs := s.invoked(t, 3, jsapi.CmdCancelTestCall)
-	if stringify(cargs) != stringify(start) {
-		t.Errorf("cancel args = %s", stringify(cargs))
-	}
+	id, _ := s.invoked(t, 1, jsapi.CmdRunTestCall)
+	s.replyError(id, `{"kind":"Conflict","code":"mcp.call_id_in_use","message":"mcp.call_id_in_use: call is already active"}`)
+	mustReject(t, p, "mcp.call_id_in_use", jsapi.KindConflict)
 	if sig.added != 1 || sig.removed != 1 {
 		t.Errorf("listener added %d removed %d", sig.added, sig.removed)
 	}
-
-	// a rejected start rejects with its error, without cancel (nothing
-	// was registered), whichever answer comes first; the backend fails the
-	// call with the start's error (here a different one, to tell them apart)
-	inUse := `{"kind":"Conflict","code":"mcp.call_id_in_use","message":"mcp.call_id_in_use: call is already active"}`
-	other := `{"kind":"Internal","code":"mcp.internal","message":"mcp.internal: not the start's"}`
-	p = b.testCall(testInput(), js.Undefined())
-	id, _ = s.invoked(t, 4, jsapi.CmdStartTestCall)
-	runID, _ := s.invoked(t, 5, jsapi.CmdTestToolCall)
-	s.replyError(id, inUse)
-	mustReject(t, p, "mcp.call_id_in_use", jsapi.KindConflict)
-	s.replyError(runID, inUse)
-	p = b.testCall(testInput(), js.Undefined())
-	id, _ = s.invoked(t, 6, jsapi.CmdStartTestCall)
-	runID, _ = s.invoked(t, 7, jsapi.CmdTestToolCall)
-	s.replyError(runID, other)
-	if !pending(t, p) {
-		t.Fatal("the call's error settled before the start's answer")
-	}
-	s.replyError(id, inUse)
-	mustReject(t, p, "mcp.call_id_in_use", jsapi.KindConflict)
-	if len(s.sent) != 8 {
-		t.Errorf("frames after a rejected start: %v", s.sent[8:])
+	sig.abort()
+	if len(s.sent) != 2 {
+		t.Errorf("frames after a rejection: %v", s.sent[2:])
 	}
 }
 
@@ -234,27 +178,16 @@ func TestTestCallConnectionLost(t *testing.T) {
 	b, n, s := openBridge(t)
 	sig := newFakeSignal(n)
 
-	// dropped after test_mcp_tool_call was written: outcome_unknown, with
-	// its start acknowledged or not (the two are written together)
+	// dropped once run_mcp_test_call was written: outcome_unknown
 	p := b.testCall(testInput(), obj("signal", sig.obj))
-	id, _ := s.invoked(t, 1, jsapi.CmdStartTestCall)
-	s.reply(id, `null`)
-	s.invoked(t, 2, jsapi.CmdTestToolCall)
-	p2 := b.testCall(testInput(), js.Undefined())
-	s.invoked(t, 3, jsapi.CmdStartTestCall)
-	s.invoked(t, 4, jsapi.CmdTestToolCall)
+	s.invoked(t, 1, jsapi.CmdRunTestCall)
 	s.drop(1006, "")
-
 	v := mustResolve(t, p)
 	if v.Get("outcome").String() != jsapi.OutcomeOutcomeUnknown || v.Get("code").String() != jsapi.CodeHostConnectionLost || v.Get("message").String() == "" {
 		t.Errorf("outcome = %s", stringify(v))
 	}
 	if sig.removed != 1 {
 		t.Errorf("listener removed %d times", sig.removed)
-	}
-	v2 := mustResolve(t, p2)
-	if v2.Get("outcome").String() != jsapi.OutcomeOutcomeUnknown || v2.Get("code").String() != jsapi.CodeHostConnectionLost {
-		t.Errorf("outcome = %s", stringify(v2))
 	}
 	// an abort after the drop sends nothing on the new socket
 	sig.abort()
@@ -292,9 +225,7 @@ func TestTestCallBadInput(t *testing.T) {
 	}
 	// null / undefined input is sent as {callId} (the backend validates)
 	p := b.testCall(js.Null(), js.Null())
-	id, _ := s.invoked(t, 1, jsapi.CmdStartTestCall)
-	s.reply(id, `null`)
-	id, args := s.invoked(t, 2, jsapi.CmdTestToolCall)
+	id, args := s.invoked(t, 1, jsapi.CmdRunTestCall)
 	if k := jsObject.Call("keys", args.Get("dto")).Call("join", ",").String(); k != "callId" {
 		t.Errorf("dto keys = %s", k)
 	}
@@ -320,14 +251,13 @@ func TestTestCallStrangeSignal(t *testing.T) {
 	}
 	sig.Set("aborted", js.ValueOf(false))
 	p = b.testCall(testInput(), obj("signal", sig))
-	id, _ := s.invoked(t, 1, jsapi.CmdStartTestCall)
+	id, _ := s.invoked(t, 1, jsapi.CmdRunTestCall)
 	s.replyError(id, `{"kind":"Conflict","code":"mcp.call_id_in_use","message":"mcp.call_id_in_use: call is already active"}`)
 	mustReject(t, p, "mcp.call_id_in_use", jsapi.KindConflict)
 }
 
-// options.onProgress: the test call's invoke asks for progress (the
-// start's does not), its progress frames reach the function in order
-// until the result, and none after.
+// options.onProgress: the invoke asks for progress, its progress frames
+// reach the function in order until the result, and none after.
 func TestTestCallProgress(t *testing.T) {
 	b, n, s := openBridge(t)
 	var got []string
@@ -336,14 +266,9 @@ func TestTestCallProgress(t *testing.T) {
 		return nil
 	})
 	p := b.testCall(testInput(), obj("onProgress", onProgress))
-	id, _ := s.invoked(t, 1, jsapi.CmdStartTestCall)
-	if s.frame(t, 1).Get("progress").Truthy() {
-		t.Fatalf("the start asked for progress: %s", s.sent[1])
-	}
-	s.reply(id, `null`)
-	id, _ = s.invoked(t, 2, jsapi.CmdTestToolCall)
-	if !s.frame(t, 2).Get("progress").Truthy() {
-		t.Fatalf("the test call did not ask for progress: %s", s.sent[2])
+	id, _ := s.invoked(t, 1, jsapi.CmdRunTestCall)
+	if !s.frame(t, 1).Get("progress").Truthy() {
+		t.Fatalf("the test call did not ask for progress: %s", s.sent[1])
 	}
 	progress := func(v string) { s.message(`{"type":"progress","id":` + strconv.Itoa(id) + `,"value":` + v + `}`) }
 	progress(`{"progress":1,"total":2,"message":"one","updates":1}`)
@@ -355,12 +280,37 @@ func TestTestCallProgress(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("progress seen:\n%s", strings.Join(got, "\n"))
 	}
-	// without onProgress the test call does not ask
+	// without onProgress it does not ask
 	b.testCall(testInput(), js.Undefined())
-	id, _ = s.invoked(t, 3, jsapi.CmdStartTestCall)
-	s.reply(id, `null`)
-	s.invoked(t, 4, jsapi.CmdTestToolCall)
-	if s.frame(t, 4).Get("progress").Truthy() {
-		t.Fatalf("asked for progress without onProgress: %s", s.sent[4])
+	s.invoked(t, 2, jsapi.CmdRunTestCall)
+	if s.frame(t, 2).Get("progress").Truthy() {
+		t.Fatalf("asked for progress without onProgress: %s", s.sent[2])
+	}
+}
+
+// The published tools.testCall is the data plane's: on an open socket it
+// writes one run_mcp_test_call without entering Go; while connecting it
+// hands the call to Go, which queues it (and takes it back on abort).
+func TestTestCallPublished(t *testing.T) {
+	b, n, s := openBridge(t)
+	global.Delete("__TAURITAVERN__")
+	defer global.Delete("__TAURITAVERN__")
+	publish(b)
+	tc := b.transport.Get("testCall")
+	if !global.Get("__TAURITAVERN__").Get("api").Get("mcp").Get("tools").Get("testCall").Equal(tc) {
+		t.Fatal("api.mcp.tools.testCall is not the data plane's")
+	}
+	p := tc.Invoke(testInput(), js.Undefined())
+	id, _ := s.invoked(t, 1, jsapi.CmdRunTestCall)
+	s.reply(id, knownOutcome)
+	if v := mustResolve(t, p); stringify(v) != knownOutcome {
+		t.Errorf("outcome = %s", stringify(v))
+	}
+	s.drop(1006, "")
+	sig := newFakeSignal(n)
+	p = tc.Invoke(testInput(), obj("signal", sig.obj)) // queued by Go
+	sig.abort()
+	if v := mustResolve(t, p); v.Get("code").String() != jsapi.CodeCallCancelledBeforeSend {
+		t.Errorf("outcome = %s", stringify(v))
 	}
 }

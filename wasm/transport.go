@@ -16,8 +16,10 @@ import (
 // event machinery, the scheduler, a finalizer per JavaScript value Go
 // holds; docs/BENCHMARKS.md), so Go keeps the control plane: which methods
 // exist, the connection and its handshake, calls made while no socket is
-// open, every Error, and tools.testCall. The transport reaches Go only
-// through the hooks made here, none of them on an ordinary call's path.
+// open, and every Error. tools.testCall runs in the data plane too, on an
+// open socket; Go takes the rest (wasm/testcall.go). The transport reaches
+// Go only through the hooks made here, none of them on an ordinary call's
+// path.
 
 // newTransport creates the data plane through factory
 // (createTransport(hooks, layout)), with hooks bound to b. The hooks live
@@ -42,6 +44,9 @@ func (b *bridge) newTransport(factory js.Value) js.Value {
 	hooks.Set("sendFailed", errorHook("sendFailed", func(args []js.Value) js.Value {
 		return internalError("WebSocket.send", js.Error{Value: arg(args, 0)})
 	}))
+	hooks.Set("testCall", guard("tools.testCall", func(args []js.Value) js.Value {
+		return b.testCall(arg(args, 0), arg(args, 1))
+	}))
 	hooks.Set("result", callback("transport result", func(args []js.Value) {
 		b.result(uint64(arg(args, 0).Int()), arg(args, 1).Int(), arg(args, 2))
 	}))
@@ -57,6 +62,11 @@ func (b *bridge) newTransport(factory js.Value) js.Value {
 	layout.Set("resultError", jsapi.ResultError)
 	layout.Set("maxFrame", jsapi.MaxInboundFrame)
 	layout.Set("maxIDDigits", maxIDDigits)
+	// tools.testCall's commands and the outcome of one whose socket
+	// dropped once it was written
+	layout.Set("runTestCall", jsapi.CmdRunTestCall)
+	layout.Set("cancelTestCall", jsapi.CmdCancelTestCall)
+	layout.Set("testCallLost", connectionLostOutcome(true))
 	return factory.Invoke(hooks, layout)
 }
 

@@ -146,18 +146,14 @@ export async function blobs(reps, size) {
 }
 
 // plainTestCalls: `n` test calls through the plain-JavaScript client, as
-// the shim makes them (the start and the call sent together, both
-// awaited): the backend's share of a test call without the wasm shim.
+// the shim makes them (one run_mcp_test_call, issue 31): the backend's
+// share of a test call without the wasm shim.
 export async function plainTestCalls(n, input) {
   plainClient ??= await connect(location.origin);
   const d = new Array(n);
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
-    const callId = crypto.randomUUID();
-    const [, out] = await Promise.all([
-      plainClient.invoke('start_mcp_test_call', { dto: { callId } }),
-      plainClient.invoke('test_mcp_tool_call', { dto: { ...input, callId } }),
-    ]);
+    const out = await plainClient.invoke('run_mcp_test_call', { dto: { ...input, callId: crypto.randomUUID() } });
     d[i] = performance.now() - t0;
     if (out.outcome !== 'known_response') throw new Error('plain test call: ' + JSON.stringify(out));
   }
