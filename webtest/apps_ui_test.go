@@ -386,6 +386,32 @@ func messageListeners(t *testing.T, p *page) int {
 	return n
 }
 
+// Inline, the App's room follows its message: the window narrowed to a
+// phone's 390 px, the App hears its container's new width (host context
+// changed), and the width it was drawn with before.
+func TestSTAppFollowsTheChatWidth(t *testing.T) {
+	u := &uiAppServer{}
+	e := newSTEnvWith(t, u.handler(), map[string]string{"show": "allow", "inline": "allow"})
+	src := showApp(t, e, "show", "Here it is.")
+	waitInFrame(t, e.p, src, "#mode", "inline")
+	room := func() string {
+		return evalJS[string](e.p, `const c = document.querySelector('.ttmcp-app-frame').parentElement.parentElement;
+			return JSON.stringify({ maxHeight: 900, width: c.clientWidth });`)
+	}
+	before := room()
+	waitInFrame(t, e.p, src, "#dims", before)
+	ctx, cancel := context.WithTimeout(e.p.ctx, evalTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 800)); err != nil {
+		t.Fatal(err)
+	}
+	after := room()
+	if after == before {
+		t.Fatalf("the App's container kept its width at 390 px: %s", after)
+	}
+	waitInFrame(t, e.p, src, "#dims", after)
+}
+
 // The App across what SillyTavern does to messages (the stand-in does it
 // as 1.18.0's script.js: st-chat.js): swiping the reply after the App's
 // message (to a new swipe and back) and deleting an earlier message (the

@@ -329,6 +329,50 @@ describe('Stop and cancellation of an App’s calls', () => {
 });
 
 describe('display modes', () => {
+  test('inline, the App hears its message\'s new width when it changes, once per change, and nothing after its teardown', async () => {
+    const observers: Array<{ cb: () => void; targets: Element[]; on: boolean }> = [];
+    vi.stubGlobal(
+      'ResizeObserver',
+      class {
+        o: { cb: () => void; targets: Element[]; on: boolean };
+        constructor(cb: () => void) {
+          this.o = { cb, targets: [], on: true };
+          observers.push(this.o);
+        }
+        observe(el: Element) {
+          this.o.targets.push(el);
+        }
+        disconnect() {
+          this.o.on = false;
+        }
+      },
+    );
+    try {
+      let width = 600;
+      const box = document.createElement('div');
+      Object.defineProperty(box, 'clientWidth', { get: () => width });
+      document.body.append(box);
+      const { d } = deps({ hostContext: (w) => ({ containerDimensions: { maxHeight: 900, width: w } }) });
+      const app = await mountApp(box, rec, d);
+      const bridge = FakeBridge.last!;
+      const resized = () => observers.filter((o) => o.on && o.targets.includes(box)).forEach((o) => o.cb());
+      resized(); // the observer's first report: the width it was drawn with
+      expect(bridge.sent.filter(([k]) => k === 'host-context')).toEqual([]);
+      width = 390;
+      resized();
+      resized();
+      expect(bridge.sent.filter(([k]) => k === 'host-context')).toEqual([
+        ['host-context', { displayMode: 'inline', containerDimensions: { maxHeight: 900, width: 390 } }],
+      ]);
+      await app.teardown(true);
+      width = 800;
+      resized();
+      expect(bridge.sent.filter(([k]) => k === 'host-context')).toHaveLength(1);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
   test('an App that declares fullscreen gets it on request: the box over the page, the host context says so; the exit control and Escape bring it back inline', async () => {
     const { d } = deps();
     const box = document.createElement('div');

@@ -328,6 +328,20 @@ export async function mountApp(container: HTMLElement, rec: AppRecord, deps: App
   const onResize = () => {
     if (fullscreen && !gone) bridge.setHostContext?.(fullscreenContext());
   };
+  // Inline, the App's width is its message's: when the chat's width
+  // changes (a window resized, a phone turned, a drawer opened), the App
+  // hears the new width, once per change of whole pixels.
+  let sentWidth = container.clientWidth;
+  const widths =
+    typeof ResizeObserver === 'function'
+      ? new ResizeObserver(() => {
+          const width = container.clientWidth;
+          if (gone || fullscreen || width === sentWidth) return;
+          sentWidth = width;
+          bridge.setHostContext?.(inlineContext());
+        })
+      : undefined;
+  widths?.observe(container);
   function setFullscreen(on: boolean): void {
     if (on === fullscreen || (on && gone)) return;
     fullscreen = on;
@@ -357,6 +371,7 @@ export async function mountApp(container: HTMLElement, rec: AppRecord, deps: App
       window.removeEventListener('resize', onResize);
     }
     if (gone) return;
+    if (!on) sentWidth = container.clientWidth;
     bridge.setHostContext?.(on ? fullscreenContext() : inlineContext());
   }
   bridge.onrequestdisplaymode = async ({ mode }) => {
@@ -392,6 +407,7 @@ export async function mountApp(container: HTMLElement, rec: AppRecord, deps: App
     if (gone) return;
     setFullscreen(false);
     gone = true;
+    widths?.disconnect();
     for (const c of calls) c.abort('the App is going');
     try {
       await Promise.race([bridge.teardownResource({}), new Promise((r) => setTimeout(r, TEARDOWN_WAIT_MS))]);
