@@ -68,6 +68,20 @@ func newAppServer(t *testing.T) *appServer {
 
 const appDocument = "<!doctype html><html><body><button>move</button></body></html>"
 
+// serveDiscovered serves s over stateless Streamable HTTP, registered
+// active in a new world and discovered.
+func serveDiscovered(t *testing.T, s *mcp.Server) (*world, string) {
+	t.Helper()
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
+	t.Cleanup(ts.Close)
+	w := newWorld(t)
+	id := w.register(ts.URL, true)
+	if _, err := w.discover(id); err != nil {
+		t.Fatal(err)
+	}
+	return w, id
+}
+
 // An App's interface is read through the resource path: the document, a
 // policy built from its declaration with what is not an origin dropped,
 // the permissions it asked for; a resource of another MIME type is
@@ -335,14 +349,8 @@ func TestReadAppResourceListedUI(t *testing.T) {
 			return next(ctx, method, req)
 		}
 	})
-	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
-	t.Cleanup(ts.Close)
-	w := newWorld(t)
+	w, id := serveDiscovered(t, s)
 	ctx := context.Background()
-	id := w.register(ts.URL, true)
-	if _, err := w.discover(id); err != nil {
-		t.Fatal(err)
-	}
 	read := func(tool string) jsapi.McpAppResource {
 		t.Helper()
 		app, err := w.svc.ReadAppResource(ctx, jsapi.ReadMcpAppResourceDto{RegistrationID: id, AppToolName: tool})
@@ -444,14 +452,8 @@ func TestLegacyListingCarriesToolUI(t *testing.T) {
 	s.AddTool(board("ui://chess/board.html"), run)
 	s.AddTool(&mcp.Tool{Name: "move", InputSchema: obj, Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "ui://chess/board.html", "visibility": []string{"app"}}}}, run)
 	s.AddTool(&mcp.Tool{Name: "plain", Description: "No App", InputSchema: obj}, run)
-	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
-	t.Cleanup(ts.Close)
-	w := newWorld(t)
+	w, id := serveDiscovered(t, s)
 	ctx := context.Background()
-	id := w.register(ts.URL, true)
-	if _, err := w.discover(id); err != nil {
-		t.Fatal(err)
-	}
 	for _, name := range []string{"board", "move", "plain"} {
 		w.permit(id, name, jsapi.PermissionAllow)
 	}
