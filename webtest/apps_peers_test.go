@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -92,8 +93,8 @@ func viewChat(p *page) {
 // @modelcontextprotocol/server-system-monitor: the model calls
 // get-system-info; the App shows its result (hostname, platform) and then
 // polls poll-system-stats, an app-only tool the model is never offered,
-// every two seconds through ttmcp (Allow: a poll under Ask would put a
-// prompt before the user every two seconds), drawing its chart.js chart
+// every two seconds through ttmcp (Allow here; under Ask, one question at
+// a time: TestSTSystemMonitorAppPollingUnderAsk), drawing its chart.js chart
 // and memory bar from the answers; each poll is audited as the App's and
 // reaches the server. The App's own Stop ends the polling.
 func TestSTSystemMonitorApp(t *testing.T) {
@@ -175,6 +176,54 @@ func TestSTSystemMonitorApp(t *testing.T) {
 	clickInFrame(t, e.p, ".ttmcp-app-frame", "#poll-toggle-btn")
 	if s := inFrame[string](t, e.p, src, `document.getElementById('status-text').textContent`); s != "Stopped" {
 		t.Errorf("after the App's Stop its status says %q", s)
+	}
+}
+
+// The same App with its poll under Ask: the first poll asks the user,
+// naming the App, and while that question is open the App's next polls
+// (every two seconds) are refused in the page without a second popup,
+// without reaching the server and without an audit line; the answer lets
+// that one poll through, once.
+func TestSTSystemMonitorAppPollingUnderAsk(t *testing.T) {
+	e := newNodeAppEnv(t, "server-system-monitor", map[string]string{"get-system-info": "allow", "poll-system-stats": "ask"})
+	e.llm.script(calls(toolCall{"c1", "mcp__Demo__get-system-info", `{}`}), reply{Text: "Here is the system."})
+	if r := e.send("How is the machine doing?", false); r.Status != "done" {
+		t.Fatalf("ended %s: %s", r.Status, r.Error)
+	}
+	chatAppShown(t, e.p)
+	polls := func() int {
+		n := 0
+		for _, c := range e.mcp.toolCalls() {
+			if c.Tool == "poll-system-stats" {
+				n++
+			}
+		}
+		return n
+	}
+	open := func() int {
+		return evalJS[int](e.p, `return document.querySelectorAll('dialog.popup .tt-mcp-approval').length;`)
+	}
+	waitUntil(t, "the first poll's question", func() bool { return open() == 1 })
+	// two more polls come while it is open (the App polls every 2 s)
+	time.Sleep(4500 * time.Millisecond)
+	if n := open(); n != 1 {
+		t.Fatalf("%d approval popups open after three polls; want 1", n)
+	}
+	if n, a := polls(), len(e.appCalls()); n != 0 || a != 0 {
+		t.Fatalf("before the answer the server got %d polls and the audit has %d App calls", n, a)
+	}
+	if text := e.answerPopup("Allow once"); !strings.Contains(text, "(App Demo: get-system-info)") {
+		t.Errorf("the Ask popup: %q", text)
+	}
+	waitUntil(t, "the allowed poll at the server", func() bool { return polls() == 1 })
+	waitUntil(t, "its audit line", func() bool { return len(e.appCalls()) == 1 })
+	if a := e.appCalls()[0]; a.NativeName != "poll-system-stats" || a.Permission != "ask" || a.Approval != "once" || a.Outcome != jsapi.OutcomeKnownResponse {
+		t.Errorf("the App's call: %+v", a)
+	}
+	// The App's own Stop ends the polling; a question open then is denied.
+	clickInFrame(t, e.p, ".ttmcp-app-frame", "#poll-toggle-btn")
+	if open() == 1 {
+		e.answerPopup("Deny")
 	}
 }
 

@@ -205,6 +205,34 @@ describe('mountApp', () => {
     expect(log).toEqual(['ask move from Chess: board', 'call move once board', 'call board none board']);
   });
 
+  test('tools/call under Ask: one question of the App at a time — a poll while it is open is refused without asking or sending, the next after the answer asks', async () => {
+    let answer: (a: 'once') => void = () => {};
+    const { d, log } = deps({
+      askApproval: (req) => {
+        log.push(`ask ${req.nativeName}`);
+        return new Promise((r) => (answer = r));
+      },
+    });
+    await mountApp(document.body, rec, d);
+    const bridge = FakeBridge.last!;
+    const first = bridge.oncalltool?.({ name: 'move', arguments: { n: 1 } });
+    await vi.waitFor(() => expect(log).toEqual(['ask move']));
+    for (let i = 0; i < 3; i++) {
+      expect(await bridge.oncalltool?.({ name: 'move', arguments: { n: 2 } })).toEqual({
+        content: [{ type: 'text', text: "The tool was not run (mcp.app_approval_pending: The user has not answered this App's previous request to use a tool yet)" }],
+        isError: true,
+      });
+    }
+    expect(await bridge.oncalltool?.({ name: 'board', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'moved' }] }); // Allow tools go on
+    answer('once');
+    expect(await first).toEqual({ content: [{ type: 'text', text: 'moved' }] });
+    const third = bridge.oncalltool?.({ name: 'move', arguments: { n: 3 } });
+    await vi.waitFor(() => expect(log.filter((l) => l === 'ask move')).toHaveLength(2));
+    answer('once');
+    await third;
+    expect(log).toEqual(['ask move', 'call board none board', 'call move once board', 'ask move', 'call move once board']);
+  });
+
   test('messages: posted after consent, refused when too long or not the user’s; the model context is replaced and kept until forgotten', async () => {
     const { d, log, context } = deps();
     const app = await mountApp(document.body, rec, d);

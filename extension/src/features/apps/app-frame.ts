@@ -62,6 +62,17 @@ export interface RequestExtra {
   signal?: AbortSignal;
 }
 
+/**
+ * An App's Ask call while the user has not answered its previous one:
+ * refused in the page, without a question; nothing is sent, and nothing
+ * is recorded (the user was not asked; DECISIONS "MCP Apps").
+ */
+export const APPROVAL_PENDING: McpCallOutcome = {
+  outcome: 'not_sent',
+  code: 'mcp.app_approval_pending',
+  message: "The user has not answered this App's previous request to use a tool yet",
+};
+
 /** The module loaded on the first App (dist/app-bridge.bundle.js). */
 export interface AppBridgeModule {
   AppBridge: new (
@@ -251,6 +262,7 @@ export async function mountApp(container: HTMLElement, rec: AppRecord, deps: App
     inlineHeight = h;
     if (!fullscreen) frame.style.height = `${h}px`;
   };
+  let asking = false; // an Ask question of this App is open
   bridge.oncalltool = async ({ name, arguments: args }, extra) => {
     const argumentsJson = JSON.stringify(args ?? {});
     const controller = new AbortController();
@@ -266,7 +278,15 @@ export async function mountApp(container: HTMLElement, rec: AppRecord, deps: App
     try {
       let approval: 'once' | 'always' | 'denied' | undefined;
       if ((await deps.permission(rec.registrationId, name)) === 'ask') {
-        approval = await deps.askApproval({ serverDisplayName: rec.serverDisplayName, toolTitle: name, nativeName: name, argumentsJson, app }, controller.signal);
+        // One question of this App at a time: an App that polls an Ask
+        // tool would otherwise stack a popup per poll over the chat.
+        if (asking) return appResult(APPROVAL_PENDING);
+        asking = true;
+        try {
+          approval = await deps.askApproval({ serverDisplayName: rec.serverDisplayName, toolTitle: name, nativeName: name, argumentsJson, app }, controller.signal);
+        } finally {
+          asking = false;
+        }
       }
       const outcome = await deps.callTool(
         { registrationId: rec.registrationId, appToolName: rec.appToolName, nativeName: name, argumentsJson, ...(approval ? { approval } : {}) },
