@@ -129,17 +129,25 @@ export function createTransport(hooks, layout) {
   // the text of a successful result's frame before the call settles.
   function call(command, args, onProgress, onFrame) {
     if (ws === null || args.length > maxFastArgs) return undefined;
-    const c = { command, resolve: null, reject: null, onFrame, lost: null };
-    const promise = new Promise((res, rej) => {
-      c.resolve = res;
-      c.reject = rej;
-    });
+    const c = newCall(command, onFrame);
     try {
       sendCall(c, args, onProgress);
     } catch (err) {
       return Promise.reject(hooks.sendFailed(err));
     }
-    return promise;
+    return c.promise;
+  }
+
+  // newCall is a call of command this transport settles: its promise, its
+  // resolve/reject, the onFrame it may have, and lost (drop settles it
+  // with that instead of handing its reject to Go, when set).
+  function newCall(command, onFrame) {
+    const c = { command, promise: null, resolve: null, reject: null, onFrame, lost: null };
+    c.promise = new Promise((res, rej) => {
+      c.resolve = res;
+      c.reject = rej;
+    });
+    return c;
   }
 
   // sendCall writes c's invoke frame on the open socket (WebSocket.send
@@ -191,11 +199,8 @@ export function createTransport(hooks, layout) {
     }
     if (args.length > maxFastArgs) return hooks.testCall(input, options);
     const listens = isObject(signal) && typeof signal.addEventListener === 'function';
-    const c = { command: layout.runTestCall, resolve: null, reject: null, onFrame: undefined, lost: null };
-    const promise = new Promise((res, rej) => {
-      c.resolve = res;
-      c.reject = rej;
-    });
+    const c = newCall(layout.runTestCall);
+    const promise = c.promise;
     const sock = ws;
     let id;
     try {

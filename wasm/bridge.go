@@ -15,7 +15,7 @@ import "syscall/js"
 //	calls.go    the calls Go sends itself: queued while connecting,
 //	            in flight, settled through the transport's result hook
 //	api.go      api.mcp and invoke.safeInvoke, published on the page
-//	testcall.go tools.testCall's start/run/cancel protocol
+//	testcall.go tools.testCall's slow path (run_mcp_test_call, cancel)
 //
 // All of it runs on JavaScript's thread (see bridge).
 

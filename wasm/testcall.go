@@ -88,15 +88,12 @@ func localNotSent() js.Value {
 // outcome_unknown once run_mcp_test_call was written, else not_sent.
 func connectionLostOutcome(sent bool) js.Value {
 	if sent {
-		return outcome(jsapi.OutcomeOutcomeUnknown, jsapi.CodeHostConnectionLost, messageLostAfterSend)
+		return outcome(jsapi.OutcomeOutcomeUnknown, jsapi.CodeHostConnectionLost,
+			"The connection to the ttmcp backend dropped after the tool request was sent; the remote tool may have executed")
 	}
 	return outcome(jsapi.OutcomeNotSent, jsapi.CodeHostConnectionLost,
 		"The connection to the ttmcp backend dropped before the tool request was sent")
 }
-
-// messageLostAfterSend is the message of a test call whose socket dropped
-// once it was written (the data plane's too, through the layout).
-const messageLostAfterSend = "The connection to the ttmcp backend dropped after the tool request was sent; the remote tool may have executed"
 
 func outcome(kind, code, message string) js.Value {
 	o := jsObject.New()

@@ -175,15 +175,16 @@ func (sk *socket) run() {
 				cctx = service.WithStarted(cctx, func(err error) bool { return sk.startFinished(start, err) })
 			}
 			value, err := sk.cmds.Invoke(cctx, inv.command, inv.args)
-			if run {
-				sk.startFinished(start, err) // its dto was refused before the start: the cancel goes on
-			} else if start != nil && err == nil {
-				sk.startFinished(start, nil) // the call goes on while the acknowledgement is written
+			if start != nil && (err == nil || run) {
+				// a start: its call goes on while the acknowledgement is
+				// written; a run whose dto was refused before its start
+				// (else it told already): the cancel goes on
+				sk.startFinished(start, err)
 			}
 			sk.end(id) // the id is free once its result is on the way
 			sk.reply(id, value, err)
-			if start != nil && err != nil && !run {
-				sk.startFinished(start, err) // the start's failure is told before its call's
+			if start != nil && err != nil {
+				sk.startFinished(start, err) // the start's failure is told before its call's (a run's: told)
 			}
 		}()
 	}
