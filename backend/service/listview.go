@@ -149,16 +149,23 @@ func (v *listView) revalidate() (*viewResult, error) {
 		return nil, err
 	}
 	loaded := map[string]*viewEntry{}
+	present := files[:0:0] // files without those removed since they were listed
 	for _, f := range files {
 		if e := seen[f.Name]; e != nil && e.stamp.Same(f.Stamp) {
+			present = append(present, f)
 			continue
 		}
-		reg, issue, stamp := v.regs.LoadRegistrationFile(f.Name)
+		reg, issue, stamp, found := v.regs.LoadRegistrationFile(f.Name)
+		if !found { // a removal raced the listing: as if it had come first
+			continue
+		}
 		if !settled(stamp, now) {
 			stamp = domain.FileStamp{} // read it again next time
 		}
 		loaded[f.Name] = &viewEntry{stamp: stamp, reg: reg, issue: issue}
+		present = append(present, f)
 	}
+	files = present
 
 	v.mu.Lock()
 	defer v.mu.Unlock()

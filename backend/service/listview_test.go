@@ -27,6 +27,9 @@ type countingStore struct {
 	mu      sync.Mutex
 	gate    chan struct{}
 	entered chan struct{}
+	// afterList, when set, runs once the next listing is made, before it
+	// is returned (a write racing the list).
+	afterList func()
 }
 
 func (s *countingStore) ListRegistrationFiles() ([]domain.StoredFile, error) {
@@ -39,10 +42,18 @@ func (s *countingStore) ListRegistrationFiles() ([]domain.StoredFile, error) {
 		close(entered)
 		<-gate
 	}
-	return s.Store.ListRegistrationFiles()
+	files, err := s.Store.ListRegistrationFiles()
+	s.mu.Lock()
+	after := s.afterList
+	s.afterList = nil
+	s.mu.Unlock()
+	if after != nil {
+		after()
+	}
+	return files, err
 }
 
-func (s *countingStore) LoadRegistrationFile(name string) (domain.Registration, *jsapi.StorageIssue, domain.FileStamp) {
+func (s *countingStore) LoadRegistrationFile(name string) (domain.Registration, *jsapi.StorageIssue, domain.FileStamp, bool) {
 	s.loads.Add(1)
 	return s.Store.LoadRegistrationFile(name)
 }
@@ -271,6 +282,36 @@ func TestConcurrentListsShareRevalidations(t *testing.T) {
 	}
 	if got := store.lists.Load(); got != 1 {
 		t.Errorf("%d lists arriving together listed the folder %d times; want them to share one", n, got)
+	}
+}
+
+// A file removed between the folder's listing and its read (a removal
+// racing the list) is left out of that list, not reported as a storage
+// issue: it is not there. TestListsDuringWrites met it by chance.
+func TestListLeavesOutAFileRemovedWhileListing(t *testing.T) {
+	s, store, _ := newCountingService(t)
+	ctx := context.Background()
+	var ids []string
+	for i := range 2 {
+		srv, err := s.Create(ctx, jsapi.CreateMcpServerDto{DisplayName: fmt.Sprint("s", i), Endpoint: "http://127.0.0.1:9/mcp"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, srv.ID)
+	}
+	id, _ := domain.ParseRegistrationID(ids[0])
+	store.mu.Lock()
+	store.afterList = func() {
+		if err := os.Remove(store.RegistrationPath(id)); err != nil {
+			t.Error(err)
+		}
+	}
+	store.mu.Unlock()
+	for range 2 { // the racing list, and the next
+		l := list(t, s)
+		if len(l.StorageIssues) != 0 || len(l.Servers) != 1 || l.Servers[0].ID != ids[1] {
+			t.Fatalf("list: %+v", l)
+		}
 	}
 }
 

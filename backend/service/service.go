@@ -27,8 +27,8 @@ type Registrations interface {
 	ListRegistrationFiles() ([]domain.StoredFile, error)
 	// LoadRegistrationFile loads one listed file: its registration, or the
 	// storage issue saying why it cannot be loaded, and the stamp of what
-	// was read.
-	LoadRegistrationFile(name string) (domain.Registration, *jsapi.StorageIssue, domain.FileStamp)
+	// was read; found is false when it was removed since it was listed.
+	LoadRegistrationFile(name string) (reg domain.Registration, issue *jsapi.StorageIssue, stamp domain.FileStamp, found bool)
 	// Load returns false when the registration does not exist.
 	Load(id domain.RegistrationID) (domain.Registration, bool, error)
 	// Save writes a registration atomically.

@@ -55,7 +55,7 @@ func (s *Store) ListStdioFiles() ([]domain.StoredFile, error) {
 // LoadStdioFile loads the stdio file called name (an entry of
 // ListStdioFiles): the registration, or the storage issue saying why it
 // cannot be loaded, and the stamp of what was read.
-func (s *Store) LoadStdioFile(name string) (domain.Registration, *jsapi.StorageIssue, domain.FileStamp) {
+func (s *Store) LoadStdioFile(name string) (domain.Registration, *jsapi.StorageIssue, domain.FileStamp, bool) {
 	return s.stdioKind().loadFile(name)
 }
 
@@ -173,19 +173,19 @@ func (r Registry) ListRegistrationFiles() ([]domain.StoredFile, error) {
 }
 
 // LoadRegistrationFile loads a listed file of either kind.
-func (r Registry) LoadRegistrationFile(name string) (domain.Registration, *jsapi.StorageIssue, domain.FileStamp) {
+func (r Registry) LoadRegistrationFile(name string) (domain.Registration, *jsapi.StorageIssue, domain.FileStamp, bool) {
 	rest, ok := strings.CutPrefix(name, stdioPrefix)
 	if !ok {
 		return r.Store.LoadRegistrationFile(name)
 	}
-	reg, issue, stamp := r.LoadStdioFile(rest)
-	if issue == nil {
+	reg, issue, stamp, found := r.LoadStdioFile(rest)
+	if found && issue == nil {
 		if _, err := r.data.lstat(r.RegistrationPath(reg.ID)); err == nil {
 			is := stdioIssue(rest, duplicate(reg.ID).Error())
-			return domain.Registration{}, &is, domain.FileStamp{}
+			return domain.Registration{}, &is, domain.FileStamp{}, true
 		}
 	}
-	return reg, issue, stamp
+	return reg, issue, stamp, found
 }
 
 // Scan loads both kinds of files, as the service's view lists them.

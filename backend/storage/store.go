@@ -72,9 +72,10 @@ func (s *Store) Scan() ([]domain.Registration, []jsapi.StorageIssue, error) {
 }
 
 // scanFiles loads every file list returns with load: the values that
-// load, and a storage issue for each file that does not.
+// load, and a storage issue for each file that does not. A file removed
+// since the directory was listed is left out: it is not there.
 func scanFiles[T any](list func() ([]domain.StoredFile, error),
-	load func(name string) (T, *jsapi.StorageIssue, domain.FileStamp)) ([]T, []jsapi.StorageIssue, error) {
+	load func(name string) (T, *jsapi.StorageIssue, domain.FileStamp, bool)) ([]T, []jsapi.StorageIssue, error) {
 	files, err := list()
 	if err != nil {
 		return nil, nil, err
@@ -82,7 +83,10 @@ func scanFiles[T any](list func() ([]domain.StoredFile, error),
 	values := []T{}
 	issues := []jsapi.StorageIssue{}
 	for _, f := range files {
-		v, issue, _ := load(f.Name)
+		v, issue, _, found := load(f.Name)
+		if !found {
+			continue
+		}
 		if issue != nil {
 			issues = append(issues, *issue)
 		} else {
@@ -148,7 +152,7 @@ func (r dataRoot) listJSONFiles(dir string) ([]domain.StoredFile, error) {
 // of ListRegistrationFiles): the registration, or the storage issue that
 // reports why it cannot be loaded (reference §2.5), and the stamp of what
 // was read (unknown if nothing could be).
-func (s *Store) LoadRegistrationFile(name string) (domain.Registration, *jsapi.StorageIssue, domain.FileStamp) {
+func (s *Store) LoadRegistrationFile(name string) (domain.Registration, *jsapi.StorageIssue, domain.FileStamp, bool) {
 	return s.remoteKind().loadFile(name)
 }
 
@@ -177,34 +181,35 @@ func (s *Store) remoteKind() fileKind[domain.Registration, domain.RegistrationID
 
 // loadFile loads the file called name (listed in k.dir): the value, or the
 // storage issue that reports why it cannot be loaded (reference §2.5), and
-// the stamp of what was read (unknown if nothing could be).
-func (k fileKind[T, ID]) loadFile(name string) (T, *jsapi.StorageIssue, domain.FileStamp) {
+// the stamp of what was read (unknown if nothing could be); found is false
+// for a file removed since the directory was listed (a write of the
+// service's racing the list: not an issue, just not there any more).
+func (k fileKind[T, ID]) loadFile(name string) (v T, issue *jsapi.StorageIssue, stamp domain.FileStamp, found bool) {
 	var zero T
-	issue := func(message string) *jsapi.StorageIssue {
+	refused := func(message string) *jsapi.StorageIssue {
 		is := k.issue(name, message)
 		return &is
 	}
 	stem := strings.TrimSuffix(name, ".json")
 	if !utf8.ValidString(stem) {
-		return zero, issue(k.utf8Code + ": filename is not valid UTF-8"), domain.FileStamp{}
+		return zero, refused(k.utf8Code + ": filename is not valid UTF-8"), domain.FileStamp{}, true
 	}
 	id, err := k.parseID(stem)
 	if err != nil {
-		return zero, issue(err.Error()), domain.FileStamp{}
+		return zero, refused(err.Error()), domain.FileStamp{}, true
 	}
 	path := filepath.Join(k.dir, name)
 	v, fi, err := k.loadInfo(path, id)
-	var stamp domain.FileStamp
 	if fi != nil {
 		stamp = stampOf(fi)
 	}
 	switch {
 	case err != nil:
-		return zero, issue(err.Error()), stamp
+		return zero, refused(err.Error()), stamp, true
 	case fi == nil: // removed since the directory was listed
-		return zero, issue("File not found: " + path), stamp
+		return zero, nil, stamp, false
 	}
-	return v, nil, stamp
+	return v, nil, stamp, true
 }
 
 // load returns the value in the file at path, or false when there is no

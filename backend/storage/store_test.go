@@ -828,3 +828,25 @@ func TestConcurrentSaves(t *testing.T) {
 		t.Fatalf("temporary files left: %v", tmp)
 	}
 }
+
+// A file removed between the directory's listing and its read is left out
+// of the scan, not reported: it is not there (a removal racing the scan).
+func TestScanLeavesOutAFileRemovedSinceListed(t *testing.T) {
+	root := t.TempDir()
+	s := Open(root)
+	dir := filepath.Join(root, "_tauritavern", "mcp", "registrations")
+	const idA, idB = "00000000-0000-4000-8000-00000000000a", "00000000-0000-4000-8000-00000000000b"
+	writeFile(t, filepath.Join(dir, idA+".json"), validFile(idA))
+	writeFile(t, filepath.Join(dir, idB+".json"), validFile(idB))
+	list := func() ([]domain.StoredFile, error) {
+		files, err := s.ListRegistrationFiles()
+		if err := os.Remove(filepath.Join(dir, idA+".json")); err != nil {
+			t.Fatal(err)
+		}
+		return files, err
+	}
+	regs, issues, err := scanFiles(list, s.LoadRegistrationFile)
+	if err != nil || len(issues) != 0 || len(regs) != 1 || regs[0].ID != idB {
+		t.Fatalf("scan: %+v, issues %+v, %v", regs, issues, err)
+	}
+}
